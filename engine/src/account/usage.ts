@@ -1,0 +1,140 @@
+import type { Database } from '../db/database';
+import type { Clock } from '../platform/clock';
+import { madridPeriod, startOfNextMadridMonth } from '../platform/madrid-calendar';
+import { quotaExceeded, rateLimited } from '../http/errors';
+import type { RateLimits } from './plans';
+
+interface Counter {
+  periodo: string;
+  usadas: number;
+  snapshotUsadas: number | null;
+  snapshotEn: string | null;
+  dirty: boolean;
+}
+
+interface Bucket {
+  tokens: number;
+  at: number;
+}
+
+export interface Consumo {
+  usadas: number;
+  restantes: number;
+  limite: number;
+  periodo: string;
+  observadoEn: string;
+}
+
+/**
+ * Per-key admission: a token bucket per second and a monthly quota, shared by every API of the
+ * process. Counters live in memory and are flushed to SQLite every second (and at shutdown), so a
+ * restart keeps the month's count; a hard crash can forget at most the last second of counts,
+ * which errs in the caller's favour. Writing a row per request would cost an fsync each.
+ */
+export class UsageMeter {
+  private readonly counters = new Map<string, Counter>();
+  private readonly buckets = new Map<string, Bucket>();
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly db: Database,
+    private readonly clock: Clock,
+    private readonly snapshotMaxAgeMs = 5 * 60_000,
+  ) {}
+
+  startFlushing(intervalMs = 1000): void {
+    this.timer = setInterval(() => this.flush(), intervalMs);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+    this.flush();
+  }
+
+  /** Admits one request for the key or throws 429 (quota first: retrying cannot cure it). */
+  admit(keyId: string, limits: RateLimits): void {
+    const now = this.clock.now();
+    const counter = this.counter(keyId, now);
+    if (counter.usadas >= limits.monthlyQuota) {
+      const seconds = Math.ceil((startOfNextMadridMonth(now).getTime() - now.getTime()) / 1000);
+      throw quotaExceeded(Math.max(1, seconds));
+    }
+    const bucket = this.buckets.get(keyId) ?? { tokens: limits.burst, at: now.getTime() };
+    const elapsed = Math.max(0, now.getTime() - bucket.at) / 1000;
+    bucket.tokens = Math.min(limits.burst, bucket.tokens + elapsed * limits.rps);
+    bucket.at = now.getTime();
+    this.buckets.set(keyId, bucket);
+    if (bucket.tokens < 1) {
+      throw rateLimited(Math.max(1, Math.ceil((1 - bucket.tokens) / limits.rps)));
+    }
+    bucket.tokens -= 1;
+    counter.usadas += 1;
+    counter.dirty = true;
+  }
+
+  /** The `consumo` of /v1/cuenta: a snapshot at most `snapshotMaxAgeMs` old. */
+  consumo(keyId: string, limits: RateLimits): Consumo | undefined {
+    const now = this.clock.now();
+    const counter = this.counter(keyId, now);
+    const age = counter.snapshotEn ? now.getTime() - Date.parse(counter.snapshotEn) : Infinity;
+    if (counter.snapshotUsadas === null || age > this.snapshotMaxAgeMs) {
+      counter.snapshotUsadas = counter.usadas;
+      counter.snapshotEn = now.toISOString();
+      counter.dirty = true;
+    }
+    if (counter.snapshotEn === null) return undefined;
+    return {
+      usadas: counter.snapshotUsadas,
+      restantes: Math.max(0, limits.monthlyQuota - counter.snapshotUsadas),
+      limite: limits.monthlyQuota,
+      periodo: counter.periodo,
+      observadoEn: counter.snapshotEn,
+    };
+  }
+
+  flush(): void {
+    const dirty = [...this.counters.entries()].filter(([, c]) => c.dirty);
+    if (dirty.length === 0 || !this.db.sqlite.open) return;
+    this.db.transaction(() => {
+      for (const [keyId, c] of dirty) {
+        this.db.run(
+          this.db.kysely
+            .insertInto('quota_usage')
+            .values({ keyId, periodo: c.periodo, usadas: c.usadas, snapshotUsadas: c.snapshotUsadas, snapshotEn: c.snapshotEn })
+            .onConflict((oc) =>
+              oc.columns(['keyId', 'periodo']).doUpdateSet({
+                usadas: c.usadas,
+                snapshotUsadas: c.snapshotUsadas,
+                snapshotEn: c.snapshotEn,
+              }),
+            ),
+        );
+        c.dirty = false;
+      }
+    });
+  }
+
+  private counter(keyId: string, now: Date): Counter {
+    const periodo = madridPeriod(now);
+    const cached = this.counters.get(keyId);
+    if (cached && cached.periodo === periodo) return cached;
+    const row = this.db.first(
+      this.db.kysely
+        .selectFrom('quota_usage')
+        .selectAll()
+        .where('keyId', '=', keyId)
+        .where('periodo', '=', periodo),
+    );
+    const counter: Counter = {
+      periodo,
+      usadas: row?.usadas ?? 0,
+      snapshotUsadas: row?.snapshotUsadas ?? null,
+      snapshotEn: row?.snapshotEn ?? null,
+      dirty: false,
+    };
+    this.counters.set(keyId, counter);
+    return counter;
+  }
+}

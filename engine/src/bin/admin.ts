@@ -1,0 +1,152 @@
+/**
+ * `npm run admin -- <command>`: accounts, keys, plans, billing state and the compliance
+ * declaration, for the service team and support staff. Works on the same data dir as the engine
+ * (POS_DATA_DIR), also while it runs.
+ */
+import { parseArgs } from 'node:util';
+import { entornoSchema, haciendaSchema } from '../../../src-shared/api/common';
+import { estadoCuentaSchema } from '../../../src-shared/api/cuenta';
+import { isKnownPlan } from '../account/plans';
+import { configFromEnv, resolveConfig } from '../config';
+import { buildContext, type EngineContext } from '../context';
+import { Database } from '../db/database';
+import { silentLogger } from '../platform/logger';
+
+const USAGE = `Usage: npm run admin -- <command> [options]
+  account list
+  account create --nif NIF --nombre NAME [--plan basico|profesional|empresa] [--limite-test N] [--limite-live N]
+  account set --account ID [--plan P] [--estado activa|prueba|suspendida|cancelada|pago_pendiente] [--facturacion on|off] [--limite-test N] [--limite-live N]
+  key list --account ID
+  key create --account ID --entorno test|live
+  key revoke --key KEY_ID
+  key rotate --key KEY_ID
+  issuer add --account ID --entorno test|live --nif NIF --nombre NAME [--hacienda verifactu|tbai-araba|tbai-bizkaia|tbai-gipuzkoa]
+  declaration publish
+  declaration show`;
+
+function fail(message: string): never {
+  process.stderr.write(`${message}\n\n${USAGE}\n`);
+  process.exit(2);
+}
+
+function required(values: Record<string, string | undefined>, name: string): string {
+  const value = values[name];
+  if (!value) fail(`--${name} is required`);
+  return value;
+}
+
+function optionalInt(value: string | undefined, name: string): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0) fail(`--${name} must be a whole number`);
+  return n;
+}
+
+async function run(ctx: EngineContext, args: string[]): Promise<unknown> {
+  const [noun, verb, ...rest] = args;
+  const { values } = parseArgs({
+    args: rest,
+    options: {
+      nif: { type: 'string' },
+      nombre: { type: 'string' },
+      plan: { type: 'string' },
+      account: { type: 'string' },
+      entorno: { type: 'string' },
+      key: { type: 'string' },
+      estado: { type: 'string' },
+      facturacion: { type: 'string' },
+      hacienda: { type: 'string' },
+      'limite-test': { type: 'string' },
+      'limite-live': { type: 'string' },
+    },
+    strict: true,
+  });
+  const plan = values.plan;
+  if (plan !== undefined && !isKnownPlan(plan, ctx.config.limits)) fail(`unknown plan ${plan}`);
+  switch (`${noun} ${verb}`) {
+    case 'account list':
+      return ctx.accounts.listAccounts();
+    case 'account create':
+      return ctx.accounts.createAccount({
+        nif: required(values, 'nif'),
+        nombre: required(values, 'nombre'),
+        plan: plan ?? 'basico',
+        limiteClientesTest: optionalInt(values['limite-test'], 'limite-test') ?? null,
+        limiteClientesLive: optionalInt(values['limite-live'], 'limite-live') ?? null,
+      });
+    case 'account set': {
+      const id = required(values, 'account');
+      if (!ctx.accounts.getAccount(id)) fail(`no account ${id}`);
+      const estado = values.estado === undefined ? undefined : estadoCuentaSchema.safeParse(values.estado);
+      if (estado && !estado.success) fail('--estado is not a valid estadoCuenta');
+      if (values.facturacion !== undefined && !['on', 'off'].includes(values.facturacion)) fail('--facturacion on|off');
+      const limiteTest = optionalInt(values['limite-test'], 'limite-test');
+      const limiteLive = optionalInt(values['limite-live'], 'limite-live');
+      ctx.accounts.updateAccount(id, {
+        ...(plan ? { plan } : {}),
+        ...(estado?.success ? { estadoCuenta: estado.data } : {}),
+        ...(values.facturacion ? { facturacionActiva: values.facturacion === 'on' ? 1 : 0 } : {}),
+        ...(limiteTest !== undefined ? { limiteClientesTest: limiteTest } : {}),
+        ...(limiteLive !== undefined ? { limiteClientesLive: limiteLive } : {}),
+      });
+      return ctx.accounts.getAccount(id);
+    }
+    case 'key list':
+      return ctx.accounts.listKeys(required(values, 'account')).map(({ keyHash: _hash, ...key }) => key);
+    case 'key create': {
+      const account = required(values, 'account');
+      if (!ctx.accounts.getAccount(account)) fail(`no account ${account}`);
+      const entorno = entornoSchema.safeParse(values.entorno);
+      if (!entorno.success) fail('--entorno test|live');
+      const created = ctx.accounts.createKey(account, entorno.data);
+      return { id: created.id, key: created.rawKey, note: 'shown once: only its hash is stored' };
+    }
+    case 'key revoke':
+      return { revoked: ctx.accounts.revokeKey(required(values, 'key')) };
+    case 'key rotate': {
+      const created = ctx.accounts.rotateKey(required(values, 'key'));
+      return { id: created.id, key: created.rawKey, note: 'shown once: only its hash is stored' };
+    }
+    case 'issuer add': {
+      const entorno = entornoSchema.safeParse(values.entorno);
+      if (!entorno.success) fail('--entorno test|live');
+      const hacienda = haciendaSchema.safeParse(values.hacienda ?? 'verifactu');
+      if (!hacienda.success) fail('--hacienda is not valid');
+      return ctx.issuers.create({
+        accountId: required(values, 'account'),
+        entorno: entorno.data,
+        nif: required(values, 'nif'),
+        nombre: required(values, 'nombre'),
+        hacienda: hacienda.data,
+      });
+    }
+    case 'declaration publish': {
+      const published = await ctx.declarations.publish();
+      return { key: published.key, version: published.version, lastModified: published.lastModified };
+    }
+    case 'declaration show': {
+      const current = ctx.declarations.current();
+      return current ? { key: current.key, version: current.version, lastModified: current.lastModified } : null;
+    }
+    default:
+      fail(`unknown command: ${args.join(' ')}`);
+  }
+}
+
+export async function main(argv: string[]): Promise<void> {
+  if (argv.length < 2 || argv.includes('--help')) {
+    process.stdout.write(`${USAGE}\n`);
+    return;
+  }
+  const config = resolveConfig(configFromEnv());
+  const db = Database.open(config.dataDir);
+  await db.migrate();
+  try {
+    const result = await run(buildContext(config, db, silentLogger), argv);
+    process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+  } finally {
+    await db.close();
+  }
+}
+
+await main(process.argv.slice(2));

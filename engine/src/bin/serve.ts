@@ -1,0 +1,74 @@
+/**
+ * Headless start (`npm start`): migrates, seeds a demo account on an empty data dir, starts the
+ * engine and prints the URLs and demo keys. Serves until SIGINT/SIGTERM, then shuts down cleanly.
+ */
+import { chmod, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { seedDemoAccount } from '../account/demo';
+import { configFromEnv } from '../config';
+import { createEngine } from '../index';
+import { readDemoKeys } from '../http/panel-api';
+import { fileLogger } from '../platform/logger';
+
+export interface DemoKeysFile {
+  test: string;
+  live: string;
+  nifEmisor: string;
+  billingUrl: string;
+  manageUrl: string;
+  panelUrl: string;
+  emulatorUrl?: string;
+}
+
+async function main(): Promise<void> {
+  const config = configFromEnv();
+  const logger = fileLogger(path.resolve(config.dataDir), true);
+  const engine = await createEngine({ ...config, logger });
+  const seeded = seedDemoAccount(engine.context);
+  const urls = await engine.start();
+  const dataDir = engine.context.config.dataDir;
+  const known = seeded ?? (await readDemoKeys(dataDir));
+  const panelUrl = `${urls.panel}/?token=${engine.panelToken}`;
+  const file: DemoKeysFile = {
+    test: known?.test ?? '',
+    live: known?.live ?? '',
+    nifEmisor: known?.nifEmisor ?? '',
+    billingUrl: urls.billing,
+    manageUrl: urls.manage,
+    panelUrl,
+  };
+  const keysPath = path.join(dataDir, 'demo-keys.json');
+  await writeFile(keysPath, `${JSON.stringify(file, null, 2)}\n`, { mode: 0o600 });
+  await chmod(keysPath, 0o600);
+
+  process.stdout.write(
+    [
+      'Till compliance engine ready',
+      `  billing API     ${urls.billing}`,
+      `  management API  ${urls.manage}`,
+      `  till UI / panel ${panelUrl}`,
+      `  TEST key        ${file.test}`,
+      `  LIVE key        ${file.live}`,
+      `  demo issuer     ${file.nifEmisor}`,
+      `  keys file       ${keysPath}`,
+      'READY',
+      '',
+    ].join('\n'),
+  );
+
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info('shutting down', { signal });
+    await engine.stop();
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`engine failed to start: ${error instanceof Error ? error.stack : String(error)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,89 @@
+import type { SoftwareIdentity } from '../config';
+import type { Database } from '../db/database';
+import type { Clock } from '../platform/clock';
+import type { IdGenerator } from '../platform/ids';
+import {
+  loadDeclarationTemplate,
+  renderDeclarationHtml,
+  renderDeclarationPdf,
+  type DeclarationData,
+} from './declaration';
+
+/** Stable per document type: a new publication changes `lastModified`, never the key. */
+export const DECLARATION_KEY = 'cumplimiento/declaracion-responsable.pdf';
+export const DECLARATION_HTML_KEY = 'cumplimiento/declaracion-responsable.html';
+
+export interface PublishedDeclaration {
+  key: string;
+  version: number;
+  lastModified: string;
+  html: string;
+  pdf: Uint8Array;
+}
+
+/** The software's *declaración responsable* (RD 1007/2023 art. 13, Orden HAC/1177/2024). */
+export class DeclarationService {
+  constructor(
+    private readonly db: Database,
+    private readonly clock: Clock,
+    private readonly ids: IdGenerator,
+    private readonly assetsDir: string,
+    private readonly software: SoftwareIdentity,
+  ) {}
+
+  dataFor(fecha: Date): DeclarationData {
+    const s = this.software;
+    return {
+      productor: { nombreRazon: s.productorNombre, nif: s.productorNif },
+      sistema: {
+        nombre: s.nombreSistema,
+        idSistemaInformatico: s.idSistema,
+        version: s.version,
+        componentes: [
+          'Motor de cumplimiento (Node.js) con base de datos SQLite local',
+          'Aplicación de caja Electron (Windows y Linux)',
+          'API local de facturación y gestión (HTTP, sólo 127.0.0.1)',
+        ],
+        soloVerifactu: true,
+        multiOT: true,
+        indicadorMultiplesOT: true,
+        tiposFirma: ['XAdES-EPES (TicketBAI)', 'Huella SHA-256 encadenada (VERI*FACTU)'],
+      },
+      lugar: 'Madrid',
+      fecha,
+    };
+  }
+
+  async publish(): Promise<PublishedDeclaration> {
+    const now = this.clock.now();
+    const data = this.dataFor(now);
+    const template = await loadDeclarationTemplate(this.assetsDir);
+    const html = renderDeclarationHtml(template, data);
+    const pdf = await renderDeclarationPdf(data);
+    return this.db.transaction(() => {
+      const last = this.current();
+      const version = (last?.version ?? 0) + 1;
+      const lastModified = now.toISOString();
+      this.db.run(
+        this.db.kysely
+          .insertInto('declarations')
+          .values({ id: this.ids.next('dec'), key: DECLARATION_KEY, version, publicadoEn: lastModified, html, pdf }),
+      );
+      return { key: DECLARATION_KEY, version, lastModified, html, pdf };
+    });
+  }
+
+  current(): PublishedDeclaration | undefined {
+    const row = this.db.first(
+      this.db.kysely
+        .selectFrom('declarations')
+        .selectAll()
+        .where('key', '=', DECLARATION_KEY)
+        .orderBy('version', 'desc')
+        .limit(1),
+    );
+    return row
+      ? { key: row.key, version: row.version, lastModified: row.publicadoEn, html: row.html, pdf: row.pdf }
+      : undefined;
+  }
+}

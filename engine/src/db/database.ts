@@ -1,0 +1,110 @@
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import {
+  Kysely,
+  Migrator,
+  SqliteDialect,
+  type Compilable,
+  type CompiledQuery,
+  type MigrationResultSet,
+} from 'kysely';
+import { migrations } from './migrations';
+import type { Tables } from './schema';
+
+type Param = string | number | bigint | Buffer | Uint8Array | null;
+
+/**
+ * One wrapper around better-sqlite3 + kysely. Kysely builds typed SQL; execution is synchronous
+ * through cached prepared statements, so a whole issuing request (or a group of them) runs as one
+ * synchronous SQLite transaction that no other request can interleave with.
+ */
+export class Database {
+  readonly sqlite: BetterSqlite3.Database;
+  readonly kysely: Kysely<Tables>;
+  private readonly statements = new Map<string, BetterSqlite3.Statement>();
+  private commitHooks: (() => void)[] | null = null;
+
+  constructor(file: string) {
+    if (file !== ':memory:') mkdirSync(path.dirname(file), { recursive: true });
+    this.sqlite = new BetterSqlite3(file);
+    // An acknowledged invoice must be on disk: WAL with a full fsync on every commit.
+    this.sqlite.pragma('journal_mode = WAL');
+    this.sqlite.pragma('synchronous = FULL');
+    this.sqlite.pragma('foreign_keys = ON');
+    this.sqlite.pragma('busy_timeout = 5000');
+    this.kysely = new Kysely<Tables>({ dialect: new SqliteDialect({ database: this.sqlite }) });
+  }
+
+  static open(dataDir: string): Database {
+    return new Database(path.join(dataDir, 'engine.sqlite'));
+  }
+
+  async migrate(): Promise<MigrationResultSet> {
+    const migrator = new Migrator({
+      db: this.kysely,
+      provider: { getMigrations: async () => migrations },
+    });
+    const result = await migrator.migrateToLatest();
+    if (result.error) throw result.error;
+    return result;
+  }
+
+  private statement(query: CompiledQuery): BetterSqlite3.Statement {
+    let stmt = this.statements.get(query.sql);
+    if (!stmt) {
+      stmt = this.sqlite.prepare(query.sql);
+      this.statements.set(query.sql, stmt);
+    }
+    return stmt;
+  }
+
+  private static params(query: CompiledQuery): Param[] {
+    return query.parameters.map((p) => (typeof p === 'boolean' ? (p ? 1 : 0) : (p as Param)));
+  }
+
+  /** Runs an INSERT/UPDATE/DELETE; returns the number of rows changed. */
+  run(query: Compilable): number {
+    const compiled = query.compile();
+    return this.statement(compiled).run(...Database.params(compiled)).changes;
+  }
+
+  all<R>(query: Compilable<R>): R[] {
+    const compiled = query.compile();
+    return this.statement(compiled).all(...Database.params(compiled)) as R[];
+  }
+
+  first<R>(query: Compilable<R>): R | undefined {
+    const compiled = query.compile();
+    return this.statement(compiled).get(...Database.params(compiled)) as R | undefined;
+  }
+
+  /**
+   * Runs `fn` in one IMMEDIATE transaction (nested calls become savepoints). Hooks registered
+   * with `onCommit` inside it run only after the outermost commit succeeds.
+   */
+  transaction<T>(fn: () => T): T {
+    if (this.sqlite.inTransaction) return this.sqlite.transaction(fn)();
+    this.commitHooks = [];
+    let hooks: (() => void)[] = [];
+    try {
+      const result = this.sqlite.transaction(fn).immediate();
+      hooks = this.commitHooks;
+      return result;
+    } finally {
+      this.commitHooks = null;
+      for (const hook of hooks) hook();
+    }
+  }
+
+  /** Work that must happen only once the current transaction is durable (waking workers). */
+  onCommit(fn: () => void): void {
+    if (this.commitHooks) this.commitHooks.push(fn);
+    else fn();
+  }
+
+  async close(): Promise<void> {
+    this.statements.clear();
+    if (this.sqlite.open) this.sqlite.close();
+  }
+}

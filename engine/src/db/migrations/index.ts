@@ -1,0 +1,7 @@
+import type { Migration } from 'kysely';
+import * as foundation from './20261122T1100Z-foundation';
+
+/** Static index: bundling and packaging keep every migration; names sort by ISO date. */
+export const migrations: Record<string, Migration> = {
+  '20261122T1100Z-foundation': foundation,
+};

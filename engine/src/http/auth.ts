@@ -1,0 +1,54 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Entorno } from '../../../src-shared/api/common';
+import { limitsFor, type LimitsConfig, type RateLimits } from '../account/plans';
+import type { Account, AccountStore } from '../account/store';
+import type { UsageMeter } from '../account/usage';
+import { GatewayForbidden } from './errors';
+
+/** Who is calling: resolved from `x-api-key` once per request. */
+export interface Caller {
+  keyId: string;
+  entorno: Entorno;
+  account: Account;
+  limits: RateLimits;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    caller: Caller | null;
+  }
+  interface FastifyContextConfig {
+    /** Served without a key (OpenAPI, the published declaration). */
+    public?: boolean;
+  }
+}
+
+export interface KeyAuthDeps {
+  accounts: AccountStore;
+  usage: UsageMeter;
+  limits?: LimitsConfig;
+}
+
+/**
+ * Like the API gateway of the hosted service: a missing, unknown or revoked key is refused before
+ * any route (unknown routes included) with 403 `{"message":"Forbidden"}`; then the per-second and
+ * monthly limits, which the billing and management APIs share through one UsageMeter.
+ */
+export function registerKeyAuth(app: FastifyInstance, deps: KeyAuthDeps): void {
+  app.decorateRequest('caller', null);
+  app.addHook('onRequest', async (request: FastifyRequest) => {
+    if (request.routeOptions.config?.public === true) return;
+    const header = request.headers['x-api-key'];
+    const found = typeof header === 'string' && header.length > 0 ? deps.accounts.findActiveKey(header) : undefined;
+    if (!found) throw new GatewayForbidden();
+    const limits = limitsFor(found.key.entorno, found.account.plan, deps.limits);
+    deps.usage.admit(found.key.id, limits);
+    request.caller = { keyId: found.key.id, entorno: found.key.entorno, account: found.account, limits };
+  });
+}
+
+/** The caller of a keyed route (the hook guarantees it is set). */
+export function callerOf(request: FastifyRequest): Caller {
+  if (!request.caller) throw new GatewayForbidden();
+  return request.caller;
+}

@@ -1,0 +1,14 @@
+import type { FastifyInstance } from 'fastify';
+import { accountRoutes } from '../account/routes';
+import type { EngineContext } from '../context';
+import { buildKeyedApi } from './keyed-api';
+
+/** The billing API (`{base_url}`): issuing, reads and /v1/cuenta. */
+export async function buildBillingApi(ctx: EngineContext): Promise<FastifyInstance> {
+  const app = await buildKeyedApi(ctx, {
+    title: 'Billing API',
+    description: 'Emisión VeriFactu/TicketBAI y lecturas de facturas y registros',
+  });
+  accountRoutes(app, { usage: ctx.usage, clock: ctx.config.clock });
+  return app;
+}

@@ -1,0 +1,14 @@
+import type { FastifyInstance } from 'fastify';
+import { complianceRoutes } from '../compliance/routes';
+import type { EngineContext } from '../context';
+import { buildKeyedApi } from './keyed-api';
+
+/** The management API (`{manage_url}`): clients, webhooks, devices, NIF checks, compliance. */
+export async function buildManageApi(ctx: EngineContext): Promise<FastifyInstance> {
+  const app = await buildKeyedApi(ctx, {
+    title: 'Management API',
+    description: 'Clientes emisores, webhooks, dispositivos, validación de NIF y cumplimiento',
+  });
+  complianceRoutes(app, { declarations: ctx.declarations, publicBaseUrl: () => ctx.urls.manage });
+  return app;
+}

@@ -1,0 +1,78 @@
+import type { FastifyInstance } from 'fastify';
+import { resolveConfig, type EngineConfig } from './config';
+import { buildContext, type EngineContext } from './context';
+import { Database } from './db/database';
+import { buildBillingApi } from './http/billing-api';
+import { buildManageApi } from './http/manage-api';
+import { buildPanelApi } from './http/panel-api';
+import { fileLogger } from './platform/logger';
+
+export type { EngineConfig } from './config';
+
+export interface Engine {
+  /** Listens on the configured ports (0 picks free ones) and starts the workers. */
+  start(): Promise<EngineUrls>;
+  /** Finishes in-flight requests, stops workers, flushes counters and closes the database. */
+  stop(): Promise<void>;
+  readonly urls: EngineUrls;
+  readonly panelToken: string;
+  /** Not listening until start(): tests use `inject()` on these. */
+  readonly apps: { billing: FastifyInstance; manage: FastifyInstance; panel: FastifyInstance };
+  readonly context: EngineContext;
+}
+
+export interface EngineUrls {
+  billing: string;
+  manage: string;
+  panel: string;
+}
+
+/**
+ * The engine's one public entry. No side effects on import; `createEngine` opens and migrates the
+ * database and builds the three APIs without listening.
+ */
+export async function createEngine(input: EngineConfig): Promise<Engine> {
+  const config = resolveConfig(input);
+  const logger = input.logger ?? fileLogger(config.dataDir);
+  const db = Database.open(config.dataDir);
+  await db.migrate();
+  const ctx = buildContext(config, db, logger);
+  const panelToken = input.panelToken ?? config.ids.secret(24);
+  const apps = {
+    billing: await buildBillingApi(ctx),
+    manage: await buildManageApi(ctx),
+    panel: await buildPanelApi(ctx, panelToken),
+  };
+  let started = false;
+
+  const listen = async (app: FastifyInstance, port: number): Promise<string> => {
+    await app.listen({ host: config.host, port });
+    const address = app.server.address();
+    const real = typeof address === 'object' && address ? address.port : port;
+    return `http://${config.host}:${real}`;
+  };
+
+  return {
+    apps,
+    context: ctx,
+    panelToken,
+    get urls() {
+      return ctx.urls;
+    },
+    async start() {
+      ctx.urls.billing = await listen(apps.billing, config.billingPort);
+      ctx.urls.manage = await listen(apps.manage, config.managePort);
+      ctx.urls.panel = await listen(apps.panel, config.panelPort);
+      ctx.usage.startFlushing(config.usageFlushMs);
+      started = true;
+      logger.info('engine started', { ...ctx.urls });
+      return { ...ctx.urls };
+    },
+    async stop() {
+      await Promise.all([apps.billing.close(), apps.manage.close(), apps.panel.close()]);
+      ctx.usage.stop();
+      await db.close();
+      if (started) logger.info('engine stopped');
+    },
+  };
+}

@@ -1,0 +1,85 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { makeTestEngine, type TestEngine } from '../../support/engine';
+
+const DEFAULTS = {}; // the spec's TEST limits: 10 req/s, burst 20, 1,000 a month
+let t: TestEngine | undefined;
+afterEach(async () => {
+  await t?.close();
+  t = undefined;
+});
+
+describe('Requests per second, TEST: 10, burst 20', () => {
+  it('the 21st request within one second → 429 RATE_LIMITED with Retry-After', async () => {
+    t = await makeTestEngine({ limits: DEFAULTS });
+    for (let i = 0; i < 20; i++) expect((await t.billing('GET', '/v1/cuenta')).statusCode).toBe(200);
+    const res = await t.billing('GET', '/v1/cuenta');
+    expect(res.statusCode).toBe(429);
+    expect(res.json()).toMatchObject({ code: 'RATE_LIMITED' });
+    const retry = Number(res.headers['retry-after']);
+    expect(retry).toBeGreaterThanOrEqual(1);
+    expect(retry).toBeLessThanOrEqual(2);
+    t.clock.advance(1000);
+    expect((await t.billing('GET', '/v1/cuenta')).statusCode).toBe(200);
+  });
+
+  it('the billing and management APIs share the bucket', async () => {
+    t = await makeTestEngine({ limits: DEFAULTS });
+    for (let i = 0; i < 10; i++) await t.billing('GET', '/v1/cuenta');
+    for (let i = 0; i < 10; i++) await t.manage('GET', '/v1/cumplimiento/declaracion-responsable');
+    expect((await t.manage('GET', '/v1/cumplimiento/declaracion-responsable')).json()).toMatchObject({ code: 'RATE_LIMITED' });
+    expect((await t.billing('GET', '/v1/cuenta')).json()).toMatchObject({ code: 'RATE_LIMITED' });
+  });
+});
+
+describe('Monthly quota, TEST: 1,000 requests', () => {
+  async function spend(n: number, api: 'billing' | 'manage' = 'billing') {
+    for (let i = 0; i < n; i++) {
+      t!.clock.advance(200); // stay under the per-second limit
+      const res = api === 'billing' ? await t!.billing('GET', '/v1/cuenta') : await t!.manage('GET', '/v1/cumplimiento/declaracion-responsable');
+      expect(res.statusCode).not.toBe(429);
+    }
+  }
+
+  it('the 1,001st in a month → 429 QUOTA_EXCEEDED, Retry-After to the 1st of next month; both APIs count', async () => {
+    t = await makeTestEngine({ limits: DEFAULTS, now: '2026-11-20T10:00:00Z' });
+    await spend(500, 'billing');
+    await spend(500, 'manage');
+    t.clock.advance(200);
+    const res = await t.billing('GET', '/v1/cuenta');
+    expect(res.statusCode).toBe(429);
+    expect(res.json()).toMatchObject({ code: 'QUOTA_EXCEEDED' });
+    // 1 December 2026 00:00 in Madrid is 23:00Z on 30 November.
+    const expected = (Date.parse('2026-11-30T23:00:00Z') - t.clock.now().getTime()) / 1000;
+    expect(Number(res.headers['retry-after'])).toBe(Math.ceil(expected));
+    t.clock.set('2026-11-30T23:00:01Z');
+    expect((await t.billing('GET', '/v1/cuenta')).statusCode).toBe(200);
+  });
+
+  it('the quota survives a restart', async () => {
+    const dataDir = mkdtempSync(path.join(tmpdir(), 'engine-quota-'));
+    t = await makeTestEngine({ limits: DEFAULTS, dataDir });
+    const key = t.keys.test;
+    await spend(1000);
+    await t.close();
+    t = await makeTestEngine({ limits: DEFAULTS, dataDir, seed: false });
+    const res = await t.billing('GET', '/v1/cuenta', { key });
+    expect(res.json()).toMatchObject({ code: 'QUOTA_EXCEEDED' });
+  });
+
+  it('a rotated key inherits the month’s consumption and the old key stops working', async () => {
+    t = await makeTestEngine({ limits: DEFAULTS });
+    await spend(30);
+    t.engine.context.usage.flush();
+    const ctx = t.engine.context;
+    const old = ctx.accounts.findActiveKey(t.keys.test)!;
+    const fresh = ctx.accounts.rotateKey(old.key.id);
+    t.clock.advance(6 * 60_000);
+    const res = await t.billing('GET', '/v1/cuenta', { key: fresh.rawKey });
+    expect(res.statusCode).toBe(200);
+    expect(res.json().consumo.usadas).toBe(31);
+    expect((await t.billing('GET', '/v1/cuenta', { key: t.keys.test })).statusCode).toBe(403);
+  });
+});

@@ -1,0 +1,80 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { LightMyRequestResponse } from 'fastify';
+import { seedDemoAccount } from '../../engine/src/account/demo';
+import type { LimitsConfig } from '../../engine/src/account/plans';
+import { createEngine, type Engine } from '../../engine/src/index';
+import { ManualClock } from '../../engine/src/platform/clock';
+import { sequentialIds } from '../../engine/src/platform/ids';
+import { silentLogger } from '../../engine/src/platform/logger';
+
+export interface TestEngine {
+  engine: Engine;
+  clock: ManualClock;
+  dataDir: string;
+  keys: { test: string; live: string };
+  nifEmisor: string;
+  billing(method: string, url: string, opts?: InjectOpts): Promise<LightMyRequestResponse>;
+  manage(method: string, url: string, opts?: InjectOpts): Promise<LightMyRequestResponse>;
+  close(options?: { keepData?: boolean }): Promise<void>;
+}
+
+export interface InjectOpts {
+  key?: string | null;
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+export interface TestEngineOptions {
+  now?: string;
+  limits?: LimitsConfig;
+  dataDir?: string;
+  seed?: boolean;
+}
+
+/** Generous limits so tests that are not about limits never meet them. */
+export const NO_LIMITS: LimitsConfig = {
+  test: { rps: 1e6, burst: 1e6, monthlyQuota: 1e9 },
+  live: { rps: 1e6, burst: 1e6, monthlyQuota: 1e9 },
+};
+
+export async function makeTestEngine(options: TestEngineOptions = {}): Promise<TestEngine> {
+  const dataDir = options.dataDir ?? mkdtempSync(path.join(tmpdir(), 'engine-test-'));
+  const clock = new ManualClock(options.now ?? '2026-11-20T10:00:00.000Z');
+  const engine = await createEngine({
+    dataDir,
+    clock,
+    ids: sequentialIds(),
+    logger: silentLogger,
+    limits: options.limits ?? NO_LIMITS,
+    panelToken: 'panel-test-token',
+    billingPort: 0,
+    managePort: 0,
+    panelPort: 0,
+  });
+  const seeded = options.seed === false ? undefined : seedDemoAccount(engine.context);
+  const keys = { test: seeded?.test ?? '', live: seeded?.live ?? '' };
+  const inject = (app: 'billing' | 'manage') => (method: string, url: string, opts: InjectOpts = {}) => {
+    const key = opts.key === undefined ? keys.test : opts.key;
+    return engine.apps[app].inject({
+      method: method as 'GET',
+      url,
+      headers: { ...(key ? { 'x-api-key': key } : {}), ...opts.headers },
+      ...(opts.body !== undefined ? { payload: opts.body as object } : {}),
+    });
+  };
+  return {
+    engine,
+    clock,
+    dataDir,
+    keys,
+    nifEmisor: seeded?.nifEmisor ?? '',
+    billing: inject('billing'),
+    manage: inject('manage'),
+    async close({ keepData = false } = {}) {
+      await engine.stop();
+      if (!keepData && !options.dataDir) rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
