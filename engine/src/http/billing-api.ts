@@ -1,6 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { accountRoutes } from '../account/routes';
 import type { EngineContext } from '../context';
+import { invoiceReadRoutes } from '../invoices/routes';
+import { verifactuRoutes } from '../verifactu/routes';
 import { buildKeyedApi } from './keyed-api';
 
 /** The billing API (`{base_url}`): issuing, reads and /v1/cuenta. */
@@ -10,5 +12,13 @@ export async function buildBillingApi(ctx: EngineContext): Promise<FastifyInstan
     description: 'Emisión VeriFactu/TicketBAI y lecturas de facturas y registros',
   });
   accountRoutes(app, { usage: ctx.usage, clock: ctx.config.clock });
+  verifactuRoutes(app, ctx.verifactu);
+  invoiceReadRoutes(app, {
+    invoices: ctx.invoices,
+    issuers: ctx.issuers,
+    cursors: ctx.cursors,
+    clock: ctx.config.clock,
+    billingUrl: () => ctx.urls.billing,
+  });
   return app;
 }

@@ -1,7 +1,9 @@
 import type { Migration } from 'kysely';
 import * as foundation from './20261122T1100Z-foundation';
+import * as invoicesRecords from './20261122T1200Z-invoices-records';
 
 /** Static index: bundling and packaging keep every migration; names sort by ISO date. */
 export const migrations: Record<string, Migration> = {
   '20261122T1100Z-foundation': foundation,
+  '20261122T1200Z-invoices-records': invoicesRecords,
 };

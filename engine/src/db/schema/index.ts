@@ -2,6 +2,14 @@ import type { AccountsTable } from './accounts';
 import type { ApiKeysTable, QuotaUsageTable } from './api-keys';
 import type { DeclarationsTable } from './declarations';
 import type { IssuersTable } from './issuers';
+import type {
+  ChainsTable,
+  InvoiceRefsTable,
+  InvoicesTable,
+  RegistrosTable,
+  SettingsTable,
+  SubmissionJobsTable,
+} from './invoices';
 
 export interface Tables {
   accounts: AccountsTable;
@@ -9,4 +17,10 @@ export interface Tables {
   quota_usage: QuotaUsageTable;
   issuers: IssuersTable;
   declarations: DeclarationsTable;
+  settings: SettingsTable;
+  invoices: InvoicesTable;
+  registros: RegistrosTable;
+  chains: ChainsTable;
+  invoice_refs: InvoiceRefsTable;
+  submission_jobs: SubmissionJobsTable;
 }

@@ -1,0 +1,250 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { ZodTypeProvider } from '@fastify/type-provider-zod';
+import { z } from 'zod';
+import {
+  estadoFacturaResponseSchema,
+  estadoFacturaSchema,
+  facturaEnvelopeSchema,
+  facturasListResponseSchema,
+  registroDetalleSchema,
+  registrosListResponseSchema,
+} from '../../../src-shared/api/facturas';
+import { sistemaFiscalSchema } from '../../../src-shared/api/common';
+import { fechaDdMmAaaa } from '../../../src-shared/primitives';
+import type { Issuer, IssuerStore } from '../clients/store';
+import { callerOf, type Caller } from '../http/auth';
+import { forbidden, invalidParameter, missingParameter, notFound, validation } from '../http/errors';
+import { parseBillingLimite, type CursorCodec } from '../http/pagination';
+import type { Clock } from '../platform/clock';
+import { qrPng } from '../qr/png';
+import type { InvoiceRow, InvoiceStore } from './store';
+import { estadoView, facturaDetalle, facturaListItem, registroDetalle, registroView } from './views';
+
+export interface ReadDeps {
+  invoices: InvoiceStore;
+  issuers: IssuerStore;
+  cursors: CursorCodec;
+  clock: Clock;
+  billingUrl: () => string;
+}
+
+const query = z.record(z.string(), z.string().optional());
+const idParam = z.object({ idFactura: z.string() });
+
+function required(q: Record<string, string | undefined>, name: string): string {
+  const value = q[name];
+  if (value === undefined || value === '') throw validation(name, `${name} es obligatorio`);
+  return value;
+}
+
+/** A read needs an issuer of the caller's account in the key's environment: else 403. */
+function readableIssuer(issuers: IssuerStore, caller: Caller, nif: string): Issuer {
+  const issuer = issuers.findForAccount(caller.account.id, caller.entorno, nif);
+  if (!issuer) throw forbidden();
+  return issuer;
+}
+
+function isoBound(value: string, campo: string, end: boolean): string {
+  const dateOnly = /^\d{4}-\d{2}-\d{2}$/.test(value);
+  const parsed = Date.parse(dateOnly ? `${value}T${end ? '23:59:59.999' : '00:00:00.000'}Z` : value);
+  if (!/^\d{4}-\d{2}-\d{2}(T[\d:.]+(Z|[+-]\d{2}:\d{2})?)?$/.test(value) || Number.isNaN(parsed)) {
+    throw validation(campo, `${campo} debe ser una fecha ISO 8601`);
+  }
+  return new Date(parsed).toISOString();
+}
+
+/** Invoice and record reads of the billing API. */
+export function invoiceReadRoutes(app: FastifyInstance, deps: ReadDeps): void {
+  const api = app.withTypeProvider<ZodTypeProvider>();
+
+  const invoiceFor = (request: FastifyRequest, idFactura: string, q: Record<string, string | undefined>) => {
+    const caller = callerOf(request);
+    const issuer = readableIssuer(deps.issuers, caller, required(q, 'nifEmisor'));
+    const invoice = deps.invoices.getInvoice(idFactura);
+    if (!invoice || invoice.accountId !== caller.account.id || invoice.entorno !== caller.entorno || invoice.nifEmisor !== issuer.nif) {
+      throw notFound('Factura no encontrada');
+    }
+    return invoice;
+  };
+
+  const envelope = (invoice: InvoiceRow) => {
+    const registros = deps.invoices.registrosOf(invoice.id).map((r) => registroDetalle(r, invoice.numeroFactura));
+    return { factura: facturaDetalle(invoice, deps.billingUrl()), registros, totalRegistros: registros.length };
+  };
+
+  api.get(
+    '/v1/facturas',
+    { schema: { tags: ['facturas'], summary: 'Facturas de un emisor', querystring: query, response: { 200: facturasListResponseSchema } } },
+    async (request) => {
+      const caller = callerOf(request);
+      const q = request.query;
+      const issuer = readableIssuer(deps.issuers, caller, required(q, 'nifEmisor'));
+      const limit = parseBillingLimite(q.limite);
+      const filtros: Record<string, string> = {};
+      const desde = q.fechaInicio ? isoBound(q.fechaInicio, 'fechaInicio', false) : undefined;
+      const hasta = q.fechaFin ? isoBound(q.fechaFin, 'fechaFin', true) : undefined;
+      if (q.fechaInicio) filtros.fechaInicio = q.fechaInicio;
+      if (q.fechaFin) filtros.fechaFin = q.fechaFin;
+      let estado: z.infer<typeof estadoFacturaSchema> | undefined;
+      if (q.estado) {
+        const parsed = estadoFacturaSchema.safeParse(q.estado);
+        if (!parsed.success) throw validation('estado', 'estado debe ser registrada, anulada o rectificada');
+        estado = parsed.data;
+        filtros.estado = q.estado;
+      }
+      let sistemaFiscal: 'verifactu' | 'ticketbai' | undefined;
+      if (q.sistemaFiscal) {
+        const parsed = sistemaFiscalSchema.safeParse(q.sistemaFiscal);
+        if (!parsed.success) throw validation('sistemaFiscal', 'sistemaFiscal debe ser verifactu o ticketbai');
+        sistemaFiscal = parsed.data;
+        filtros.sistemaFiscal = q.sistemaFiscal;
+      }
+      const scope = { accountId: caller.account.id, endpoint: 'facturas', entorno: caller.entorno, nifEmisor: issuer.nif };
+      const now = deps.clock.now();
+      const after = q.cursor ? deps.cursors.decode(q.cursor, scope, now) : undefined;
+      // One row beyond the page tells whether another page exists without counting the table.
+      const rows = deps.invoices.listInvoices({ entorno: caller.entorno, nifEmisor: issuer.nif, desde, hasta, estadoFactura: estado, sistemaFiscal, after, limit: limit + 1 });
+      const page = rows.slice(0, limit);
+      const last = page[page.length - 1];
+      return {
+        facturas: page.map((row) => facturaListItem(row, deps.billingUrl())),
+        total: page.length,
+        nifEmisor: issuer.nif,
+        nombreEmisor: issuer.nombre,
+        proximaPagina: rows.length > limit && last ? deps.cursors.encode({ creadoEn: last.creadoEn, id: last.id }, scope, now) : null,
+        ...(Object.keys(filtros).length > 0 ? { filtros } : {}),
+      };
+    },
+  );
+
+  api.get(
+    '/v1/facturas/buscar',
+    { schema: { tags: ['facturas'], summary: 'Buscar por serie, número y fecha', querystring: query, response: { 200: facturaEnvelopeSchema } } },
+    async (request) => {
+      const caller = callerOf(request);
+      const q = request.query;
+      const issuer = readableIssuer(deps.issuers, caller, required(q, 'nifEmisor'));
+      if (!q.numero) throw missingParameter('numero');
+      if (!q.fechaExpedicion) throw missingParameter('fechaExpedicion');
+      if (q.numero.length > 60) throw validation('numero', 'numero admite como máximo 60 caracteres');
+      if (q.serie !== undefined && q.serie.length > 60) throw validation('serie', 'serie admite como máximo 60 caracteres');
+      if (!fechaDdMmAaaa.safeParse(q.fechaExpedicion).success) {
+        throw validation('fechaExpedicion', 'fechaExpedicion debe ser dd-mm-aaaa');
+      }
+      const invoice = deps.invoices.findByIdentity({
+        entorno: caller.entorno,
+        nifEmisor: issuer.nif,
+        serie: q.serie ?? '',
+        numero: q.numero,
+        fechaExpedicion: q.fechaExpedicion,
+      });
+      if (!invoice || invoice.accountId !== caller.account.id) throw notFound('Factura no encontrada');
+      return envelope(invoice);
+    },
+  );
+
+  api.get(
+    '/v1/facturas/:idFactura',
+    { schema: { tags: ['facturas'], summary: 'Detalle de factura', params: idParam, querystring: query, response: { 200: facturaEnvelopeSchema } } },
+    async (request) => envelope(invoiceFor(request, request.params.idFactura, request.query)),
+  );
+
+  api.get(
+    '/v1/facturas/:idFactura/estado',
+    { schema: { tags: ['facturas'], summary: 'Estado (sondeo)', params: idParam, querystring: query, response: { 200: estadoFacturaResponseSchema } } },
+    async (request) => estadoView(invoiceFor(request, request.params.idFactura, request.query)),
+  );
+
+  api.get(
+    '/v1/facturas/:idFactura/qr',
+    {
+      schema: {
+        tags: ['facturas'],
+        summary: 'QR en PNG (Accept: image/png); application/json da {qrBase64, urlValidacion}',
+        params: idParam,
+        querystring: query,
+      },
+    },
+    async (request, reply) => {
+      const invoice = invoiceFor(request, request.params.idFactura, request.query);
+      if (!invoice.urlValidacion) throw notFound('La factura no tiene URL de validación');
+      const png = qrPng(invoice.urlValidacion);
+      const accept = request.headers.accept ?? '';
+      if (accept.includes('image/png')) return reply.type('image/png').send(png);
+      if (accept.includes('application/json')) {
+        return reply.type('application/json').send({ qrBase64: png.toString('base64'), urlValidacion: invoice.urlValidacion });
+      }
+      // As the spec describes the hosted service: base64 text announced as image/png.
+      return reply.type('image/png').send(png.toString('base64'));
+    },
+  );
+
+  api.get(
+    '/v1/facturas/:idFactura/xml',
+    { schema: { tags: ['facturas'], summary: 'XML del registro enviado a la administración', params: idParam, querystring: query } },
+    async (request, reply) => {
+      const invoice = invoiceFor(request, request.params.idFactura, request.query);
+      const registro = deps.invoices.latestRegistro(invoice.id, ['alta', 'subsanacion']) ?? deps.invoices.latestRegistro(invoice.id, ['anulacion']);
+      if (!registro?.xml) throw notFound('XML no disponible');
+      const xml = registro.xml.startsWith('<?xml') ? registro.xml : `<?xml version="1.0" encoding="UTF-8"?>\n${registro.xml}`;
+      return reply.type('application/xml; charset=utf-8').send(xml);
+    },
+  );
+
+  api.get(
+    '/v1/registros',
+    { schema: { tags: ['registros'], summary: 'Registros de un emisor (más recientes primero)', querystring: query, response: { 200: registrosListResponseSchema } } },
+    async (request) => {
+      const caller = callerOf(request);
+      const q = request.query;
+      const issuer = readableIssuer(deps.issuers, caller, required(q, 'nifEmisor'));
+      const limit = parseBillingLimite(q.limite);
+      const scope = { accountId: caller.account.id, endpoint: 'registros', entorno: caller.entorno, nifEmisor: issuer.nif };
+      const now = deps.clock.now();
+      const after = q.cursor ? deps.cursors.decode(q.cursor, scope, now) : undefined;
+      const rows = deps.invoices.listRegistros({ entorno: caller.entorno, nifEmisor: issuer.nif, after, limit: limit + 1 });
+      const page = rows.slice(0, limit);
+      const numeros = new Map<string, string>();
+      const numeroOf = (invoiceId: string) => {
+        let n = numeros.get(invoiceId);
+        if (n === undefined) {
+          n = deps.invoices.getInvoice(invoiceId)?.numeroFactura ?? '';
+          numeros.set(invoiceId, n);
+        }
+        return n;
+      };
+      const last = page[page.length - 1];
+      return {
+        registros: page.map((r) => registroView(r, numeroOf(r.invoiceId))),
+        total: page.length,
+        nifEmisor: issuer.nif,
+        nombreEmisor: issuer.nombre,
+        proximaPagina: rows.length > limit && last ? deps.cursors.encode({ creadoEn: last.creadoEn, id: last.id }, scope, now) : null,
+      };
+    },
+  );
+
+  api.get(
+    '/v1/registros/:idRegistro',
+    {
+      schema: {
+        tags: ['registros'],
+        summary: 'Detalle de registro (nifEmisor e idFactura obligatorios)',
+        params: z.object({ idRegistro: z.string() }),
+        querystring: query,
+        response: { 200: registroDetalleSchema },
+      },
+    },
+    async (request) => {
+      const q = request.query;
+      required(q, 'nifEmisor');
+      const idFactura = required(q, 'idFactura');
+      const invoice = invoiceFor(request, idFactura, q);
+      const registro = deps.invoices.getRegistro(request.params.idRegistro);
+      if (!registro || registro.invoiceId !== invoice.id) {
+        throw invalidParameter('idRegistro', 'idRegistro no reconocido');
+      }
+      return registroDetalle(registro, invoice.numeroFactura);
+    },
+  );
+}

@@ -1,0 +1,138 @@
+import type { z } from 'zod';
+import type {
+  facturaDetalleSchema,
+  facturaListItemSchema,
+  registroDetalleSchema,
+  registroSchema,
+} from '../../../src-shared/api/facturas';
+import type { InvoiceRow, RegistroRow } from './store';
+
+type FacturaListItem = z.infer<typeof facturaListItemSchema>;
+type FacturaDetalle = z.infer<typeof facturaDetalleSchema>;
+type Registro = z.infer<typeof registroSchema>;
+type RegistroDetalle = z.infer<typeof registroDetalleSchema>;
+
+/** Absent values are omitted, never null nor empty (spec, Common conventions). */
+function present<T extends Record<string, unknown>>(fields: T): T {
+  for (const key of Object.keys(fields)) {
+    const value = fields[key];
+    if (value === null || value === undefined) delete fields[key];
+  }
+  return fields;
+}
+
+export function qrUrl(billingUrl: string, invoice: InvoiceRow): string {
+  return `${billingUrl}/v1/facturas/${encodeURIComponent(invoice.id)}/qr?nifEmisor=${encodeURIComponent(invoice.nifEmisor)}`;
+}
+
+/** Submission still running: `estadoEnvio` shows; once registered it gives way to `estadoFactura`. */
+function envioVisible(invoice: InvoiceRow): boolean {
+  return invoice.estadoFactura === null;
+}
+
+export function facturaListItem(invoice: InvoiceRow, billingUrl: string): FacturaListItem {
+  return present({
+    idFactura: invoice.id,
+    nifEmisor: invoice.nifEmisor,
+    numeroFactura: invoice.numeroFactura,
+    tipoFactura: invoice.tipoFactura ?? undefined,
+    importeTotal: invoice.importeTotal ?? undefined,
+    cuotaTotal: invoice.cuotaTotal ?? undefined,
+    sistemaFiscal: invoice.sistemaFiscal,
+    estadoFactura: invoice.estadoFactura ?? undefined,
+    estadoEnvio: envioVisible(invoice) ? invoice.estadoEnvio : undefined,
+    fechaRegistro: invoice.creadoEn,
+    ultimaModificacion: invoice.ultimaModificacion,
+    urlQr: invoice.urlValidacion ? qrUrl(billingUrl, invoice) : undefined,
+    hashVerifactu: invoice.sistemaFiscal === 'verifactu' ? (invoice.huella ?? undefined) : undefined,
+    csvAeat: invoice.csvAeat ?? undefined,
+    idTbai: invoice.idTbai ?? undefined,
+  });
+}
+
+export function estadoView(invoice: InvoiceRow) {
+  const view = present({
+    idFactura: invoice.id,
+    numeroFactura: invoice.numeroFactura,
+    estadoEnvio: envioVisible(invoice) ? invoice.estadoEnvio : undefined,
+    csvAeat: invoice.csvAeat ?? undefined,
+    sistemaFiscal: invoice.sistemaFiscal,
+    ultimaModificacion: invoice.ultimaModificacion,
+  });
+  // The one field the spec answers as `null`: submission has not concluded.
+  return { ...view, estadoFactura: invoice.estadoFactura };
+}
+
+export function facturaDetalle(invoice: InvoiceRow, billingUrl: string): FacturaDetalle {
+  const datos = invoice.datos ? (JSON.parse(invoice.datos) as { cabecera?: { descripcion?: string }; descripcion?: string; destinatario?: unknown }) : {};
+  const processing = invoice.estadoFactura === null && invoice.estadoEnvio !== 'rechazada';
+  return present({
+    ...facturaListItem(invoice, billingUrl),
+    serie: invoice.serie,
+    numero: invoice.numero,
+    fechaExpedicion: invoice.fechaExpedicion,
+    estadoFactura: processing ? ('procesando' as const) : (invoice.estadoFactura ?? undefined),
+    urlValidacion: invoice.urlValidacion ?? undefined,
+    provincia: invoice.provincia ?? undefined,
+    idMaquina: invoice.idMaquina ?? undefined,
+    descripcion: datos.cabecera?.descripcion ?? datos.descripcion,
+    destinatario: datos.destinatario,
+  });
+}
+
+interface RegistroExtra {
+  cuotaTotal?: string;
+  esRectificativa?: boolean;
+  tipoRectificativa?: string;
+  fechaExpedicion?: string;
+  sinRegistroPrevio?: boolean;
+  rechazoPrevio?: string;
+  tipoRespuestaTbai?: string;
+  codigoRespuestaTbai?: string;
+  mensajeRespuestaTbai?: string;
+  idRegistroTbai?: string;
+  provincia?: string;
+}
+
+export function registroView(registro: RegistroRow, numeroFactura: string): Registro {
+  const extra = JSON.parse(registro.extra) as RegistroExtra;
+  const concluded = registro.estadoEnvioFinal !== null;
+  return present({
+    idRegistro: registro.id,
+    idFactura: registro.invoiceId,
+    tipo: registro.tipo,
+    estado: registro.estado,
+    estadoEnvio: concluded ? undefined : registro.estadoEnvio,
+    estadoEnvioFinal: registro.estadoEnvioFinal ?? undefined,
+    codigoRespuestaAeat: registro.codigoRespuesta ?? undefined,
+    descripcionRespuestaAeat: registro.descripcionRespuesta ?? undefined,
+    csvAeat: registro.csvAeat ?? undefined,
+    creadoEn: registro.creadoEn,
+    envioCompletadoEn: registro.envioCompletadoEn ?? undefined,
+    idLote: registro.idLote ?? undefined,
+    idMaquina: registro.idMaquina ?? undefined,
+    huella: registro.huella ?? undefined,
+    numeroFactura,
+    tipoRespuestaTbai: extra.tipoRespuestaTbai,
+    codigoRespuestaTbai: extra.codigoRespuestaTbai,
+    mensajeRespuestaTbai: extra.mensajeRespuestaTbai,
+    idRegistroTbai: extra.idRegistroTbai,
+    provincia: extra.provincia,
+  });
+}
+
+export function registroDetalle(registro: RegistroRow, numeroFactura: string): RegistroDetalle {
+  const extra = JSON.parse(registro.extra) as RegistroExtra;
+  const anulacion = registro.tipo === 'anulacion';
+  return present({
+    ...registroView(registro, numeroFactura),
+    cuotaTotal: extra.cuotaTotal,
+    sistemaFiscal: registro.sistemaFiscal,
+    ultimaModificacion: registro.ultimaModificacion,
+    esRectificativa: anulacion ? undefined : (extra.esRectificativa ?? false),
+    tipoRectificativa: extra.tipoRectificativa,
+    fechaExpedicion: anulacion ? extra.fechaExpedicion : undefined,
+    sinRegistroPrevio: anulacion ? (extra.sinRegistroPrevio ?? false) : undefined,
+    rechazoPrevio: anulacion ? (extra.rechazoPrevio ?? 'N') : undefined,
+  });
+}

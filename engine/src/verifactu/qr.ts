@@ -1,0 +1,63 @@
+// The invoice QR of AEAT's "Detalle de las especificaciones técnicas del código QR": the
+// validation URL (four parameters, URL-encoded as Java's URLEncoder does) as a PNG at error
+// correction level M.
+import QRCode from 'qrcode';
+
+export type Entorno = 'test' | 'live';
+
+const HOSTS: Record<Entorno, string> = {
+  test: 'https://prewww2.aeat.es',
+  live: 'https://www2.agenciatributaria.gob.es',
+};
+
+export interface UrlValidacionInput {
+  entorno: Entorno;
+  /** NIF of the issuer. */
+  nif: string;
+  /** Serie + numero (NumSerieFactura). */
+  numSerie: string;
+  /** dd-mm-aaaa */
+  fechaExpedicion: string;
+  /** ImporteTotal as written in the record (the canonical rendering). */
+  importeTotal: string;
+  /** Systems that do not send records (non VERI*FACTU) use ValidarQRNoVerifactu. */
+  verifactu?: boolean | undefined;
+}
+
+/**
+ * java.net.URLEncoder.encode(value, UTF-8): keeps A–Z a–z 0–9 . - * _, space → '+', the rest
+ * %XX of its UTF-8 bytes. encodeURIComponent additionally keeps ! ' ( ) ~, so those are encoded.
+ */
+export function javaUrlEncode(value: string): string {
+  return encodeURIComponent(value)
+    .replace(/[!'()~]/g, (c) => '%' + c.charCodeAt(0).toString(16).toUpperCase())
+    .replace(/%20/g, '+');
+}
+
+export function urlValidacion(input: UrlValidacionInput): string {
+  const path = input.verifactu === false ? '/wlpl/TIKE-CONT/ValidarQRNoVerifactu' : '/wlpl/TIKE-CONT/ValidarQR';
+  return (
+    HOSTS[input.entorno] + path +
+    '?nif=' + javaUrlEncode(input.nif) +
+    '&numserie=' + javaUrlEncode(input.numSerie) +
+    '&fecha=' + javaUrlEncode(input.fechaExpedicion) +
+    '&importe=' + javaUrlEncode(input.importeTotal)
+  );
+}
+
+/** QR options fixed here so the same URL always gives the same bytes. */
+const QR_OPTIONS = {
+  type: 'png',
+  errorCorrectionLevel: 'M',
+  margin: 4, // quiet zone in modules (ISO/IEC 18004 asks for 4)
+  scale: 6,
+  color: { dark: '#000000ff', light: '#ffffffff' },
+} as const;
+
+export function qrPng(url: string): Promise<Buffer> {
+  return QRCode.toBuffer(url, QR_OPTIONS);
+}
+
+export async function qrPngBase64(url: string): Promise<string> {
+  return (await qrPng(url)).toString('base64');
+}

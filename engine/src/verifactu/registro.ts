@@ -1,0 +1,299 @@
+// Billing records (RegistroAlta / RegistroAnulacion) as XML strings, elements in the order of
+// SuministroInformacion.xsd, with their huella. Hot path of issuing: plain string concatenation,
+// no DOM; every text value goes through escapeXml, every amount through importes.ts, and the hash
+// is computed from the very strings written in the XML.
+import type { FacturaVerifactu, IdFacturaReferida, Persona, VerifactuAnularBody } from '../../../src-shared/api/verifactu';
+import { fechaHoraHusoGenRegistro } from './fecha-hora';
+import { huellaAlta, huellaAnulacion } from './huella';
+import { importeCanonico, tipoCanonico } from './importes';
+import { escapeXml } from './xml-escape';
+
+/** targetNamespace of SuministroInformacion.xsd, bound to the prefix `sum1`. */
+export const NS_SUMINISTRO_INFORMACION =
+  'https://www2.agenciatributaria.gob.es/static_files/common/internet/dep/aplicaciones/es/aeat/tike/cont/ws/SuministroInformacion.xsd';
+
+export type SiNo = 'S' | 'N';
+
+/** The billing software (SistemaInformatico block), identified by the producer's NIF. */
+export interface SistemaInformatico {
+  nombreRazon: string;
+  nif: string;
+  nombreSistemaInformatico: string;
+  /** Two characters: upper-case letters (not Ñ) or digits (AEAT 1177). */
+  idSistemaInformatico: string;
+  version: string;
+  numeroInstalacion: string;
+  tipoUsoPosibleSoloVerifactu: SiNo;
+  tipoUsoPosibleMultiOT: SiNo;
+  indicadorMultiplesOT: SiNo;
+}
+
+/** The previous record of the chain, as written in its own XML. */
+export interface RegistroAnterior {
+  idEmisorFactura: string;
+  numSerieFactura: string;
+  fechaExpedicionFactura: string;
+  huella: string;
+}
+
+export interface BuildRegistroAltaInput {
+  factura: FacturaVerifactu;
+  /** NombreRazonEmisor; defaults to factura.emisor.nombre. */
+  emisorNombre?: string | undefined;
+  /** null for the first record of the chain (PrimerRegistro = S). */
+  anterior: RegistroAnterior | null;
+  generadoEn: Date;
+  /** Zone of FechaHoraHusoGenRegistro: Europe/Madrid (default) or Atlantic/Canary. */
+  zona?: string | undefined;
+  sistema: SistemaInformatico;
+  /** Present for a correction: Subsanacion = S, and RechazoPrevio when given. */
+  subsanacion?: { rechazoPrevio?: 'N' | 'S' | 'X' | undefined } | undefined;
+  /**
+   * Generated during a technical incident. The record itself has no such element: the flag goes
+   * in the submission header (soap.ts), so it is only passed through to the result.
+   */
+  incidencia?: boolean | undefined;
+}
+
+export interface RegistroAltaConstruido {
+  huella: string;
+  fechaHoraHusoGenRegistro: string;
+  /** Serie + numero, as NumSerieFactura and the API's numeroFactura. */
+  numSerieFactura: string;
+  /** Canonical amounts, exactly as in the XML and the hash. */
+  cuotaTotal: string;
+  importeTotal: string;
+  incidencia: boolean;
+  /** The `sum1:RegistroAlta` element, with its namespace declaration. */
+  xml: string;
+}
+
+export interface BuildRegistroAnulacionInput {
+  facturaAnulada: VerifactuAnularBody['facturaAnulada'];
+  anterior: RegistroAnterior | null;
+  generadoEn: Date;
+  zona?: string | undefined;
+  sistema: SistemaInformatico;
+  /** The invoice's registration never reached AEAT (SinRegistroPrevio = S). */
+  sinRegistroPrevio?: boolean | undefined;
+  /** A previous cancellation was rejected by AEAT (RechazoPrevio = S). */
+  rechazoPrevio?: 'N' | 'S' | undefined;
+  refExterna?: string | undefined;
+}
+
+export interface RegistroAnulacionConstruido {
+  huella: string;
+  fechaHoraHusoGenRegistro: string;
+  numSerieFactura: string;
+  xml: string;
+}
+
+// ---------------------------------------------------------------- XML pieces
+
+function el(name: string, value: string): string {
+  return '<sum1:' + name + '>' + escapeXml(value) + '</sum1:' + name + '>';
+}
+
+/** NumSerieFactura: serie and numero concatenated, trimmed as AEAT stores it. */
+export function numSerieFactura(serie: string | undefined, numero: string): string {
+  return ((serie ?? '') + numero).trim();
+}
+
+function persona(p: Persona): string {
+  let x = el('NombreRazon', p.nombre.trim());
+  if (p.nif !== undefined) {
+    x += el('NIF', p.nif);
+  } else if (p.idOtro !== undefined) {
+    x += '<sum1:IDOtro>';
+    if (p.idOtro.codigoPais !== undefined) x += el('CodigoPais', p.idOtro.codigoPais);
+    x += el('IDType', p.idOtro.idType) + el('ID', p.idOtro.id.trim()) + '</sum1:IDOtro>';
+  }
+  return x;
+}
+
+function facturasReferidas(tag: string, nif: string, facturas: readonly IdFacturaReferida[]): string {
+  let x = '';
+  for (const f of facturas) {
+    x +=
+      '<sum1:' + tag + '>' +
+      el('IDEmisorFactura', nif) +
+      el('NumSerieFactura', numSerieFactura(f.serie, f.numero)) +
+      el('FechaExpedicionFactura', f.fechaExpedicion) +
+      '</sum1:' + tag + '>';
+  }
+  return x;
+}
+
+function encadenamiento(anterior: RegistroAnterior | null): string {
+  if (anterior === null) return '<sum1:Encadenamiento><sum1:PrimerRegistro>S</sum1:PrimerRegistro></sum1:Encadenamiento>';
+  return (
+    '<sum1:Encadenamiento><sum1:RegistroAnterior>' +
+    el('IDEmisorFactura', anterior.idEmisorFactura) +
+    el('NumSerieFactura', anterior.numSerieFactura) +
+    el('FechaExpedicionFactura', anterior.fechaExpedicionFactura) +
+    el('Huella', anterior.huella) +
+    '</sum1:RegistroAnterior></sum1:Encadenamiento>'
+  );
+}
+
+// The SistemaInformatico block is the same for every record of an installation: build it once.
+const sistemaCache = new WeakMap<SistemaInformatico, string>();
+
+function sistemaInformatico(s: SistemaInformatico): string {
+  let x = sistemaCache.get(s);
+  if (x === undefined) {
+    x =
+      '<sum1:SistemaInformatico>' +
+      el('NombreRazon', s.nombreRazon.trim()) +
+      el('NIF', s.nif) +
+      el('NombreSistemaInformatico', s.nombreSistemaInformatico.trim()) +
+      el('IdSistemaInformatico', s.idSistemaInformatico) +
+      el('Version', s.version.trim()) +
+      el('NumeroInstalacion', s.numeroInstalacion.trim()) +
+      el('TipoUsoPosibleSoloVerifactu', s.tipoUsoPosibleSoloVerifactu) +
+      el('TipoUsoPosibleMultiOT', s.tipoUsoPosibleMultiOT) +
+      el('IndicadorMultiplesOT', s.indicadorMultiplesOT) +
+      '</sum1:SistemaInformatico>';
+    sistemaCache.set(s, x);
+  }
+  return x;
+}
+
+/** Macrodato = S when |ImporteTotal| ≥ 100,000,000.00 (AEAT 1138/1139): 9+ integer digits. */
+function esMacrodato(importeCanon: string): boolean {
+  const start = importeCanon.charCodeAt(0) === 45 ? 1 : 0; // '-'
+  return importeCanon.indexOf('.') - start >= 9;
+}
+
+// ---------------------------------------------------------------- RegistroAlta
+
+export function buildRegistroAlta(input: BuildRegistroAltaInput): RegistroAltaConstruido {
+  const { factura: f, anterior, sistema } = input;
+  const cab = f.cabecera;
+  const nif = f.emisor.nif;
+  const numSerie = numSerieFactura(cab.serie, cab.numero);
+  const cuotaTotal = importeCanonico(f.totales.cuotaTotal);
+  const importeTotal = importeCanonico(f.totales.importeTotal);
+  const fechaHora = fechaHoraHusoGenRegistro(input.generadoEn, input.zona);
+  const huella = huellaAlta({
+    IDEmisorFactura: nif,
+    NumSerieFactura: numSerie,
+    FechaExpedicionFactura: cab.fechaExpedicion,
+    TipoFactura: cab.tipoFactura,
+    CuotaTotal: cuotaTotal,
+    ImporteTotal: importeTotal,
+    Huella: anterior?.huella,
+    FechaHoraHusoGenRegistro: fechaHora,
+  });
+  const esp = f.especial;
+
+  let x =
+    '<sum1:RegistroAlta xmlns:sum1="' + NS_SUMINISTRO_INFORMACION + '">' +
+    '<sum1:IDVersion>1.0</sum1:IDVersion><sum1:IDFactura>' +
+    el('IDEmisorFactura', nif) +
+    el('NumSerieFactura', numSerie) +
+    el('FechaExpedicionFactura', cab.fechaExpedicion) +
+    '</sum1:IDFactura>';
+  if (f.aux !== undefined) x += el('RefExterna', f.aux.refExterna.trim());
+  x += el('NombreRazonEmisor', (input.emisorNombre ?? f.emisor.nombre).trim());
+  if (input.subsanacion !== undefined) {
+    x += '<sum1:Subsanacion>S</sum1:Subsanacion>';
+    if (input.subsanacion.rechazoPrevio !== undefined) x += el('RechazoPrevio', input.subsanacion.rechazoPrevio);
+  }
+  x += el('TipoFactura', cab.tipoFactura);
+  if (f.rectificativa !== undefined) x += el('TipoRectificativa', f.rectificativa.tipo);
+  if (f.facturasRectificadas !== undefined) {
+    x += '<sum1:FacturasRectificadas>' + facturasReferidas('IDFacturaRectificada', nif, f.facturasRectificadas) + '</sum1:FacturasRectificadas>';
+  }
+  if (f.facturasSustituidas !== undefined) {
+    x += '<sum1:FacturasSustituidas>' + facturasReferidas('IDFacturaSustituida', nif, f.facturasSustituidas) + '</sum1:FacturasSustituidas>';
+  }
+  const imp = f.rectificativa?.importes;
+  if (imp !== undefined) {
+    x += '<sum1:ImporteRectificacion>' + el('BaseRectificada', importeCanonico(imp.baseRectificada)) + el('CuotaRectificada', importeCanonico(imp.cuotaRectificada));
+    if (imp.cuotaRecargoRectificada !== undefined) x += el('CuotaRecargoRectificado', importeCanonico(imp.cuotaRecargoRectificada));
+    x += '</sum1:ImporteRectificacion>';
+  }
+  if (cab.fechaOperacion !== undefined) x += el('FechaOperacion', cab.fechaOperacion);
+  x += el('DescripcionOperacion', cab.descripcion.trim());
+  if (esp?.facturaSimplificadaArt7273 === true) x += '<sum1:FacturaSimplificadaArt7273>S</sum1:FacturaSimplificadaArt7273>';
+  if (esp?.facturaSinIdentifDestinatarioArt61d === true) x += '<sum1:FacturaSinIdentifDestinatarioArt61d>S</sum1:FacturaSinIdentifDestinatarioArt61d>';
+  if (esMacrodato(importeTotal)) x += '<sum1:Macrodato>S</sum1:Macrodato>';
+  if (esp?.emitidaPor !== undefined) x += el('EmitidaPorTerceroODestinatario', esp.emitidaPor);
+  if (esp?.tercero !== undefined) x += '<sum1:Tercero>' + persona(esp.tercero) + '</sum1:Tercero>';
+  if (f.destinatario !== undefined) {
+    x += '<sum1:Destinatarios><sum1:IDDestinatario>' + persona(f.destinatario) + '</sum1:IDDestinatario></sum1:Destinatarios>';
+  }
+  if (esp?.cupon === true) x += '<sum1:Cupon>S</sum1:Cupon>';
+
+  x += '<sum1:Desglose>';
+  for (const d of f.detalleDesglose) {
+    x += '<sum1:DetalleDesglose>';
+    if (d.impuesto !== undefined) x += el('Impuesto', d.impuesto);
+    if (d.claveRegimen !== undefined) x += el('ClaveRegimen', d.claveRegimen);
+    if (d.calificacionOperacion !== undefined) x += el('CalificacionOperacion', d.calificacionOperacion);
+    else if (d.operacionExenta !== undefined) x += el('OperacionExenta', d.operacionExenta);
+    if (d.tipoImpositivo !== undefined) x += el('TipoImpositivo', tipoCanonico(d.tipoImpositivo));
+    x += el('BaseImponibleOimporteNoSujeto', importeCanonico(d.baseImponible));
+    if (d.cuotaRepercutida !== undefined) x += el('CuotaRepercutida', importeCanonico(d.cuotaRepercutida));
+    if (d.tipoRecargoEquivalencia !== undefined) x += el('TipoRecargoEquivalencia', tipoCanonico(d.tipoRecargoEquivalencia));
+    if (d.cuotaRecargoEquivalencia !== undefined) x += el('CuotaRecargoEquivalencia', importeCanonico(d.cuotaRecargoEquivalencia));
+    x += '</sum1:DetalleDesglose>';
+  }
+  x += '</sum1:Desglose>';
+
+  x +=
+    el('CuotaTotal', cuotaTotal) +
+    el('ImporteTotal', importeTotal) +
+    encadenamiento(anterior) +
+    sistemaInformatico(sistema) +
+    el('FechaHoraHusoGenRegistro', fechaHora);
+  if (esp?.numRegistroAcuerdoFacturacion !== undefined) x += el('NumRegistroAcuerdoFacturacion', esp.numRegistroAcuerdoFacturacion.trim());
+  if (esp?.idAcuerdoSistemaInformatico !== undefined) x += el('IdAcuerdoSistemaInformatico', esp.idAcuerdoSistemaInformatico.trim());
+  x += '<sum1:TipoHuella>01</sum1:TipoHuella>' + el('Huella', huella) + '</sum1:RegistroAlta>';
+
+  return {
+    huella,
+    fechaHoraHusoGenRegistro: fechaHora,
+    numSerieFactura: numSerie,
+    cuotaTotal,
+    importeTotal,
+    incidencia: input.incidencia === true,
+    xml: x,
+  };
+}
+
+// ---------------------------------------------------------------- RegistroAnulacion
+
+export function buildRegistroAnulacion(input: BuildRegistroAnulacionInput): RegistroAnulacionConstruido {
+  const fa = input.facturaAnulada;
+  const numSerie = numSerieFactura(fa.serie, fa.numero);
+  const fechaHora = fechaHoraHusoGenRegistro(input.generadoEn, input.zona);
+  const huella = huellaAnulacion({
+    IDEmisorFacturaAnulada: fa.nifEmisor,
+    NumSerieFacturaAnulada: numSerie,
+    FechaExpedicionFacturaAnulada: fa.fechaExpedicion,
+    Huella: input.anterior?.huella,
+    FechaHoraHusoGenRegistro: fechaHora,
+  });
+
+  let x =
+    '<sum1:RegistroAnulacion xmlns:sum1="' + NS_SUMINISTRO_INFORMACION + '">' +
+    '<sum1:IDVersion>1.0</sum1:IDVersion><sum1:IDFactura>' +
+    el('IDEmisorFacturaAnulada', fa.nifEmisor) +
+    el('NumSerieFacturaAnulada', numSerie) +
+    el('FechaExpedicionFacturaAnulada', fa.fechaExpedicion) +
+    '</sum1:IDFactura>';
+  if (input.refExterna !== undefined) x += el('RefExterna', input.refExterna.trim());
+  if (input.sinRegistroPrevio === true) x += '<sum1:SinRegistroPrevio>S</sum1:SinRegistroPrevio>';
+  if (input.rechazoPrevio !== undefined) x += el('RechazoPrevio', input.rechazoPrevio);
+  x +=
+    encadenamiento(input.anterior) +
+    sistemaInformatico(input.sistema) +
+    el('FechaHoraHusoGenRegistro', fechaHora) +
+    '<sum1:TipoHuella>01</sum1:TipoHuella>' +
+    el('Huella', huella) +
+    '</sum1:RegistroAnulacion>';
+
+  return { huella, fechaHoraHusoGenRegistro: fechaHora, numSerieFactura: numSerie, xml: x };
+}

@@ -1,0 +1,421 @@
+import { createHash } from 'node:crypto';
+import type {
+  FacturaVerifactu,
+  VerifactuAnularBody,
+  VerifactuEmisionResponse,
+  VerifactuSubsanarBody,
+} from '../../../src-shared/api/verifactu';
+import type { IssuerStore } from '../clients/store';
+import type { RegistroRow, InvoiceStore, InvoiceRow } from '../invoices/store';
+import { EngineError } from '../http/errors';
+import type { Caller } from '../http/auth';
+import { GroupCommit } from '../issuing/group-commit';
+import { admitIssuer } from '../issuing/issuer-gate';
+import type { Clock } from '../platform/clock';
+import type { IdGenerator } from '../platform/ids';
+import { qrPng } from '../qr/png';
+import { fechaLocalDdMmAaaa } from './fecha-hora';
+import { importeCanonico } from './importes';
+import { urlValidacion } from './qr';
+import {
+  buildRegistroAlta,
+  buildRegistroAnulacion,
+  numSerieFactura,
+  type RegistroAnterior,
+  type SistemaInformatico,
+} from './registro';
+import { validarAlta } from './reglas';
+
+export type EmisionAnswer = VerifactuEmisionResponse;
+
+export interface AnulacionAnswer {
+  code: 'SUCCESS';
+  data: {
+    idFactura: string;
+    idRegistro: string;
+    numeroFactura: string;
+    serie: string;
+    numero: string;
+    estado: 'pendiente' | 'procesando' | 'aceptada' | 'rechazada';
+    creadoEn: string;
+    huella: string;
+    yaAnulada?: boolean;
+  };
+}
+
+type StoredEmision = Omit<EmisionAnswer, 'qrBase64' | 'yaExistente'>;
+
+const identityConflict = (fields: string[]) =>
+  new EngineError(409, 'INVOICE_IDENTITY_CONFLICT', 'Ya existe una factura con esa identidad y otros datos', {
+    errors: fields.map((f) => `${f}: differs from the invoice already issued with this identity`),
+  });
+const invoiceNotFound = () =>
+  new EngineError(409, 'INVOICE_NOT_FOUND', 'No consta ninguna factura con esa identidad');
+const invoiceExists = () =>
+  new EngineError(409, 'INVOICE_EXISTS', 'La factura consta registrada: no puede anularse sin registro previo');
+const invoiceStatusInvalid = (message: string) => new EngineError(409, 'INVOICE_STATUS_INVALID', message);
+
+/** One chain per (environment, issuer) in VeriFactu; the devices issue adds per-device chains. */
+export function verifactuChainKey(entorno: string, nif: string): string {
+  return `${entorno}|verifactu|${nif}`;
+}
+export function verifactuQueueKey(entorno: string, nif: string): string {
+  return `${entorno}|aeat|${nif}`;
+}
+
+function fingerprint(body: unknown): string {
+  return createHash('sha256').update(JSON.stringify(body)).digest('hex');
+}
+
+/**
+ * VeriFactu issuing: validate, then in one transaction (shared with concurrent requests by group
+ * commit) check identity, chain to the head, build record + XML + huella, and write invoice,
+ * record, chain head and submission job together.
+ */
+export class VerifactuIssuing {
+  private readonly commit: GroupCommit;
+
+  constructor(
+    private readonly deps: {
+      invoices: InvoiceStore;
+      issuers: IssuerStore;
+      clock: Clock;
+      ids: IdGenerator;
+      sistema: SistemaInformatico;
+      groupCommit: GroupCommit;
+    },
+  ) {
+    this.commit = deps.groupCommit;
+  }
+
+  private validate(factura: FacturaVerifactu, subsanacion?: { rechazoPrevio?: 'N' | 'S' | 'X' | undefined }) {
+    const result = validarAlta(factura, {
+      hoy: fechaLocalDdMmAaaa(this.deps.clock.now()),
+      ...(subsanacion ? { subsanacion: true, rechazoPrevio: subsanacion.rechazoPrevio } : {}),
+    });
+    const first = result.errors[0];
+    if (first) {
+      throw new EngineError(400, 'VALIDATION_ERROR', first.message, {
+        campo: first.campo,
+        errors: result.errors.map((e) => `${e.campo}: ${e.message}`),
+      });
+    }
+    return result.avisos;
+  }
+
+  async crear(caller: Caller, factura: FacturaVerifactu): Promise<EmisionAnswer> {
+    const avisos = this.validate(factura);
+    admitIssuer(this.deps.issuers, caller, factura.emisor.nif, ['verifactu'], { newRegistration: true });
+    const outcome = await this.commit.run(() => {
+      const existing = this.findInvoice(caller, factura.emisor.nif, factura.cabecera.serie, factura.cabecera.numero, factura.cabecera.fechaExpedicion);
+      if (existing) return { answer: this.replayOf(existing, factura), replay: true };
+      return { answer: this.issueAlta(caller, factura, avisos, null), replay: false };
+    });
+    return this.withQr(outcome.answer, outcome.replay);
+  }
+
+  async subsanar(caller: Caller, body: VerifactuSubsanarBody): Promise<EmisionAnswer> {
+    const { subsanacion: _flag, rechazoPrevio, ...factura } = body;
+    const avisos = this.validate(factura, { rechazoPrevio });
+    admitIssuer(this.deps.issuers, caller, factura.emisor.nif, ['verifactu'], { newRegistration: false });
+    const print = fingerprint(body);
+    const outcome = await this.commit.run(() => {
+      const existing = this.findInvoice(caller, factura.emisor.nif, factura.cabecera.serie, factura.cabecera.numero, factura.cabecera.fechaExpedicion);
+      if (!existing || existing.sistemaFiscal !== 'verifactu' || existing.tipoFactura === null) throw invoiceNotFound();
+      if (existing.estadoFactura === 'anulada') throw invoiceStatusInvalid('La factura está anulada: no admite subsanación');
+      const last = this.deps.invoices.latestRegistro(existing.id, ['alta', 'subsanacion']);
+      if (last?.tipo === 'subsanacion' && JSON.parse(last.extra).fingerprint === print && existing.respuesta) {
+        return { answer: JSON.parse(existing.respuesta) as StoredEmision, replay: true };
+      }
+      const previo = rechazoPrevio ?? (existing.estadoEnvio === 'rechazada' ? 'S' : undefined);
+      return {
+        answer: this.issueAlta(caller, factura, avisos, { existing, rechazoPrevio: previo, fingerprint: print }),
+        replay: false,
+      };
+    });
+    return this.withQr(outcome.answer, outcome.replay);
+  }
+
+  async anular(caller: Caller, body: VerifactuAnularBody): Promise<AnulacionAnswer> {
+    const fa = body.facturaAnulada;
+    admitIssuer(this.deps.issuers, caller, fa.nifEmisor, ['verifactu'], { newRegistration: false });
+    return this.commit.run(() => {
+      const now = this.deps.clock.now();
+      const nowIso = now.toISOString();
+      const serie = fa.serie ?? '';
+      const numSerie = numSerieFactura(fa.serie, fa.numero);
+      let invoice = this.findInvoice(caller, fa.nifEmisor, fa.serie, fa.numero, fa.fechaExpedicion);
+      if (body.sinRegistroPrevio === true && invoice && invoice.tipoFactura !== null) throw invoiceExists();
+      if (body.sinRegistroPrevio !== true && (!invoice || invoice.tipoFactura === null)) throw invoiceNotFound();
+      if (invoice) {
+        const previous = this.deps.invoices.latestRegistro(invoice.id, ['anulacion']);
+        if (previous && previous.estado !== 'rechazada') {
+          const stored = JSON.parse(previous.extra).respuesta as AnulacionAnswer;
+          return { ...stored, data: { ...stored.data, estado: previous.estado, yaAnulada: true } };
+        }
+        const referrers = this.deps.invoices.liveReferrers(caller.entorno, fa.nifEmisor, numSerie, fa.fechaExpedicion);
+        if (referrers.length > 0) {
+          throw new EngineError(409, 'INVOICE_HAS_RECTIFICATIVAS', 'La factura tiene rectificativas o sustitutivas vigentes', {
+            details: {
+              rectificativas: referrers.map((r) => ({ idFactura: r.id, numeroFactura: r.numeroFactura, fechaExpedicion: r.fechaExpedicion })),
+            },
+          });
+        }
+      } else {
+        invoice = {
+          id: this.deps.ids.next('fac'),
+          accountId: caller.account.id,
+          entorno: caller.entorno,
+          nifEmisor: fa.nifEmisor,
+          sistemaFiscal: 'verifactu',
+          provincia: null,
+          serie,
+          numero: fa.numero,
+          fechaExpedicion: fa.fechaExpedicion,
+          numeroFactura: numSerie,
+          tipoFactura: null,
+          importeTotal: null,
+          cuotaTotal: null,
+          estadoFactura: null,
+          estadoEnvio: 'pendiente_proceso',
+          urlValidacion: null,
+          huella: null,
+          csvAeat: null,
+          idTbai: null,
+          idMaquina: body.idMaquina ?? null,
+          respuesta: null,
+          datos: null,
+          creadoEn: nowIso,
+          ultimaModificacion: nowIso,
+        };
+        this.deps.invoices.insertInvoice(invoice);
+      }
+      const rejectedBefore = invoice ? this.deps.invoices.latestRegistro(invoice.id, ['anulacion'])?.estado === 'rechazada' : false;
+      const chainKey = verifactuChainKey(caller.entorno, fa.nifEmisor);
+      const head = this.deps.invoices.chainHead<RegistroAnterior>(chainKey);
+      const rec = buildRegistroAnulacion({
+        facturaAnulada: fa,
+        anterior: head?.link ?? null,
+        generadoEn: now,
+        sistema: this.deps.sistema,
+        sinRegistroPrevio: body.sinRegistroPrevio === true,
+        ...(rejectedBefore ? { rechazoPrevio: 'S' as const } : {}),
+      });
+      const idRegistro = this.deps.ids.next('reg');
+      const answer: AnulacionAnswer = {
+        code: 'SUCCESS',
+        data: {
+          idFactura: invoice.id,
+          idRegistro,
+          numeroFactura: invoice.numeroFactura,
+          serie,
+          numero: fa.numero,
+          estado: 'pendiente',
+          creadoEn: nowIso,
+          huella: rec.huella,
+        },
+      };
+      const registro: RegistroRow = {
+        id: idRegistro,
+        invoiceId: invoice.id,
+        accountId: caller.account.id,
+        entorno: caller.entorno,
+        nifEmisor: fa.nifEmisor,
+        sistemaFiscal: 'verifactu',
+        tipo: 'anulacion',
+        estado: 'pendiente',
+        estadoEnvio: 'pendiente_proceso',
+        estadoEnvioFinal: null,
+        chainKey,
+        chainSeq: (head?.length ?? 0) + 1,
+        huella: rec.huella,
+        huellaAnterior: head?.link.huella ?? null,
+        fechaHoraHusoGenRegistro: rec.fechaHoraHusoGenRegistro,
+        xml: rec.xml,
+        codigoRespuesta: null,
+        descripcionRespuesta: null,
+        csvAeat: null,
+        idLote: null,
+        idMaquina: body.idMaquina ?? null,
+        extra: JSON.stringify({
+          respuesta: answer,
+          fechaExpedicion: fa.fechaExpedicion,
+          sinRegistroPrevio: body.sinRegistroPrevio === true,
+          rechazoPrevio: rejectedBefore ? 'S' : 'N',
+        }),
+        creadoEn: nowIso,
+        envioCompletadoEn: null,
+        ultimaModificacion: nowIso,
+      };
+      const link: RegistroAnterior = {
+        idEmisorFactura: fa.nifEmisor,
+        numSerieFactura: numSerie,
+        fechaExpedicionFactura: fa.fechaExpedicion,
+        huella: rec.huella,
+      };
+      this.deps.invoices.appendRegistro(registro, link);
+      this.deps.invoices.enqueueSubmission(registro, verifactuQueueKey(caller.entorno, fa.nifEmisor), nowIso);
+      this.deps.invoices.updateInvoice(invoice.id, { ultimaModificacion: nowIso });
+      return answer;
+    });
+  }
+
+  private findInvoice(caller: Caller, nif: string, serie: string | undefined, numero: string, fecha: string) {
+    return this.deps.invoices.findByIdentity({
+      entorno: caller.entorno,
+      nifEmisor: nif,
+      serie: serie ?? '',
+      numero,
+      fechaExpedicion: fecha,
+    });
+  }
+
+  /** Same identity: a replay when importeTotal and tipoFactura match, else 409. */
+  private replayOf(existing: InvoiceRow, factura: FacturaVerifactu): StoredEmision {
+    const conflicts: string[] = [];
+    if (existing.sistemaFiscal !== 'verifactu' || existing.tipoFactura === null || !existing.respuesta) {
+      throw identityConflict(['cabecera.numero']);
+    }
+    if (existing.importeTotal !== importeCanonico(factura.totales.importeTotal)) conflicts.push('totales.importeTotal');
+    if (existing.tipoFactura !== factura.cabecera.tipoFactura) conflicts.push('cabecera.tipoFactura');
+    if (conflicts.length > 0) throw identityConflict(conflicts);
+    return JSON.parse(existing.respuesta) as StoredEmision;
+  }
+
+  private issueAlta(
+    caller: Caller,
+    factura: FacturaVerifactu,
+    avisos: string[],
+    correction: { existing: InvoiceRow; rechazoPrevio: 'N' | 'S' | 'X' | undefined; fingerprint: string } | null,
+  ): StoredEmision {
+    const now = this.deps.clock.now();
+    const nowIso = now.toISOString();
+    const nif = factura.emisor.nif;
+    const chainKey = verifactuChainKey(caller.entorno, nif);
+    const head = this.deps.invoices.chainHead<RegistroAnterior>(chainKey);
+    const rec = buildRegistroAlta({
+      factura,
+      anterior: head?.link ?? null,
+      generadoEn: now,
+      sistema: this.deps.sistema,
+      ...(correction ? { subsanacion: { rechazoPrevio: correction.rechazoPrevio } } : {}),
+    });
+    const url = urlValidacion({
+      entorno: caller.entorno,
+      nif,
+      numSerie: rec.numSerieFactura,
+      fechaExpedicion: factura.cabecera.fechaExpedicion,
+      importeTotal: rec.importeTotal,
+    });
+    const idFactura = correction?.existing.id ?? this.deps.ids.next('fac');
+    const answer: StoredEmision = {
+      idFactura,
+      estado: 'pendiente_proceso',
+      numeroFactura: rec.numSerieFactura,
+      sistemaFiscal: 'verifactu',
+      entorno: caller.entorno,
+      huella: rec.huella,
+      fechaHoraHusoGenRegistro: rec.fechaHoraHusoGenRegistro,
+      urlValidacion: url,
+      ...(avisos.length > 0 ? { avisos } : {}),
+    };
+    const invoiceFields = {
+      tipoFactura: factura.cabecera.tipoFactura,
+      importeTotal: rec.importeTotal,
+      cuotaTotal: rec.cuotaTotal,
+      urlValidacion: url,
+      huella: rec.huella,
+      respuesta: JSON.stringify(answer),
+      datos: JSON.stringify(factura),
+      ultimaModificacion: nowIso,
+    };
+    if (correction) {
+      const registered = correction.existing.estadoFactura === 'registrada';
+      this.deps.invoices.updateInvoice(idFactura, {
+        ...invoiceFields,
+        estadoEnvio: registered ? correction.existing.estadoEnvio : 'pendiente_proceso',
+      });
+    } else {
+      this.deps.invoices.insertInvoice({
+        id: idFactura,
+        accountId: caller.account.id,
+        entorno: caller.entorno,
+        nifEmisor: nif,
+        sistemaFiscal: 'verifactu',
+        provincia: null,
+        serie: factura.cabecera.serie ?? '',
+        numero: factura.cabecera.numero,
+        fechaExpedicion: factura.cabecera.fechaExpedicion,
+        numeroFactura: rec.numSerieFactura,
+        estadoFactura: null,
+        estadoEnvio: 'pendiente_proceso',
+        csvAeat: null,
+        idTbai: null,
+        idMaquina: factura.idMaquina ?? null,
+        creadoEn: nowIso,
+        ...invoiceFields,
+      });
+      const ref = (f: { serie?: string | undefined; numero: string; fechaExpedicion: string }) => ({
+        numeroFactura: numSerieFactura(f.serie, f.numero),
+        fechaExpedicion: f.fechaExpedicion,
+      });
+      if (factura.facturasRectificadas) {
+        this.deps.invoices.insertRefs(idFactura, caller.entorno, nif, factura.facturasRectificadas.map(ref), 'rectificada');
+      }
+      if (factura.facturasSustituidas) {
+        this.deps.invoices.insertRefs(idFactura, caller.entorno, nif, factura.facturasSustituidas.map(ref), 'sustituida');
+      }
+    }
+    const registro: RegistroRow = {
+      id: this.deps.ids.next('reg'),
+      invoiceId: idFactura,
+      accountId: caller.account.id,
+      entorno: caller.entorno,
+      nifEmisor: nif,
+      sistemaFiscal: 'verifactu',
+      tipo: correction ? 'subsanacion' : 'alta',
+      estado: 'pendiente',
+      estadoEnvio: 'pendiente_proceso',
+      estadoEnvioFinal: null,
+      chainKey,
+      chainSeq: (head?.length ?? 0) + 1,
+      huella: rec.huella,
+      huellaAnterior: head?.link.huella ?? null,
+      fechaHoraHusoGenRegistro: rec.fechaHoraHusoGenRegistro,
+      xml: rec.xml,
+      codigoRespuesta: null,
+      descripcionRespuesta: null,
+      csvAeat: null,
+      idLote: null,
+      idMaquina: factura.idMaquina ?? null,
+      extra: JSON.stringify({
+        cuotaTotal: rec.cuotaTotal,
+        importeTotal: rec.importeTotal,
+        tipoFactura: factura.cabecera.tipoFactura,
+        esRectificativa: factura.cabecera.tipoFactura.startsWith('R'),
+        ...(factura.rectificativa ? { tipoRectificativa: factura.rectificativa.tipo } : {}),
+        ...(correction ? { fingerprint: correction.fingerprint, rechazoPrevio: correction.rechazoPrevio ?? 'N' } : {}),
+      }),
+      creadoEn: nowIso,
+      envioCompletadoEn: null,
+      ultimaModificacion: nowIso,
+    };
+    const link: RegistroAnterior = {
+      idEmisorFactura: nif,
+      numSerieFactura: rec.numSerieFactura,
+      fechaExpedicionFactura: factura.cabecera.fechaExpedicion,
+      huella: rec.huella,
+    };
+    this.deps.invoices.appendRegistro(registro, link);
+    this.deps.invoices.enqueueSubmission(registro, verifactuQueueKey(caller.entorno, nif), nowIso);
+    return answer;
+  }
+
+  private withQr(stored: StoredEmision, replay: boolean): EmisionAnswer {
+    return {
+      ...stored,
+      qrBase64: qrPng(stored.urlValidacion).toString('base64'),
+      ...(replay ? { yaExistente: true } : {}),
+    };
+  }
+}

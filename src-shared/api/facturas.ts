@@ -1,0 +1,133 @@
+import { z } from 'zod';
+import { sistemaFiscalSchema, timestampSchema } from './common';
+
+export const estadoFacturaSchema = z.enum(['registrada', 'anulada', 'rectificada']);
+export const estadoEnvioSchema = z.enum([
+  'pendiente_proceso',
+  'pendiente_envio',
+  'en_lote',
+  'en_cola',
+  'procesando',
+  'rechazada',
+  'aceptada_con_errores',
+  'desconocido',
+]);
+
+/** List item of GET /v1/facturas. */
+export const facturaListItemSchema = z.object({
+  idFactura: z.string(),
+  nifEmisor: z.string(),
+  numeroFactura: z.string(),
+  tipoFactura: z.string().optional(),
+  importeTotal: z.string().optional(),
+  cuotaTotal: z.string().optional(),
+  sistemaFiscal: sistemaFiscalSchema,
+  estadoFactura: estadoFacturaSchema.optional(),
+  estadoEnvio: estadoEnvioSchema.optional(),
+  fechaRegistro: timestampSchema,
+  ultimaModificacion: timestampSchema,
+  urlQr: z.string().optional(),
+  hashVerifactu: z.string().optional(),
+  csvAeat: z.string().optional(),
+  idTbai: z.string().optional(),
+});
+
+export const facturasListResponseSchema = z.object({
+  facturas: z.array(facturaListItemSchema),
+  total: z.number().int(),
+  nifEmisor: z.string(),
+  nombreEmisor: z.string(),
+  proximaPagina: z.string().nullable(),
+  filtros: z.record(z.string(), z.string()).optional(),
+});
+
+/** GET /v1/facturas/{id}/estado: `estadoFactura` null while submission has not concluded. */
+export const estadoFacturaResponseSchema = z.object({
+  idFactura: z.string(),
+  numeroFactura: z.string(),
+  estadoEnvio: estadoEnvioSchema.optional(),
+  estadoFactura: estadoFacturaSchema.nullable(),
+  csvAeat: z.string().optional(),
+  sistemaFiscal: sistemaFiscalSchema,
+  ultimaModificacion: timestampSchema,
+});
+
+export const tipoRegistroSchema = z.enum(['alta', 'subsanacion', 'anulacion']);
+export const estadoRegistroSchema = z.enum(['pendiente', 'procesando', 'aceptada', 'rechazada']);
+
+/** A billing record as the lists show it. */
+export const registroSchema = z.object({
+  idRegistro: z.string(),
+  idFactura: z.string(),
+  tipo: tipoRegistroSchema,
+  estado: estadoRegistroSchema,
+  estadoEnvio: estadoEnvioSchema.optional(),
+  estadoEnvioFinal: z.enum(['registrada', 'rechazada']).optional(),
+  codigoRespuestaAeat: z.string().optional(),
+  descripcionRespuestaAeat: z.string().optional(),
+  csvAeat: z.string().optional(),
+  creadoEn: timestampSchema,
+  envioCompletadoEn: timestampSchema.optional(),
+  idLote: z.string().optional(),
+  idMaquina: z.string().optional(),
+  huella: z.string().optional(),
+  numeroFactura: z.string(),
+  tipoRespuestaTbai: z.string().optional(),
+  codigoRespuestaTbai: z.string().optional(),
+  mensajeRespuestaTbai: z.string().optional(),
+  idRegistroTbai: z.string().optional(),
+  provincia: z.string().optional(),
+});
+
+/** Record detail: the list fields plus the detail extras of the spec. */
+export const registroDetalleSchema = registroSchema.extend({
+  cuotaTotal: z.string().optional(),
+  sistemaFiscal: sistemaFiscalSchema,
+  ultimaModificacion: timestampSchema,
+  esRectificativa: z.boolean().optional(),
+  tipoRectificativa: z.string().optional(),
+  fechaExpedicion: z.string().optional(),
+  sinRegistroPrevio: z.boolean().optional(),
+  rechazoPrevio: z.string().optional(),
+});
+
+export const registrosListResponseSchema = z.object({
+  registros: z.array(registroSchema),
+  total: z.number().int(),
+  nifEmisor: z.string(),
+  nombreEmisor: z.string(),
+  proximaPagina: z.string().nullable(),
+});
+
+/** The `factura` of the detail envelope; `estadoFactura: procesando` in the minimal view. */
+export const facturaDetalleSchema = z.object({
+  idFactura: z.string(),
+  nifEmisor: z.string(),
+  numeroFactura: z.string(),
+  serie: z.string(),
+  numero: z.string(),
+  fechaExpedicion: z.string(),
+  tipoFactura: z.string().optional(),
+  importeTotal: z.string().optional(),
+  cuotaTotal: z.string().optional(),
+  sistemaFiscal: sistemaFiscalSchema,
+  estadoFactura: z.union([estadoFacturaSchema, z.literal('procesando')]).optional(),
+  estadoEnvio: estadoEnvioSchema.optional(),
+  fechaRegistro: timestampSchema,
+  ultimaModificacion: timestampSchema,
+  urlValidacion: z.string().optional(),
+  urlQr: z.string().optional(),
+  hashVerifactu: z.string().optional(),
+  csvAeat: z.string().optional(),
+  idTbai: z.string().optional(),
+  provincia: z.string().optional(),
+  idMaquina: z.string().optional(),
+  descripcion: z.string().optional(),
+  destinatario: z.unknown().optional(),
+});
+
+export const facturaEnvelopeSchema = z.object({
+  factura: facturaDetalleSchema,
+  registros: z.array(registroDetalleSchema),
+  totalRegistros: z.number().int(),
+});

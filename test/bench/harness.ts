@@ -1,0 +1,83 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import autocannon from 'autocannon';
+
+export interface ServerHandle {
+  info: { url: string; key?: string; nif?: string; dataDir?: string; manageUrl?: string };
+  stop(): Promise<void>;
+}
+
+const here = import.meta.dirname;
+
+/** Starts `server-process.ts <mode>` and waits for its first line. */
+export async function startServer(mode: 'echo' | 'engine', extra: string[] = []): Promise<ServerHandle> {
+  const child: ChildProcess = spawn(
+    process.execPath,
+    ['--import', 'tsx', path.join(here, 'server-process.ts'), mode, ...extra],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  const lines = createInterface({ input: child.stdout! });
+  const first = await new Promise<string>((resolve, reject) => {
+    lines.once('line', resolve);
+    child.once('exit', (code) => reject(new Error(`${mode} server exited with ${code}`)));
+  });
+  return {
+    info: JSON.parse(first) as ServerHandle['info'],
+    stop: () =>
+      new Promise((resolve) => {
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
+  };
+}
+
+export interface LoadResult {
+  requestsPerSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+  non2xx: number;
+  errors: number;
+}
+
+export interface LoadOptions {
+  url: string;
+  method?: 'GET' | 'POST';
+  headers?: Record<string, string>;
+  /** A body per request (varied so issuing never replays). */
+  body?: (i: number) => string;
+  connections?: number;
+  seconds?: number;
+  /** Fixed offered load in req/s (for latency at a given rate); saturation when absent. */
+  rate?: number;
+}
+
+export async function load(options: LoadOptions): Promise<LoadResult> {
+  let counter = 0;
+  const result = await autocannon({
+    url: options.url,
+    method: options.method ?? 'GET',
+    headers: { 'content-type': 'application/json', ...options.headers },
+    connections: options.connections ?? 50,
+    duration: options.seconds ?? 5,
+    ...(options.rate ? { overallRate: options.rate } : {}),
+    ...(options.body
+      ? {
+          requests: [
+            {
+              setupRequest: (req: Record<string, unknown>) => ({ ...req, body: options.body!(counter++) }),
+            },
+          ],
+        }
+      : {}),
+  } as autocannon.Options);
+  return {
+    requestsPerSecond: Math.round(result.requests.average),
+    p50Ms: result.latency.p50,
+    p99Ms: result.latency.p99,
+    non2xx: result.non2xx,
+    errors: result.errors,
+  };
+}
+
+export const ratio = (a: number, b: number) => Math.round((a / b) * 1000) / 1000;

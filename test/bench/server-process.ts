@@ -1,0 +1,53 @@
+/**
+ * A server under measurement, in its own process so the load generator does not share its core.
+ * `echo`: a bare node:http JSON echo (the baseline). `engine`: the engine with a fresh data dir,
+ * limits raised, a demo account. Prints one JSON line with what the bench needs, then serves.
+ */
+import { mkdtempSync } from 'node:fs';
+import http from 'node:http';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { seedDemoAccount } from '../../engine/src/account/demo';
+import { createEngine } from '../../engine/src/index';
+import { silentLogger } from '../../engine/src/platform/logger';
+
+const mode = process.argv[2];
+
+if (mode === 'echo') {
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const body = chunks.length ? Buffer.concat(chunks).toString('utf8') : '{}';
+      const payload = JSON.stringify({ echo: JSON.parse(body || '{}'), at: new Date().toISOString() });
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) });
+      res.end(payload);
+    });
+  });
+  server.keepAliveTimeout = 65_000;
+  server.listen(0, '127.0.0.1', () => {
+    const address = server.address();
+    const port = typeof address === 'object' && address ? address.port : 0;
+    process.stdout.write(`${JSON.stringify({ url: `http://127.0.0.1:${port}` })}\n`);
+  });
+} else if (mode === 'engine') {
+  const dataDir = process.argv[3] ?? mkdtempSync(path.join(tmpdir(), 'bench-engine-'));
+  const unlimited = { rps: 1e9, burst: 1e9, monthlyQuota: 1e12 };
+  const engine = await createEngine({
+    dataDir,
+    logger: silentLogger,
+    limits: { test: unlimited, live: unlimited },
+    billingPort: 0,
+    managePort: 0,
+    panelPort: 0,
+  });
+  const keys = seedDemoAccount(engine.context);
+  const urls = await engine.start();
+  process.stdout.write(`${JSON.stringify({ url: urls.billing, manageUrl: urls.manage, key: keys?.test, nif: keys?.nifEmisor, dataDir })}\n`);
+  process.on('SIGTERM', () => {
+    void engine.stop().then(() => process.exit(0));
+  });
+} else {
+  process.stderr.write('usage: server-process.ts echo|engine [dataDir]\n');
+  process.exit(2);
+}
