@@ -6,6 +6,7 @@
 import { parseArgs } from 'node:util';
 import { entornoSchema, haciendaSchema } from '../../../src-shared/api/common';
 import { estadoCuentaSchema } from '../../../src-shared/api/cuenta';
+import { validateNif } from '../../../src-shared/nif';
 import { isKnownPlan } from '../account/plans';
 import { configFromEnv, resolveConfig } from '../config';
 import { buildContext, type EngineContext } from '../context';
@@ -33,6 +34,12 @@ function required(values: Record<string, string | undefined>, name: string): str
   const value = values[name];
   if (!value) fail(`--${name} is required`);
   return value;
+}
+
+function nifOption(values: Record<string, string | undefined>): string {
+  const checked = validateNif(required(values, 'nif'));
+  if (!checked.valid) fail(`--nif is not a valid Spanish tax ID: ${checked.reason}`);
+  return checked.normalized;
 }
 
 function optionalInt(value: string | undefined, name: string): number | undefined {
@@ -68,7 +75,7 @@ async function run(ctx: EngineContext, args: string[]): Promise<unknown> {
       return ctx.accounts.listAccounts();
     case 'account create':
       return ctx.accounts.createAccount({
-        nif: required(values, 'nif'),
+        nif: nifOption(values),
         nombre: required(values, 'nombre'),
         plan: plan ?? 'basico',
         limiteClientesTest: optionalInt(values['limite-test'], 'limite-test') ?? null,
@@ -115,7 +122,7 @@ async function run(ctx: EngineContext, args: string[]): Promise<unknown> {
       return ctx.issuers.create({
         accountId: required(values, 'account'),
         entorno: entorno.data,
-        nif: required(values, 'nif'),
+        nif: nifOption(values),
         nombre: required(values, 'nombre'),
         hacienda: hacienda.data,
       });

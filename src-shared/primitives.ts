@@ -1,0 +1,161 @@
+// Reusable string schemas of the HTTP contract (amounts, dates, plain text, identifiers).
+// zod only: this file is shared by the engine, the main process and the renderer.
+import { z } from 'zod';
+
+/** JSON type of a value, for error messages ("received number"). */
+function describeInput(input: unknown): string {
+  if (input === null) return 'null';
+  if (Array.isArray(input)) return 'array';
+  return typeof input;
+}
+
+function stringSchema(what: string) {
+  return z.string({
+    error: (issue) =>
+      issue.input === undefined ? 'Required' : `${what}: expected a string, received ${describeInput(issue.input)}`,
+  });
+}
+
+// ---------------------------------------------------------------- amounts
+
+/** Explains why a string is not a decimal amount with at most `maxDecimals` decimals. */
+function explainBadAmount(value: string, maxDecimals: number): string {
+  if (value.trim() !== value || value === '') return 'amount must be a non-empty decimal string without spaces';
+  if (/[eE]/.test(value)) return 'scientific notation is not allowed (write the digits, e.g. "1000.00")';
+  if (value.includes(',')) return 'use a dot as decimal separator, never a comma (e.g. "21.00")';
+  if (value.startsWith('+')) return 'a leading "+" is not allowed';
+  const m = /^-?(\d*)(?:\.(\d*))?$/.exec(value);
+  if (!m) return 'amount must contain only digits, an optional leading "-" and one dot';
+  const [, int = '', dec] = m;
+  if (int === '') return 'amount needs at least one digit before the dot';
+  if (int.length > 12) return 'amount allows at most 12 integer digits';
+  if (dec !== undefined && dec.length === 0) return 'a dot must be followed by at least one decimal';
+  return `amount allows at most ${maxDecimals} decimals`;
+}
+
+function decimalAmount(maxDecimals: number) {
+  const re = new RegExp(`^-?\\d{1,12}(?:\\.\\d{1,${maxDecimals}})?$`);
+  return stringSchema('amount (a decimal string such as "21.00", never a JSON number)').check((ctx) => {
+    if (!re.test(ctx.value)) {
+      ctx.issues.push({ code: 'custom', message: explainBadAmount(ctx.value, maxDecimals), input: ctx.value });
+    }
+  });
+}
+
+/** Amount: optional '-', 1–12 integer digits, up to 2 decimals, dot separator ("21", "21.0", "-5.50"). */
+export const importe = decimalAmount(2);
+/** Same as `importe` with up to 8 decimals (TicketBAI 1.2.2 line quantities and unit prices). */
+export const importe8 = decimalAmount(8);
+
+/** Percentage rate as the XSD's Tipo2.2Type: 1–3 integer digits, up to 2 decimals, never negative. */
+export const porcentaje = stringSchema('rate (a decimal string such as "21.00")').check((ctx) => {
+  if (!/^\d{1,3}(?:\.\d{1,2})?$/.test(ctx.value)) {
+    ctx.issues.push({
+      code: 'custom',
+      message: 'rate must be a non-negative decimal string with at most 3 integer digits and 2 decimals (e.g. "21.00")',
+      input: ctx.value,
+    });
+  }
+});
+
+export type Importe = z.infer<typeof importe>;
+export type Importe8 = z.infer<typeof importe8>;
+export type Porcentaje = z.infer<typeof porcentaje>;
+
+// ---------------------------------------------------------------- dates
+
+const DIAS_POR_MES = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31] as const;
+
+/** True when day-month-year is a real Gregorian calendar date. */
+export function esFechaReal(dia: number, mes: number, anio: number): boolean {
+  if (mes < 1 || mes > 12 || dia < 1 || anio < 1) return false;
+  const bisiesto = (anio % 4 === 0 && anio % 100 !== 0) || anio % 400 === 0;
+  const max = mes === 2 && bisiesto ? 29 : (DIAS_POR_MES[mes - 1] ?? 0);
+  return dia <= max;
+}
+
+/** Invoice date `dd-mm-aaaa`: two-digit day and month, four-digit year, a real calendar date. */
+export const fechaDdMmAaaa = stringSchema('date (dd-mm-aaaa)').check((ctx) => {
+  const m = /^(\d{2})-(\d{2})-(\d{4})$/.exec(ctx.value);
+  if (!m) {
+    ctx.issues.push({ code: 'custom', message: 'date must be dd-mm-aaaa (e.g. "05-03-2026")', input: ctx.value });
+  } else if (!esFechaReal(Number(m[1]), Number(m[2]), Number(m[3]))) {
+    ctx.issues.push({ code: 'custom', message: `${ctx.value} is not a calendar date`, input: ctx.value });
+  }
+});
+export type FechaDdMmAaaa = z.infer<typeof fechaDdMmAaaa>;
+
+// ---------------------------------------------------------------- text
+
+// Already-encoded entities (`&amp;`, `&#38;`, `&#x26;`, `&lt;`…): the engine escapes text itself,
+// so an entity in the input would be encoded twice. A bare `&` is plain text and fine.
+const ENTIDAD = /&(?:#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});/;
+// Characters XML 1.0 cannot carry: C0 controls other than tab/LF/CR, U+FFFE/U+FFFF, lone surrogates.
+const ILEGAL_XML =
+  /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** Length in Unicode code points, as the XSDs' maxLength counts. */
+function codePointLength(s: string): number {
+  let n = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0xd800 || c > 0xdbff) n++;
+  }
+  return n;
+}
+
+function explainBadTexto(value: string, max: number): string | null {
+  if (value.trim() === '') return 'must not be empty (omit the field instead)';
+  if (value.length > max && codePointLength(value) > max) return `at most ${max} characters`;
+  if (ILEGAL_XML.test(value)) return 'contains a character XML cannot carry (control character or lone surrogate)';
+  const entidad = ENTIDAD.exec(value);
+  if (entidad) return `contains the already-encoded entity "${entidad[0]}": send plain text (e.g. "&", not "&amp;")`;
+  return null;
+}
+
+/** Plain text up to `max` characters: no XML/HTML entities (double encoding), no XML-illegal characters. */
+export function textoPlano(max: number) {
+  return stringSchema('text').check((ctx) => {
+    const message = explainBadTexto(ctx.value, max);
+    if (message !== null) ctx.issues.push({ code: 'custom', message, input: ctx.value });
+  });
+}
+
+function asciiImprimible(what: string, max: number) {
+  return stringSchema(what).check((ctx) => {
+    const v = ctx.value;
+    if (v.length === 0) {
+      ctx.issues.push({ code: 'custom', message: 'must not be empty (omit the field instead)', input: v });
+    } else if (v.length > max) {
+      ctx.issues.push({ code: 'custom', message: `at most ${max} characters`, input: v });
+    } else if (!/^[\x20-\x7E]+$/.test(v)) {
+      ctx.issues.push({ code: 'custom', message: 'only printable ASCII characters (32–126) are allowed', input: v });
+    } else if (ENTIDAD.test(v)) {
+      ctx.issues.push({ code: 'custom', message: 'contains an already-encoded entity: send plain text', input: v });
+    } else if (v.trim() !== v) {
+      // The authority trims, so " A" and "A" would be the same invoice there but not here.
+      ctx.issues.push({ code: 'custom', message: 'must not start or end with spaces', input: v });
+    }
+  });
+}
+
+/** Invoice series: printable ASCII (AEAT code 1130), at most 60 characters. */
+export const serieFactura = asciiImprimible('serie', 60);
+/** Invoice number: printable ASCII (AEAT code 1130), at most 60 characters. */
+export const numeroFactura = asciiImprimible('numero', 60);
+
+/** Device / POS / process identifier: 1–64 characters of `A-Za-z0-9._-`. */
+export const idMaquina = stringSchema('idMaquina').regex(/^[A-Za-z0-9._-]{1,64}$/, {
+  error: 'idMaquina must be 1–64 characters of A-Z a-z 0-9 . _ -',
+});
+
+/** Tax ID shape only (9 upper-case letters or digits); the check digit is `nif.ts`'s job. */
+export const nifBasico = stringSchema('nif').regex(/^[A-Z0-9]{9}$/, {
+  error: 'NIF must be 9 upper-case letters or digits',
+});
+
+export type TextoPlano = z.infer<ReturnType<typeof textoPlano>>;
+export type SerieFactura = z.infer<typeof serieFactura>;
+export type NumeroFactura = z.infer<typeof numeroFactura>;
+export type IdMaquina = z.infer<typeof idMaquina>;
+export type NifBasico = z.infer<typeof nifBasico>;

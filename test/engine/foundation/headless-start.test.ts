@@ -1,0 +1,64 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { describe, expect, it } from 'vitest';
+
+const root = path.resolve(import.meta.dirname, '../../..');
+
+/** Runs the real headless start (`npm start`'s script) on free ports and a fresh data dir. */
+function startHeadless(dataDir: string) {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'engine/src/bin/serve.ts')], {
+    cwd: root,
+    env: { ...process.env, POS_DATA_DIR: dataDir, POS_BILLING_PORT: '0', POS_MANAGE_PORT: '0', POS_PANEL_PORT: '0', POS_EMULATOR_PORT: '0' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const output: string[] = [];
+  const ready = new Promise<void>((resolve, reject) => {
+    createInterface({ input: child.stdout }).on('line', (line) => {
+      output.push(line);
+      if (line === 'READY') resolve();
+    });
+    child.once('exit', (code) => reject(new Error(`exited ${code}: ${output.join('\n')}`)));
+  });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return { child, ready, exited, output };
+}
+
+describe('Headless start: npm start serves both APIs and writes demo-keys.json', () => {
+  it('seeds a demo account, prints URLs and keys, answers /v1/cuenta per key, and stops cleanly on SIGTERM', async () => {
+    const dataDir = mkdtempSync(path.join(tmpdir(), 'headless-'));
+    const run = startHeadless(dataDir);
+    await run.ready;
+    const file = path.join(dataDir, 'demo-keys.json');
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    const keys = JSON.parse(readFileSync(file, 'utf8')) as Record<string, string>;
+    expect(keys).toMatchObject({ nifEmisor: 'B12345674', test: expect.stringMatching(/^sk_test_/), live: expect.stringMatching(/^sk_live_/) });
+    expect(run.output.join('\n')).toContain(keys.test);
+    expect(run.output.join('\n')).toContain(keys.billingUrl);
+    expect(keys.panelUrl).toMatch(/\?token=/);
+
+    for (const entorno of ['test', 'live'] as const) {
+      const res = await fetch(`${keys.billingUrl}/v1/cuenta`, { headers: { 'x-api-key': keys[entorno]! } });
+      expect(res.status).toBe(200);
+      expect(((await res.json()) as { entorno: string }).entorno).toBe(entorno);
+    }
+    const manage = await fetch(`${keys.manageUrl}/openapi.json`);
+    expect(manage.status).toBe(200);
+    run.child.kill('SIGTERM');
+    expect(await run.exited).toBe(0);
+    // Logs go through electron-log into the data dir.
+    expect(readFileSync(path.join(dataDir, 'logs', 'engine.log'), 'utf8')).toContain('engine started');
+
+    // A second start on the same data dir keeps the demo keys.
+    const again = startHeadless(dataDir);
+    await again.ready;
+    const second = JSON.parse(readFileSync(file, 'utf8')) as Record<string, string>;
+    expect(second.test).toBe(keys.test);
+    const res = await fetch(`${second.billingUrl}/v1/cuenta`, { headers: { 'x-api-key': second.test! } });
+    expect(res.status).toBe(200);
+    again.child.kill('SIGINT');
+    expect(await again.exited).toBe(0);
+  });
+});
