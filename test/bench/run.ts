@@ -3,35 +3,74 @@
  * No thresholds: the goals are in DEVELOPERS.md and the issue notes say where we stand.
  */
 import { load, ratio, startServer } from './harness';
+import { benchVerifactuRecord } from './verifactu-record';
 
 interface Report {
   [name: string]: unknown;
 }
 
-async function httpBaseline(report: Report): Promise<number> {
+async function httpBaseline(report: Report): Promise<{ saturated: number; p99At250: number }> {
   const echo = await startServer('echo');
   try {
     const saturated = await load({ url: `${echo.info.url}/echo`, method: 'POST', body: (i) => JSON.stringify({ i }) });
     const at250 = await load({ url: `${echo.info.url}/echo`, method: 'POST', body: (i) => JSON.stringify({ i }), rate: 250, connections: 10 });
     report.echo = { saturated, at250 };
-    return saturated.requestsPerSecond;
+    return { saturated: saturated.requestsPerSecond, p99At250: at250.p99Ms };
   } finally {
     await echo.stop();
   }
 }
 
-async function cuenta(report: Report, echoRps: number): Promise<void> {
+async function cuenta(report: Report, echo: { saturated: number }): Promise<void> {
   const engine = await startServer('engine');
   try {
     const saturated = await load({ url: `${engine.info.url}/v1/cuenta`, headers: { 'x-api-key': engine.info.key ?? '' } });
-    report.cuenta = { saturated, ratioToEcho: ratio(saturated.requestsPerSecond, echoRps) };
+    report.cuenta = { saturated, ratioToEcho: ratio(saturated.requestsPerSecond, echo.saturated) };
   } finally {
     await engine.stop();
   }
 }
 
+/** A distinct simplified invoice per request, so every request is a new chained record. */
+function facturaBody(nif: string, run: string) {
+  return (i: number) =>
+    JSON.stringify({
+      version: '1.0',
+      emisor: { nif, nombre: 'COMERCIAL DEMO SL' },
+      cabecera: { serie: `B${run}-`, numero: String(i), fechaExpedicion: '20-11-2026', tipoFactura: 'F2', descripcion: 'Venta' },
+      detalleDesglose: [{ claveRegimen: '01', calificacionOperacion: 'S1', baseImponible: '10.00', tipoImpositivo: '21.00', cuotaRepercutida: '2.10' }],
+      totales: { cuotaTotal: '2.10', importeTotal: '12.10' },
+    });
+}
+
+async function verifactuCrear(report: Report, echo: { saturated: number; p99At250: number }): Promise<void> {
+  const engine = await startServer('engine');
+  try {
+    const url = `${engine.info.url}/v1/verifactu/crear`;
+    const headers = { 'x-api-key': engine.info.key ?? '' };
+    const saturated = await load({ url, method: 'POST', headers, body: facturaBody(engine.info.nif ?? '', 's') });
+    const at250 = await load({ url, method: 'POST', headers, body: facturaBody(engine.info.nif ?? '', 'r'), rate: 250, connections: 10 });
+    report.verifactuCrear = {
+      saturated,
+      at250,
+      ratioToEcho: ratio(saturated.requestsPerSecond, echo.saturated),
+      p99At250RatioToEcho: ratio(at250.p99Ms, Math.max(echo.p99At250, 1)),
+      goal: 'ratioToEcho >= 0.30, p99At250RatioToEcho <= 5',
+    };
+  } finally {
+    await engine.stop();
+  }
+}
+
+async function recordBuilding(report: Report): Promise<void> {
+  const result = await benchVerifactuRecord();
+  report.verifactuRecordInProcess = { ...result, goal: '>= 110000 records/s (public TypeScript peer ≈ 38000/s)' };
+}
+
 const only = process.argv[2];
 const report: Report = { machine: { node: process.version, cpus: (await import('node:os')).cpus().length } };
-const echoRps = await httpBaseline(report);
-if (!only || only === 'cuenta') await cuenta(report, echoRps);
+const echo = await httpBaseline(report);
+if (!only || only === 'cuenta') await cuenta(report, echo);
+if (!only || only === 'crear') await verifactuCrear(report, echo);
+if (!only || only === 'record') await recordBuilding(report);
 process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
