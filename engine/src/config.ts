@@ -1,5 +1,6 @@
 import path from 'node:path';
 import type { LimitsConfig } from './account/plans';
+import { DEFAULT_AEAT_EMULATOR_URL, type SubmissionConfig } from './submission/worker';
 import { systemClock, type Clock } from './platform/clock';
 import { randomIds, type IdGenerator } from './platform/ids';
 import type { Logger } from './platform/logger';
@@ -34,6 +35,10 @@ export interface EngineConfig {
   panelToken?: string;
   /** How often the quota counters are written to disk. */
   usageFlushMs?: number;
+  /** Filing with the authorities; AEAT endpoints default to the shipped emulator. */
+  submission?: Partial<Omit<SubmissionConfig, 'aeat'>> & { aeat?: Partial<SubmissionConfig['aeat']> };
+  /** Start the submission worker with the engine (tests drive it by hand when false). */
+  submitAutomatically?: boolean;
 }
 
 export const DEFAULT_SOFTWARE: SoftwareIdentity = {
@@ -60,6 +65,8 @@ export interface ResolvedConfig {
   limits: LimitsConfig;
   software: SoftwareIdentity;
   usageFlushMs: number;
+  submission: SubmissionConfig;
+  submitAutomatically: boolean;
 }
 
 export function resolveConfig(config: EngineConfig): ResolvedConfig {
@@ -76,6 +83,20 @@ export function resolveConfig(config: EngineConfig): ResolvedConfig {
     limits: config.limits ?? {},
     software: { ...DEFAULT_SOFTWARE, ...config.software },
     usageFlushMs: config.usageFlushMs ?? 1000,
+    submission: {
+      backoffBaseMs: 1000,
+      backoffMaxMs: 5 * 60_000,
+      incidenciaAfterSeconds: 240,
+      pollMs: 250,
+      parallelQueues: 4,
+      ...config.submission,
+      aeat: {
+        url: { test: DEFAULT_AEAT_EMULATOR_URL, live: DEFAULT_AEAT_EMULATOR_URL },
+        timeoutMs: 30_000,
+        ...config.submission?.aeat,
+      },
+    },
+    submitAutomatically: config.submitAutomatically ?? true,
   };
 }
 
@@ -88,7 +109,14 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): EngineConfi
     if (!Number.isInteger(n) || n < 0 || n > 65535) throw new Error(`${name} must be a port number`);
     return n;
   };
+  const emulatorPort = port('POS_EMULATOR_PORT', 8790);
+  const emulatorAeat = `http://127.0.0.1:${emulatorPort}/wlpl/TIKE-CONT/ws/SistemaFacturacion/VerifactuSOAP`;
   return {
+    submission: {
+      aeat: {
+        url: { test: env.POS_AEAT_URL_TEST ?? emulatorAeat, live: env.POS_AEAT_URL_LIVE ?? emulatorAeat },
+      },
+    },
     dataDir: env.POS_DATA_DIR ?? './data',
     host: env.POS_HOST ?? '127.0.0.1',
     billingPort: port('POS_BILLING_PORT', 8780),

@@ -9,6 +9,7 @@ import { CursorCodec } from './http/pagination';
 import { InvoiceStore } from './invoices/store';
 import { GroupCommit } from './issuing/group-commit';
 import type { Logger } from './platform/logger';
+import { SubmissionWorker } from './submission/worker';
 import type { SistemaInformatico } from './verifactu/registro';
 import { VerifactuIssuing } from './verifactu/service';
 
@@ -26,6 +27,7 @@ export interface EngineContext {
   cursors: CursorCodec;
   sistema: SistemaInformatico;
   verifactu: VerifactuIssuing;
+  submissions: SubmissionWorker;
   /** Addresses known once the servers listen (ports may be 0 in tests). */
   urls: { billing: string; manage: string; panel: string };
 }
@@ -36,6 +38,8 @@ export function buildContext(config: ResolvedConfig, db: Database, logger: Logge
   const issuers = new IssuerStore(db, clock, ids);
   const groupCommit = new GroupCommit(db);
   const sistema = sistemaInformatico(config, installValue(db, 'numeroInstalacion', () => ids.next('inst')));
+  const submissions = new SubmissionWorker(db, clock, ids, logger, config.submission);
+  groupCommit.afterCommit = () => submissions.wake();
   const cursors = new CursorCodec(installValue(db, 'cursorSecret', () => ids.secret(32)));
   return {
     config,
@@ -49,6 +53,7 @@ export function buildContext(config: ResolvedConfig, db: Database, logger: Logge
     cursors,
     sistema,
     verifactu: new VerifactuIssuing({ invoices, issuers, clock, ids, sistema, groupCommit }),
+    submissions,
     declarations: new DeclarationService(db, clock, ids, config.assetsDir, config.software),
     urls: {
       billing: `http://${config.host}:${config.billingPort}`,

@@ -64,12 +64,14 @@ export async function createEngine(input: EngineConfig): Promise<Engine> {
       ctx.urls.manage = await listen(apps.manage, config.managePort);
       ctx.urls.panel = await listen(apps.panel, config.panelPort);
       ctx.usage.startFlushing(config.usageFlushMs);
+      if (config.submitAutomatically) ctx.submissions.start();
       started = true;
       logger.info('engine started', { ...ctx.urls });
       return { ...ctx.urls };
     },
     async stop() {
       await Promise.all([apps.billing.close(), apps.manage.close(), apps.panel.close()]);
+      await ctx.submissions.stop();
       ctx.usage.stop();
       await db.close();
       if (started) logger.info('engine stopped');

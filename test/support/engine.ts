@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { LightMyRequestResponse } from 'fastify';
 import { seedDemoAccount } from '../../engine/src/account/demo';
 import type { LimitsConfig } from '../../engine/src/account/plans';
+import type { EngineConfig } from '../../engine/src/config';
 import { createEngine, type Engine } from '../../engine/src/index';
 import { ManualClock } from '../../engine/src/platform/clock';
 import { sequentialIds } from '../../engine/src/platform/ids';
@@ -31,6 +32,10 @@ export interface TestEngineOptions {
   limits?: LimitsConfig;
   dataDir?: string;
   seed?: boolean;
+  clock?: ManualClock;
+  /** Filing settings; the worker is driven by hand (`submissions.tick()`) unless submitAutomatically. */
+  submission?: EngineConfig['submission'];
+  submitAutomatically?: boolean;
 }
 
 /** Generous limits so tests that are not about limits never meet them. */
@@ -41,7 +46,7 @@ export const NO_LIMITS: LimitsConfig = {
 
 export async function makeTestEngine(options: TestEngineOptions = {}): Promise<TestEngine> {
   const dataDir = options.dataDir ?? mkdtempSync(path.join(tmpdir(), 'engine-test-'));
-  const clock = new ManualClock(options.now ?? '2026-11-20T10:00:00.000Z');
+  const clock = options.clock ?? new ManualClock(options.now ?? '2026-11-20T10:00:00.000Z');
   const engine = await createEngine({
     dataDir,
     clock,
@@ -52,6 +57,8 @@ export async function makeTestEngine(options: TestEngineOptions = {}): Promise<T
     billingPort: 0,
     managePort: 0,
     panelPort: 0,
+    submitAutomatically: options.submitAutomatically ?? false,
+    ...(options.submission ? { submission: options.submission } : {}),
   });
   const seeded = options.seed === false ? undefined : seedDemoAccount(engine.context);
   const keys = { test: seeded?.test ?? '', live: seeded?.live ?? '' };

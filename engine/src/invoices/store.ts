@@ -103,6 +103,7 @@ export class InvoiceStore {
         siguienteIntentoEn: now,
         ultimoError: null,
         creadoEn: now,
+        idLote: null,
       }),
     );
   }

@@ -76,8 +76,24 @@ function pad4(n: number): string {
   return n < 1000 ? String(n).padStart(4, '0') : String(n);
 }
 
+// Records issued in a burst share their second: remember the last one per zone.
+const lastSecond = new Map<string, { second: number; text: string }>();
+
 /** `YYYY-MM-DDThh:mm:ss±hh:mm` of `instant` in `zone` (seconds truncated). */
 export function fechaHoraHusoGenRegistro(instant: Date, zone = 'Europe/Madrid'): string {
+  const second = Math.floor(instant.getTime() / 1000);
+  const last = lastSecond.get(zone);
+  if (last !== undefined && last.second === second) return last.text;
+  const text = formatFechaHora(instant, zone);
+  if (last === undefined) lastSecond.set(zone, { second, text });
+  else {
+    last.second = second;
+    last.text = text;
+  }
+  return text;
+}
+
+function formatFechaHora(instant: Date, zone: string): string {
   const off = offsetMs(instant, zone);
   const local = new Date(instant.getTime() + off);
   const offMin = Math.round(off / MINUTE);

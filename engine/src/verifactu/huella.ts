@@ -1,7 +1,7 @@
 // Record hash (huella) per AEAT "Especificaciones técnicas para generación de la huella o hash":
 // SHA-256 over `Name=value&…` (UTF-8), values trimmed, an absent value written as `Name=`,
 // output as 64 upper-case hex characters. Values must be exactly the text written in the XML.
-import { createHash } from 'node:crypto';
+import * as crypto from 'node:crypto';
 
 export interface CamposHuellaAlta {
   IDEmisorFactura: string;
@@ -53,9 +53,11 @@ export function cadenaHuellaAnulacion(c: CamposHuellaAnulacion): string {
   );
 }
 
-function sha256Hex(text: string): string {
-  return createHash('sha256').update(text, 'utf8').digest('hex').toUpperCase();
-}
+// One-shot crypto.hash (Node ≥ 20.12) is twice as fast as createHash on these short strings.
+const sha256Hex: (text: string) => string =
+  typeof crypto.hash === 'function'
+    ? (text) => crypto.hash('sha256', text, 'hex').toUpperCase()
+    : (text) => crypto.createHash('sha256').update(text, 'utf8').digest('hex').toUpperCase();
 
 export function huellaAlta(campos: CamposHuellaAlta): string {
   return sha256Hex(cadenaHuellaAlta(campos));

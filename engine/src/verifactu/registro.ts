@@ -90,8 +90,18 @@ export interface RegistroAnulacionConstruido {
 
 // ---------------------------------------------------------------- XML pieces
 
+/** Element with free text: escaped. */
 function el(name: string, value: string): string {
   return '<sum1:' + name + '>' + escapeXml(value) + '</sum1:' + name + '>';
+}
+
+/**
+ * Element with a token that cannot hold XML metacharacters by construction: schema-validated NIFs,
+ * dates and codes, canonical amounts, generated hashes and timestamps. Skipping the scan matters
+ * on the hot path; anything else goes through el().
+ */
+function tok(name: string, value: string): string {
+  return '<sum1:' + name + '>' + value + '</sum1:' + name + '>';
 }
 
 /** NumSerieFactura: serie and numero concatenated, trimmed as AEAT stores it. */
@@ -102,11 +112,11 @@ export function numSerieFactura(serie: string | undefined, numero: string): stri
 function persona(p: Persona): string {
   let x = el('NombreRazon', p.nombre.trim());
   if (p.nif !== undefined) {
-    x += el('NIF', p.nif);
+    x += tok('NIF', p.nif);
   } else if (p.idOtro !== undefined) {
     x += '<sum1:IDOtro>';
-    if (p.idOtro.codigoPais !== undefined) x += el('CodigoPais', p.idOtro.codigoPais);
-    x += el('IDType', p.idOtro.idType) + el('ID', p.idOtro.id.trim()) + '</sum1:IDOtro>';
+    if (p.idOtro.codigoPais !== undefined) x += tok('CodigoPais', p.idOtro.codigoPais);
+    x += tok('IDType', p.idOtro.idType) + el('ID', p.idOtro.id.trim()) + '</sum1:IDOtro>';
   }
   return x;
 }
@@ -116,9 +126,9 @@ function facturasReferidas(tag: string, nif: string, facturas: readonly IdFactur
   for (const f of facturas) {
     x +=
       '<sum1:' + tag + '>' +
-      el('IDEmisorFactura', nif) +
+      tok('IDEmisorFactura', nif) +
       el('NumSerieFactura', numSerieFactura(f.serie, f.numero)) +
-      el('FechaExpedicionFactura', f.fechaExpedicion) +
+      tok('FechaExpedicionFactura', f.fechaExpedicion) +
       '</sum1:' + tag + '>';
   }
   return x;
@@ -190,18 +200,18 @@ export function buildRegistroAlta(input: BuildRegistroAltaInput): RegistroAltaCo
   let x =
     '<sum1:RegistroAlta xmlns:sum1="' + NS_SUMINISTRO_INFORMACION + '">' +
     '<sum1:IDVersion>1.0</sum1:IDVersion><sum1:IDFactura>' +
-    el('IDEmisorFactura', nif) +
+    tok('IDEmisorFactura', nif) +
     el('NumSerieFactura', numSerie) +
-    el('FechaExpedicionFactura', cab.fechaExpedicion) +
+    tok('FechaExpedicionFactura', cab.fechaExpedicion) +
     '</sum1:IDFactura>';
   if (f.aux !== undefined) x += el('RefExterna', f.aux.refExterna.trim());
   x += el('NombreRazonEmisor', (input.emisorNombre ?? f.emisor.nombre).trim());
   if (input.subsanacion !== undefined) {
     x += '<sum1:Subsanacion>S</sum1:Subsanacion>';
-    if (input.subsanacion.rechazoPrevio !== undefined) x += el('RechazoPrevio', input.subsanacion.rechazoPrevio);
+    if (input.subsanacion.rechazoPrevio !== undefined) x += tok('RechazoPrevio', input.subsanacion.rechazoPrevio);
   }
-  x += el('TipoFactura', cab.tipoFactura);
-  if (f.rectificativa !== undefined) x += el('TipoRectificativa', f.rectificativa.tipo);
+  x += tok('TipoFactura', cab.tipoFactura);
+  if (f.rectificativa !== undefined) x += tok('TipoRectificativa', f.rectificativa.tipo);
   if (f.facturasRectificadas !== undefined) {
     x += '<sum1:FacturasRectificadas>' + facturasReferidas('IDFacturaRectificada', nif, f.facturasRectificadas) + '</sum1:FacturasRectificadas>';
   }
@@ -210,16 +220,16 @@ export function buildRegistroAlta(input: BuildRegistroAltaInput): RegistroAltaCo
   }
   const imp = f.rectificativa?.importes;
   if (imp !== undefined) {
-    x += '<sum1:ImporteRectificacion>' + el('BaseRectificada', importeCanonico(imp.baseRectificada)) + el('CuotaRectificada', importeCanonico(imp.cuotaRectificada));
-    if (imp.cuotaRecargoRectificada !== undefined) x += el('CuotaRecargoRectificado', importeCanonico(imp.cuotaRecargoRectificada));
+    x += '<sum1:ImporteRectificacion>' + tok('BaseRectificada', importeCanonico(imp.baseRectificada)) + tok('CuotaRectificada', importeCanonico(imp.cuotaRectificada));
+    if (imp.cuotaRecargoRectificada !== undefined) x += tok('CuotaRecargoRectificado', importeCanonico(imp.cuotaRecargoRectificada));
     x += '</sum1:ImporteRectificacion>';
   }
-  if (cab.fechaOperacion !== undefined) x += el('FechaOperacion', cab.fechaOperacion);
+  if (cab.fechaOperacion !== undefined) x += tok('FechaOperacion', cab.fechaOperacion);
   x += el('DescripcionOperacion', cab.descripcion.trim());
   if (esp?.facturaSimplificadaArt7273 === true) x += '<sum1:FacturaSimplificadaArt7273>S</sum1:FacturaSimplificadaArt7273>';
   if (esp?.facturaSinIdentifDestinatarioArt61d === true) x += '<sum1:FacturaSinIdentifDestinatarioArt61d>S</sum1:FacturaSinIdentifDestinatarioArt61d>';
   if (esMacrodato(importeTotal)) x += '<sum1:Macrodato>S</sum1:Macrodato>';
-  if (esp?.emitidaPor !== undefined) x += el('EmitidaPorTerceroODestinatario', esp.emitidaPor);
+  if (esp?.emitidaPor !== undefined) x += tok('EmitidaPorTerceroODestinatario', esp.emitidaPor);
   if (esp?.tercero !== undefined) x += '<sum1:Tercero>' + persona(esp.tercero) + '</sum1:Tercero>';
   if (f.destinatario !== undefined) {
     x += '<sum1:Destinatarios><sum1:IDDestinatario>' + persona(f.destinatario) + '</sum1:IDDestinatario></sum1:Destinatarios>';
@@ -229,28 +239,28 @@ export function buildRegistroAlta(input: BuildRegistroAltaInput): RegistroAltaCo
   x += '<sum1:Desglose>';
   for (const d of f.detalleDesglose) {
     x += '<sum1:DetalleDesglose>';
-    if (d.impuesto !== undefined) x += el('Impuesto', d.impuesto);
-    if (d.claveRegimen !== undefined) x += el('ClaveRegimen', d.claveRegimen);
-    if (d.calificacionOperacion !== undefined) x += el('CalificacionOperacion', d.calificacionOperacion);
-    else if (d.operacionExenta !== undefined) x += el('OperacionExenta', d.operacionExenta);
-    if (d.tipoImpositivo !== undefined) x += el('TipoImpositivo', tipoCanonico(d.tipoImpositivo));
-    x += el('BaseImponibleOimporteNoSujeto', importeCanonico(d.baseImponible));
-    if (d.cuotaRepercutida !== undefined) x += el('CuotaRepercutida', importeCanonico(d.cuotaRepercutida));
-    if (d.tipoRecargoEquivalencia !== undefined) x += el('TipoRecargoEquivalencia', tipoCanonico(d.tipoRecargoEquivalencia));
-    if (d.cuotaRecargoEquivalencia !== undefined) x += el('CuotaRecargoEquivalencia', importeCanonico(d.cuotaRecargoEquivalencia));
+    if (d.impuesto !== undefined) x += tok('Impuesto', d.impuesto);
+    if (d.claveRegimen !== undefined) x += tok('ClaveRegimen', d.claveRegimen);
+    if (d.calificacionOperacion !== undefined) x += tok('CalificacionOperacion', d.calificacionOperacion);
+    else if (d.operacionExenta !== undefined) x += tok('OperacionExenta', d.operacionExenta);
+    if (d.tipoImpositivo !== undefined) x += tok('TipoImpositivo', tipoCanonico(d.tipoImpositivo));
+    x += tok('BaseImponibleOimporteNoSujeto', importeCanonico(d.baseImponible));
+    if (d.cuotaRepercutida !== undefined) x += tok('CuotaRepercutida', importeCanonico(d.cuotaRepercutida));
+    if (d.tipoRecargoEquivalencia !== undefined) x += tok('TipoRecargoEquivalencia', tipoCanonico(d.tipoRecargoEquivalencia));
+    if (d.cuotaRecargoEquivalencia !== undefined) x += tok('CuotaRecargoEquivalencia', importeCanonico(d.cuotaRecargoEquivalencia));
     x += '</sum1:DetalleDesglose>';
   }
   x += '</sum1:Desglose>';
 
   x +=
-    el('CuotaTotal', cuotaTotal) +
-    el('ImporteTotal', importeTotal) +
+    tok('CuotaTotal', cuotaTotal) +
+    tok('ImporteTotal', importeTotal) +
     encadenamiento(anterior) +
     sistemaInformatico(sistema) +
-    el('FechaHoraHusoGenRegistro', fechaHora);
+    tok('FechaHoraHusoGenRegistro', fechaHora);
   if (esp?.numRegistroAcuerdoFacturacion !== undefined) x += el('NumRegistroAcuerdoFacturacion', esp.numRegistroAcuerdoFacturacion.trim());
   if (esp?.idAcuerdoSistemaInformatico !== undefined) x += el('IdAcuerdoSistemaInformatico', esp.idAcuerdoSistemaInformatico.trim());
-  x += '<sum1:TipoHuella>01</sum1:TipoHuella>' + el('Huella', huella) + '</sum1:RegistroAlta>';
+  x += '<sum1:TipoHuella>01</sum1:TipoHuella>' + tok('Huella', huella) + '</sum1:RegistroAlta>';
 
   return {
     huella,
@@ -280,19 +290,19 @@ export function buildRegistroAnulacion(input: BuildRegistroAnulacionInput): Regi
   let x =
     '<sum1:RegistroAnulacion xmlns:sum1="' + NS_SUMINISTRO_INFORMACION + '">' +
     '<sum1:IDVersion>1.0</sum1:IDVersion><sum1:IDFactura>' +
-    el('IDEmisorFacturaAnulada', fa.nifEmisor) +
+    tok('IDEmisorFacturaAnulada', fa.nifEmisor) +
     el('NumSerieFacturaAnulada', numSerie) +
-    el('FechaExpedicionFacturaAnulada', fa.fechaExpedicion) +
+    tok('FechaExpedicionFacturaAnulada', fa.fechaExpedicion) +
     '</sum1:IDFactura>';
   if (input.refExterna !== undefined) x += el('RefExterna', input.refExterna.trim());
   if (input.sinRegistroPrevio === true) x += '<sum1:SinRegistroPrevio>S</sum1:SinRegistroPrevio>';
-  if (input.rechazoPrevio !== undefined) x += el('RechazoPrevio', input.rechazoPrevio);
+  if (input.rechazoPrevio !== undefined) x += tok('RechazoPrevio', input.rechazoPrevio);
   x +=
     encadenamiento(input.anterior) +
     sistemaInformatico(input.sistema) +
-    el('FechaHoraHusoGenRegistro', fechaHora) +
+    tok('FechaHoraHusoGenRegistro', fechaHora) +
     '<sum1:TipoHuella>01</sum1:TipoHuella>' +
-    el('Huella', huella) +
+    tok('Huella', huella) +
     '</sum1:RegistroAnulacion>';
 
   return { huella, fechaHoraHusoGenRegistro: fechaHora, numSerieFactura: numSerie, xml: x };

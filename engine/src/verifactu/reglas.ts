@@ -6,7 +6,7 @@
 //
 // Codes covered (errors):
 //   dates        1112 1133 1152 1134 1125 1173 1146 1147
-//   type/blocks  1114 1115 1183 1185 1157 1155 1159 1186 1187 1158 1188 1211 1232 1189 1190 1148 1149
+//   type/blocks  1114 1115 1183 1185 1157 1155 1159 1186 1158 1188 1211 1232 1189 1190 1148 1149
 //   parties      1111 1122 1126 1156 1191 1192 1205
 //   desglose     1245 1260 1246 1182 1199 1197 1198 1237 1238 1281 1284 1207 1208 1143 1142
 //                1124 1194 1235 1236 1127 1160 1162 1163 1164 1165 1166 1167 1168 1169
@@ -72,11 +72,24 @@ interface Vista {
   fechaRef: number;
   lineas: Linea[];
   claves: Set<string>;
+  // What the desglose contains, so that rules about absent features return at once (hot path).
+  conS2: boolean;
+  conNoSujeta: boolean;
+  conExenta: boolean;
+  conRecargo: boolean;
+  conOtroImpuesto: boolean;
+  /** Σ(BaseImponibleOimporteNoSujeto + CuotaRepercutida), the F2 limit's sum (1150). */
+  sumaBaseCuota: Decimal;
+  /** Σ(CuotaRepercutida + CuotaRecargoEquivalencia), CuotaTotal's sum (2006). */
+  sumaCuotas: Decimal;
+  /** Σ(Base + CuotaRepercutida + CuotaRecargoEquivalencia), ImporteTotal's sum (2005). */
+  sumaTotal: Decimal;
 }
 
 /** `dd-mm-aaaa` → yyyymmdd as an integer, so dates compare with < and >. */
 function ymd(fecha: string): number {
-  return Number(fecha.slice(6, 10)) * 10000 + Number(fecha.slice(3, 5)) * 100 + Number(fecha.slice(0, 2));
+  const d = (i: number) => fecha.charCodeAt(i) - 48;
+  return (d(6) * 1000 + d(7) * 100 + d(8) * 10 + d(9)) * 10000 + (d(3) * 10 + d(4)) * 100 + d(0) * 10 + d(1);
 }
 
 /** '7.5' → 750 (hundredths). Input is a validated Tipo2.2 string. */
@@ -91,11 +104,26 @@ function vista(f: FacturaVerifactu, ctx: ContextoReglas): Vista {
   const expedicion = ymd(f.cabecera.fechaExpedicion);
   const operacion = f.cabecera.fechaOperacion === undefined ? undefined : ymd(f.cabecera.fechaOperacion);
   const claves = new Set<string>();
+  let conS2 = false;
+  let conNoSujeta = false;
+  let conExenta = false;
+  let conRecargo = false;
+  let conOtroImpuesto = false;
+  // Sums start from the first value (not from zero): decimal.js work is the bulk of this module.
+  let bases: Decimal | undefined;
+  let cuotas: Decimal | undefined;
+  let recargos: Decimal | undefined;
   const lineas = f.detalleDesglose.map((d, i): Linea => {
     if (d.claveRegimen !== undefined) claves.add(d.claveRegimen);
-    return {
+    const c = d.calificacionOperacion;
+    if (c === 'S2') conS2 = true;
+    else if (c === 'N1' || c === 'N2') conNoSujeta = true;
+    if (d.operacionExenta !== undefined) conExenta = true;
+    if (d.tipoRecargoEquivalencia !== undefined || d.cuotaRecargoEquivalencia !== undefined) conRecargo = true;
+    if (d.impuesto === '02' || d.impuesto === '05') conOtroImpuesto = true;
+    const l: Linea = {
       d,
-      campo: `detalleDesglose[${i}]`,
+      campo: 'detalleDesglose[' + i + ']',
       iva: d.impuesto === undefined || d.impuesto === '01',
       ivaOIgic: d.impuesto === undefined || d.impuesto === '01' || d.impuesto === '03',
       base: dec(d.baseImponible),
@@ -104,8 +132,18 @@ function vista(f: FacturaVerifactu, ctx: ContextoReglas): Vista {
       tipo: d.tipoImpositivo === undefined ? undefined : centesimas(d.tipoImpositivo),
       tipoRecargo: d.tipoRecargoEquivalencia === undefined ? undefined : centesimas(d.tipoRecargoEquivalencia),
     };
+    bases = bases === undefined ? l.base : bases.plus(l.base);
+    if (l.cuota !== undefined) cuotas = cuotas === undefined ? l.cuota : cuotas.plus(l.cuota);
+    if (l.cuotaRecargo !== undefined) recargos = recargos === undefined ? l.cuotaRecargo : recargos.plus(l.cuotaRecargo);
+    return l;
   });
+  const sumaBases = bases ?? CERO; // detalleDesglose has at least one line; this is for the types
+  const sumaBaseCuota = cuotas === undefined ? sumaBases : sumaBases.plus(cuotas);
+  const sumaCuotas = recargos === undefined ? (cuotas ?? CERO) : cuotas === undefined ? recargos : cuotas.plus(recargos);
   return {
+    sumaBaseCuota,
+    sumaCuotas,
+    sumaTotal: recargos === undefined ? sumaBaseCuota : sumaBaseCuota.plus(recargos),
     f,
     tipo: f.cabecera.tipoFactura,
     ctx,
@@ -115,12 +153,18 @@ function vista(f: FacturaVerifactu, ctx: ContextoReglas): Vista {
     fechaRef: operacion ?? expedicion,
     lineas,
     claves,
+    conS2,
+    conNoSujeta,
+    conExenta,
+    conRecargo,
+    conOtroImpuesto,
   };
 }
 
 // ---------------------------------------------------------------- helpers
 
-type Report = (campo: string, detalle: string) => void;
+/** Reports a finding; `codigo` overrides the rule's own code for rules that group several. */
+type Report = (campo: string, detalle: string, codigo?: string) => void;
 
 interface Regla {
   codigo: string;
@@ -133,8 +177,26 @@ interface Regla {
 const CON_DESTINATARIO: ReadonlySet<TipoFactura> = new Set(['F1', 'F3', 'R1', 'R2', 'R3', 'R4']);
 const SIN_DESTINATARIO: ReadonlySet<TipoFactura> = new Set(['F2', 'R5']);
 const DIEZ_EUROS = dec('10');
+/** 10.00 € scaled by 10 000: 1142 compares cuota × 10 000 with base × rate in hundredths. */
+const DIEZ_EUROS_X10000 = dec('100000');
+const MENOS_DIEZ_EUROS_X10000 = dec('-100000');
+const DIEZ_MIL = dec('10000');
+// Rates take a handful of values: keep their Decimal (in hundredths) instead of converting each time.
+const tiposDecimal = new Map<number, Decimal>();
+function tipoDecimal(centesimasTipo: number): Decimal {
+  let d = tiposDecimal.get(centesimasTipo);
+  if (d === undefined) {
+    d = dec(String(centesimasTipo));
+    if (tiposDecimal.size < 1000) tiposDecimal.set(centesimasTipo, d);
+  }
+  return d;
+}
+const TIPOS_IVA = new Set([0, 200, 400, 500, 750, 1000, 2100]);
+const TIPOS_RECARGO = new Set([0, 26, 50, 62, 100, 140, 175, 520]);
+/** Keys for which AEAT does not check ImporteTotal against the desglose (§3.1.3.17). */
+const SIN_CONTROL_IMPORTE_TOTAL = ['03', '05', '06', '08', '09'] as const;
+const CAMPOS_CUOTA = ['tipoImpositivo', 'cuotaRepercutida', 'tipoRecargoEquivalencia', 'cuotaRecargoEquivalencia'] as const;
 const CERO = dec('0');
-const CIEN = dec('100');
 const LIMITE_F2_RD = dec('400');
 const LIMITE_F2 = dec('3000');
 const LIMITE_F2_AEAT = dec('3010'); // 3000.00 plus AEAT's 10.00 margin
@@ -189,12 +251,6 @@ function partes(v: Vista): Array<{ p: Persona; campo: string }> {
   const t = v.f.especial?.tercero;
   if (t !== undefined) out.push({ p: t, campo: 'especial.tercero' });
   return out;
-}
-
-function sumar(values: Array<Decimal | undefined>): Decimal {
-  let acc = CERO;
-  for (const x of values) if (x !== undefined) acc = acc.plus(x);
-  return acc;
 }
 
 // ---------------------------------------------------------------- the rules
@@ -275,6 +331,7 @@ const REGLAS: readonly Regla[] = [
     gravedad: 'error',
     regla: 'Si ClaveRegimen es 14, FechaOperacion es obligatoria y posterior a la fecha de expedición',
     comprobar(v, report) {
+      if (!v.claves.has('14')) return;
       if (!v.lineas.some((l) => l.ivaOIgic && l.d.claveRegimen === '14')) return;
       if (v.operacion === undefined || v.operacion <= v.expedicion) {
         report('cabecera.fechaOperacion', 'claveRegimen 14 needs a fechaOperacion after fechaExpedicion');
@@ -427,6 +484,7 @@ const REGLAS: readonly Regla[] = [
     gravedad: 'error',
     regla: 'El campo CodigoPais es obligatorio cuando IDType es distinto de 02',
     comprobar(v, report) {
+      if (v.f.destinatario?.idOtro === undefined && v.f.especial?.tercero?.idOtro === undefined) return;
       for (const { p, campo } of partes(v)) if (p.idOtro) comprobarIdOtro(p.idOtro, `${campo}.idOtro`, report, '1111');
     },
   },
@@ -435,6 +493,7 @@ const REGLAS: readonly Regla[] = [
     gravedad: 'error',
     regla: 'El campo CodigoPais indicado no coincide con los dos primeros dígitos del identificador',
     comprobar(v, report) {
+      if (v.f.destinatario?.idOtro === undefined && v.f.especial?.tercero?.idOtro === undefined) return;
       for (const { p, campo } of partes(v)) if (p.idOtro) comprobarIdOtro(p.idOtro, `${campo}.idOtro`, report, '1122');
     },
   },
@@ -501,6 +560,7 @@ const REGLAS: readonly Regla[] = [
     gravedad: 'error',
     regla: 'ClaveRegimen solo debe estar cumplimentado si Impuesto está vacío o es 01 o 03',
     comprobar(v, report) {
+      if (!v.conOtroImpuesto) return;
       lineas(v, 'todas', (l) => {
         if (!l.ivaOIgic && l.d.claveRegimen !== undefined) {
           report(`${l.campo}.claveRegimen`, `claveRegimen is not allowed for impuesto ${l.d.impuesto ?? ''}`);
@@ -513,6 +573,7 @@ const REGLAS: readonly Regla[] = [
     gravedad: 'error',
     regla: 'ClaveRegimen 21 (régimen simplificado) solo existe para IGIC (lista L8B)',
     comprobar(v, report) {
+      if (!v.claves.has('21')) return;
       lineas(v, 'iva', (l) => {
         if (l.d.claveRegimen === '21') report(`${l.campo}.claveRegimen`, 'claveRegimen 21 is only valid for IGIC (impuesto 03)');
       });
@@ -523,6 +584,7 @@ const REGLAS: readonly Regla[] = [
     gravedad: 'error',
     regla: 'Si ClaveRegimen es 02 (exportación), solo puede estar cumplimentado OperacionExenta',
     comprobar(v, report) {
+      if (!v.claves.has('02')) return;
       lineas(v, 'ivaOIgic', (l) => {
         if (l.d.claveRegimen === '02' && l.d.calificacionOperacion !== undefined) {
           report(`${l.campo}.calificacionOperacion`, 'claveRegimen 02 (export) needs operacionExenta, not calificacionOperacion');
@@ -535,6 +597,7 @@ const REGLAS: readonly Regla[] = [
     gravedad: 'error',
     regla: 'Si ClaveRegimen es 03, CalificacionOperacion sólo puede ser S1',
     comprobar(v, report) {
+      if (!v.claves.has('03')) return;
       lineas(v, 'ivaOIgic', (l) => {
         const c = l.d.calificacionOperacion;
         if (l.d.claveRegimen === '03' && c !== undefined && c !== 'S1') {
@@ -548,6 +611,7 @@ const REGLAS: readonly Regla[] = [
     gravedad: 'error',
     regla: 'Si ClaveRegimen es 04, CalificacionOperacion sólo puede ser S2 o bien OperacionExenta',
     comprobar(v, report) {
+      if (!v.claves.has('04')) return;
       lineas(v, 'ivaOIgic', (l) => {
         const c = l.d.calificacionOperacion;
         if (l.d.claveRegimen === '04' && c !== undefined && c !== 'S2') {
@@ -561,6 +625,7 @@ const REGLAS: readonly Regla[] = [
     gravedad: 'error',
     regla: 'Si ClaveRegimen es 06, TipoFactura no puede ser F2, F3, R5 y BaseImponibleACoste debe estar cumplimentado',
     comprobar(v, report) {
+      if (!v.claves.has('06')) return;
       lineas(v, 'ivaOIgic', (l) => {
         if (l.d.claveRegimen !== '06') return;
         if (v.tipo === 'F2' || v.tipo === 'F3' || v.tipo === 'R5') {
@@ -577,6 +642,7 @@ const REGLAS: readonly Regla[] = [
     gravedad: 'error',
     regla: 'Si ClaveRegimen es 07, OperacionExenta no puede ser E2–E5 y CalificacionOperacion no puede ser S2, N1, N2',
     comprobar(v, report) {
+      if (!v.claves.has('07')) return;
       lineas(v, 'ivaOIgic', (l) => {
         if (l.d.claveRegimen !== '07') return;
         const c = l.d.calificacionOperacion;
@@ -593,6 +659,7 @@ const REGLAS: readonly Regla[] = [
     gravedad: 'error',
     regla: 'Si ClaveRegimen es 08, CalificacionOperacion tiene que ser N2 e ir siempre informado',
     comprobar(v, report) {
+      if (!v.claves.has('08')) return;
       lineas(v, 'ivaOIgic', (l) => {
         if (l.d.claveRegimen === '08' && l.d.calificacionOperacion !== 'N2') {
           report(`${l.campo}.calificacionOperacion`, 'claveRegimen 08 needs calificacionOperacion N2');
@@ -605,6 +672,7 @@ const REGLAS: readonly Regla[] = [
     gravedad: 'error',
     regla: 'Si ClaveRegimen es 10, CalificacionOperacion N1, TipoFactura F1 y destinatarios identificados por NIF',
     comprobar(v, report) {
+      if (!v.claves.has('10')) return;
       lineas(v, 'ivaOIgic', (l) => {
         if (l.d.claveRegimen !== '10') return;
         if (l.d.calificacionOperacion !== 'N1') {
@@ -622,6 +690,7 @@ const REGLAS: readonly Regla[] = [
     gravedad: 'error',
     regla: 'Si ClaveRegimen es 11, TipoImpositivo ha de ser 21%',
     comprobar(v, report) {
+      if (!v.claves.has('11')) return;
       lineas(v, 'iva', (l) => {
         if (l.d.claveRegimen === '11' && l.tipo !== undefined && l.tipo !== 2100) {
           report(`${l.campo}.tipoImpositivo`, 'claveRegimen 11 (business premises rental) needs tipoImpositivo 21');
@@ -634,6 +703,7 @@ const REGLAS: readonly Regla[] = [
     gravedad: 'error',
     regla: 'Si ClaveRegimen es 14, TipoFactura debe ser F1, R1, R2, R3 o R4',
     comprobar(v, report) {
+      if (!v.claves.has('14')) return;
       const ok = v.tipo === 'F1' || v.tipo === 'R1' || v.tipo === 'R2' || v.tipo === 'R3' || v.tipo === 'R4';
       if (!ok && v.lineas.some((l) => l.ivaOIgic && l.d.claveRegimen === '14')) {
         report('cabecera.tipoFactura', `claveRegimen 14 is not allowed for tipoFactura ${v.tipo}`);
@@ -645,6 +715,7 @@ const REGLAS: readonly Regla[] = [
     gravedad: 'error',
     regla: 'Si ClaveRegimen es 14, los destinatarios se identifican por NIF que comienza por P, Q, S o V',
     comprobar(v, report) {
+      if (!v.claves.has('14')) return;
       if (!v.lineas.some((l) => l.ivaOIgic && l.d.claveRegimen === '14')) return;
       const d = v.f.destinatario;
       if (d !== undefined && (d.nif === undefined || !'PQSV'.includes(d.nif.charAt(0)))) {
@@ -659,6 +730,7 @@ const REGLAS: readonly Regla[] = [
     gravedad: 'error',
     regla: 'Con IVA, OperacionExenta debe estar en la lista L10 (E1–E6); E7 y E8 solo con IGIC',
     comprobar(v, report) {
+      if (!v.conExenta) return;
       lineas(v, 'todas', (l) => {
         const e = l.d.operacionExenta;
         if ((e === 'E7' || e === 'E8') && l.d.impuesto !== '03') {
@@ -672,6 +744,7 @@ const REGLAS: readonly Regla[] = [
     gravedad: 'error',
     regla: 'Si ClaveRegimen es 01 no pueden marcarse las OperacionExenta E2, E3',
     comprobar(v, report) {
+      if (!v.conExenta) return;
       lineas(v, 'ivaOIgic', (l) => {
         const e = l.d.operacionExenta;
         if (l.d.claveRegimen === '01' && (e === 'E2' || e === 'E3')) {
@@ -685,6 +758,7 @@ const REGLAS: readonly Regla[] = [
     gravedad: 'error',
     regla: 'Si CalificacionOperacion es S2, TipoFactura solo puede ser F1, F3, R1, R2, R3 y R4',
     comprobar(v, report) {
+      if (!v.conS2) return;
       lineas(v, 'todas', (l) => {
         if (l.d.calificacionOperacion === 'S2' && !CON_DESTINATARIO.has(v.tipo)) {
           report(`${l.campo}.calificacionOperacion`, `S2 (reverse charge) is not allowed for tipoFactura ${v.tipo}`);
@@ -697,6 +771,7 @@ const REGLAS: readonly Regla[] = [
     gravedad: 'error',
     regla: 'Si CalificacionOperacion es S2, TipoImpositivo y CuotaRepercutida deberán tener valor 0',
     comprobar(v, report) {
+      if (!v.conS2) return;
       lineas(v, 'todas', (l) => {
         if (l.d.calificacionOperacion !== 'S2') return;
         if (l.tipo !== 0) report(`${l.campo}.tipoImpositivo`, 'S2 (reverse charge) needs tipoImpositivo "0"');
@@ -711,10 +786,11 @@ const REGLAS: readonly Regla[] = [
     gravedad: 'error',
     regla: 'Si CalificacionOperacion es N1/N2 e Impuesto IVA, no se informan TipoImpositivo, CuotaRepercutida, TipoRecargoEquivalencia ni CuotaRecargoEquivalencia',
     comprobar(v, report) {
+      if (!v.conNoSujeta) return;
       lineas(v, 'iva', (l) => {
         const c = l.d.calificacionOperacion;
         if (c !== 'N1' && c !== 'N2') return;
-        for (const k of ['tipoImpositivo', 'cuotaRepercutida', 'tipoRecargoEquivalencia', 'cuotaRecargoEquivalencia'] as const) {
+        for (const k of CAMPOS_CUOTA) {
           if (l.d[k] !== undefined) report(`${l.campo}.${k}`, `${k} must be absent on a ${c} (not subject) line`);
         }
       });
@@ -725,9 +801,10 @@ const REGLAS: readonly Regla[] = [
     gravedad: 'error',
     regla: 'Si la operación es exenta no se puede informar TipoImpositivo, CuotaRepercutida, TipoRecargoEquivalencia ni CuotaRecargoEquivalencia',
     comprobar(v, report) {
+      if (!v.conExenta) return;
       lineas(v, 'todas', (l) => {
         if (l.d.operacionExenta === undefined) return;
-        for (const k of ['tipoImpositivo', 'cuotaRepercutida', 'tipoRecargoEquivalencia', 'cuotaRecargoEquivalencia'] as const) {
+        for (const k of CAMPOS_CUOTA) {
           if (l.d[k] !== undefined) report(`${l.campo}.${k}`, `${k} must be absent on an exempt (${l.d.operacionExenta}) line`);
         }
       });
@@ -738,6 +815,7 @@ const REGLAS: readonly Regla[] = [
     gravedad: 'error',
     regla: 'Solo se puede cumplimentar TipoRecargoEquivalencia y CuotaRecargoEquivalencia cuando CalificacionOperacion es S1',
     comprobar(v, report) {
+      if (!v.conRecargo) return;
       lineas(v, 'todas', (l) => {
         const c = l.d.calificacionOperacion;
         if (c === undefined || c === 'S1') return;
@@ -751,6 +829,7 @@ const REGLAS: readonly Regla[] = [
     gravedad: 'error',
     regla: 'Si se informa TipoRecargoEquivalencia también se debe informar CuotaRecargoEquivalencia y viceversa',
     comprobar(v, report) {
+      if (!v.conRecargo) return;
       lineas(v, 'todas', (l) => {
         if (l.d.tipoRecargoEquivalencia !== undefined && l.d.cuotaRecargoEquivalencia === undefined) {
           report(`${l.campo}.cuotaRecargoEquivalencia`, 'tipoRecargoEquivalencia needs cuotaRecargoEquivalencia');
@@ -806,9 +885,11 @@ const REGLAS: readonly Regla[] = [
     comprobar(v, report) {
       if (!cuotaSeValida(v)) return;
       lineas(v, 'todas', (l) => {
-        if (l.d.calificacionOperacion !== 'S1' || l.cuota === undefined || l.d.tipoImpositivo === undefined) return;
-        const esperada = l.base.times(dec(l.d.tipoImpositivo)).dividedBy(CIEN);
-        if (l.cuota.minus(esperada).abs().greaterThan(DIEZ_EUROS)) {
+        if (l.d.calificacionOperacion !== 'S1' || l.cuota === undefined || l.tipo === undefined) return;
+        // |cuota − base × tipo / 100| > 10, scaled by 10 000 to stay in exact products (tipo in hundredths).
+        const diff = l.cuota.times(DIEZ_MIL).minus(l.base.times(tipoDecimal(l.tipo)));
+        if (diff.greaterThan(DIEZ_EUROS_X10000) || diff.lessThan(MENOS_DIEZ_EUROS_X10000)) {
+          const esperada = l.base.times(tipoDecimal(l.tipo)).dividedBy(DIEZ_MIL);
           report(
             `${l.campo}.cuotaRepercutida`,
             `cuotaRepercutida ${l.d.cuotaRepercutida ?? ''} differs by more than 10.00 from base × tipo = ${esperada.toFixed(2)}`,
@@ -826,7 +907,7 @@ const REGLAS: readonly Regla[] = [
     comprobar(v, report) {
       lineas(v, 'iva', (l) => {
         if (l.d.calificacionOperacion !== 'S1' || l.tipo === undefined) return;
-        if (![0, 200, 400, 500, 750, 1000, 2100].includes(l.tipo)) {
+        if (!TIPOS_IVA.has(l.tipo)) {
           report(`${l.campo}.tipoImpositivo`, `IVA rate ${fmtTipo(l.tipo)} % does not exist (0, 2, 4, 5, 7.5, 10, 21)`);
         }
       });
@@ -862,9 +943,10 @@ const REGLAS: readonly Regla[] = [
     gravedad: 'error',
     regla: 'Con IVA y S1 solo se permiten TipoRecargoEquivalencia 0, 0,26, 0,5, 0,62, 1, 1,4, 1,75 y 5,2',
     comprobar(v, report) {
+      if (!v.conRecargo) return;
       lineas(v, 'iva', (l) => {
         if (l.d.calificacionOperacion !== 'S1' || l.tipoRecargo === undefined) return;
-        if (![0, 26, 50, 62, 100, 140, 175, 520].includes(l.tipoRecargo)) {
+        if (!TIPOS_RECARGO.has(l.tipoRecargo)) {
           report(`${l.campo}.tipoRecargoEquivalencia`, `recargo rate ${fmtTipo(l.tipoRecargo)} % does not exist`);
         }
       });
@@ -875,13 +957,15 @@ const REGLAS: readonly Regla[] = [
     gravedad: 'error',
     regla: 'TipoRecargoEquivalencia según TipoImpositivo: 21→5,2 ó 1,75; 10→1,4; 7,5→1; 5→0,5 (≤2022) ó 0,62 (2023–30-9-2024); 4→0,5; 2→0,26; 0→0 (2023–30-9-2024)',
     comprobar(v, report) {
+      if (!v.conRecargo) return;
       lineas(v, 'iva', (l) => {
         if (l.d.calificacionOperacion !== 'S1' || l.tipo === undefined || l.tipoRecargo === undefined) return;
         const permitidos = recargosPermitidos(l.tipo, v.fechaRef);
         if (permitidos !== null && !permitidos.codes.includes(l.tipoRecargo)) {
           report(
             `${l.campo}.tipoRecargoEquivalencia`,
-            `(${permitidos.codigo}) with tipoImpositivo ${fmtTipo(l.tipo)} the recargo must be ${permitidos.codes.map(fmtTipo).join(' or ')}`,
+            `with tipoImpositivo ${fmtTipo(l.tipo)} the recargo must be ${permitidos.codes.map(fmtTipo).join(' or ')}`,
+            permitidos.codigo,
           );
         }
       });
@@ -897,7 +981,7 @@ const REGLAS: readonly Regla[] = [
       if (v.tipo !== 'F2') return;
       const e = v.f.especial;
       if (e?.numRegistroAcuerdoFacturacion !== undefined || e?.facturaSinIdentifDestinatarioArt61d === true) return;
-      const suma = sumar(v.lineas.flatMap((l) => [l.base, l.cuota]));
+      const suma = v.sumaBaseCuota;
       if (suma.greaterThan(LIMITE_F2_AEAT)) {
         report('totales.importeTotal', `a simplified invoice (F2) cannot exceed 3000.00; its lines add up to ${suma.toFixed(2)}`);
       }
@@ -928,15 +1012,17 @@ const REGLAS: readonly Regla[] = [
     gravedad: 'aviso',
     regla: 'ImporteTotal = Σ(BaseImponibleOimporteNoSujeto + CuotaRepercutida + CuotaRecargoEquivalencia) ± 10,00 € (no aplica a claves 03, 05, 06, 08, 09)',
     comprobar(v, report) {
-      for (const k of ['03', '05', '06', '08', '09']) if (v.claves.has(k)) return;
-      const suma = sumar(v.lineas.flatMap((l) => [l.base, l.cuota, l.cuotaRecargo]));
-      const diff = dec(v.f.totales.importeTotal).minus(suma).abs();
+      for (const k of SIN_CONTROL_IMPORTE_TOTAL) if (v.claves.has(k)) return;
+      const suma = v.sumaTotal;
+      const delta = dec(v.f.totales.importeTotal).minus(suma);
+      if (delta.isZero()) return;
+      const diff = delta.abs();
       if (diff.greaterThan(DIEZ_EUROS)) {
         report(
           'totales.importeTotal',
           `AEAT 2005: importeTotal ${v.f.totales.importeTotal} differs by ${diff.toFixed(2)} from the sum of the desglose (${suma.toFixed(2)}); AEAT accepts the record with errors and it must be corrected (subsanar)`,
         );
-      } else if (!diff.isZero()) {
+      } else {
         report(
           'totales.importeTotal',
           `importeTotal ${v.f.totales.importeTotal} differs by ${diff.toFixed(2)} from the sum of the desglose (${suma.toFixed(2)}); within AEAT's 10.00 tolerance (code 2005 beyond it)`,
@@ -949,14 +1035,16 @@ const REGLAS: readonly Regla[] = [
     gravedad: 'aviso',
     regla: 'CuotaTotal = Σ(CuotaRepercutida + CuotaRecargoEquivalencia) ± 10,00 €',
     comprobar(v, report) {
-      const suma = sumar(v.lineas.flatMap((l) => [l.cuota, l.cuotaRecargo]));
-      const diff = dec(v.f.totales.cuotaTotal).minus(suma).abs();
+      const suma = v.sumaCuotas;
+      const delta = dec(v.f.totales.cuotaTotal).minus(suma);
+      if (delta.isZero()) return;
+      const diff = delta.abs();
       if (diff.greaterThan(DIEZ_EUROS)) {
         report(
           'totales.cuotaTotal',
           `AEAT 2006: cuotaTotal ${v.f.totales.cuotaTotal} differs by ${diff.toFixed(2)} from the sum of the cuotas (${suma.toFixed(2)}); AEAT accepts the record with errors and it must be corrected (subsanar)`,
         );
-      } else if (!diff.isZero()) {
+      } else {
         report(
           'totales.cuotaTotal',
           `cuotaTotal ${v.f.totales.cuotaTotal} differs by ${diff.toFixed(2)} from the sum of the cuotas (${suma.toFixed(2)}); within AEAT's 10.00 tolerance (code 2006 beyond it)`,
@@ -1014,17 +1102,20 @@ export function validarAlta(factura: FacturaVerifactu, ctx: ContextoReglas): Res
   const errors: ErrorRegla[] = [];
   const avisos: string[] = [];
   const camposConError = new Set<string>();
-  for (const r of REGLAS) {
-    if (r.gravedad === 'error') {
-      r.comprobar(v, (campo, detalle) => {
-        if (camposConError.has(campo)) return;
-        camposConError.add(campo);
-        errors.push({ campo, codigo: r.codigo, message: `${detalle} (AEAT ${r.codigo})` });
-      });
-    } else {
+  let regla = REGLAS[0] as Regla;
+  // One report function for the whole run (hot path): it reads the rule being checked.
+  const report: Report = (campo, detalle, codigo = regla.codigo) => {
+    if (regla.gravedad === 'aviso') {
       // Aviso texts name their AEAT code (or legal reference) themselves.
-      r.comprobar(v, (campo, detalle) => avisos.push(`${campo}: ${detalle}`));
+      avisos.push(campo + ': ' + detalle);
+    } else if (!camposConError.has(campo)) {
+      camposConError.add(campo);
+      errors.push({ campo, codigo, message: `${detalle} (AEAT ${codigo})` });
     }
+  };
+  for (const r of REGLAS) {
+    regla = r;
+    r.comprobar(v, report);
   }
   return { errors, avisos };
 }

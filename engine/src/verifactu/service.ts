@@ -9,7 +9,7 @@ import type { IssuerStore } from '../clients/store';
 import type { RegistroRow, InvoiceStore, InvoiceRow } from '../invoices/store';
 import { EngineError } from '../http/errors';
 import type { Caller } from '../http/auth';
-import { GroupCommit } from '../issuing/group-commit';
+import type { GroupCommit } from '../issuing/group-commit';
 import { admitIssuer } from '../issuing/issuer-gate';
 import type { Clock } from '../platform/clock';
 import type { IdGenerator } from '../platform/ids';
@@ -54,6 +54,12 @@ const invoiceNotFound = () =>
 const invoiceExists = () =>
   new EngineError(409, 'INVOICE_EXISTS', 'La factura consta registrada: no puede anularse sin registro previo');
 const invoiceStatusInvalid = (message: string) => new EngineError(409, 'INVOICE_STATUS_INVALID', message);
+
+const RECHAZO_PREVIO_MOTIVO = {
+  N: 'sin rechazo previo',
+  S: 'la subsanación anterior fue rechazada',
+  X: 'la AEAT no tiene registro de esta factura',
+} as const;
 
 /** One chain per (environment, issuer) in VeriFactu; the devices issue adds per-device chains. */
 export function verifactuChainKey(entorno: string, nif: string): string {
@@ -127,9 +133,13 @@ export class VerifactuIssuing {
       if (last?.tipo === 'subsanacion' && JSON.parse(last.extra).fingerprint === print && existing.respuesta) {
         return { answer: JSON.parse(existing.respuesta) as StoredEmision, replay: true };
       }
-      const previo = rechazoPrevio ?? (existing.estadoEnvio === 'rechazada' ? 'S' : undefined);
+      const previo = this.rechazoPrevioFor(existing);
+      const ajustes =
+        rechazoPrevio !== undefined && rechazoPrevio !== previo
+          ? [`rechazoPrevio: se envía ${previo} (${RECHAZO_PREVIO_MOTIVO[previo]}), no ${rechazoPrevio}`]
+          : [];
       return {
-        answer: this.issueAlta(caller, factura, avisos, { existing, rechazoPrevio: previo, fingerprint: print }),
+        answer: this.issueAlta(caller, factura, [...avisos, ...ajustes], { existing, rechazoPrevio: previo, fingerprint: print }),
         replay: false,
       };
     });
@@ -258,6 +268,20 @@ export class VerifactuIssuing {
       this.deps.invoices.updateInvoice(invoice.id, { ultimaModificacion: nowIso });
       return answer;
     });
+  }
+
+  /**
+   * RechazoPrevio from our own records (AEAT annex 5.1): X when AEAT holds nothing for the key
+   * because every alta so far was rejected; S when the invoice is registered and the last
+   * correction was rejected; N otherwise. A different value from the client is corrected and
+   * said in `avisos`, since AEAT would reject it (3000/3002).
+   */
+  private rechazoPrevioFor(invoice: InvoiceRow): 'N' | 'S' | 'X' {
+    const registros = this.deps.invoices.registrosOf(invoice.id).filter((r) => r.tipo !== 'anulacion');
+    const accepted = registros.some((r) => r.estado === 'aceptada');
+    const last = registros[0];
+    if (!accepted) return last?.estado === 'rechazada' ? 'X' : 'N';
+    return last?.estado === 'rechazada' ? 'S' : 'N';
   }
 
   private findInvoice(caller: Caller, nif: string, serie: string | undefined, numero: string, fecha: string) {

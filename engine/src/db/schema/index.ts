@@ -2,6 +2,7 @@ import type { AccountsTable } from './accounts';
 import type { ApiKeysTable, QuotaUsageTable } from './api-keys';
 import type { DeclarationsTable } from './declarations';
 import type { IssuersTable } from './issuers';
+import type { EventsTable, SubmissionBatchesTable, SubmissionControlTable, SubmissionQueuesTable } from './submission';
 import type {
   ChainsTable,
   InvoiceRefsTable,
@@ -23,4 +24,8 @@ export interface Tables {
   chains: ChainsTable;
   invoice_refs: InvoiceRefsTable;
   submission_jobs: SubmissionJobsTable;
+  submission_queues: SubmissionQueuesTable;
+  submission_batches: SubmissionBatchesTable;
+  submission_control: SubmissionControlTable;
+  events: EventsTable;
 }

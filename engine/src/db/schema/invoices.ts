@@ -94,7 +94,7 @@ export interface ChainsTable {
 /** Invoices referenced as rectified or substituted, to refuse cancelling an invoice with live rectifications. */
 export interface InvoiceRefsTable {
   invoiceId: string;
-  entorno: string;
+  entorno: Entorno;
   nifEmisor: string;
   numeroFactura: string;
   fechaExpedicion: string;
@@ -113,6 +113,8 @@ export interface SubmissionJobsTable {
   siguienteIntentoEn: string;
   ultimoError: string | null;
   creadoEn: string;
+  /** The batch that carries it, once assigned. */
+  idLote: string | null;
 }
 
 export interface SettingsTable {

@@ -1,0 +1,84 @@
+// AEAT error codes the emulator answers with. Texts: 4102/4104 from the SOAP
+// Fault examples in Veri-Factu_Descripcion_SWeb and odoo/soapfault.xml, 1244
+// and 2005 from the real odoo responses; the rest are AEAT's errores.properties
+// wording (not in /shared/reference: taken from a public catalogue of it).
+
+export type ErrorKind = 'envelope' | 'record' | 'admissible';
+
+export interface AeatError {
+  kind: ErrorKind;
+  text: string;
+}
+
+export const AEAT_ERRORS: Readonly<Record<number, AeatError>> = Object.freeze({
+  1100: { kind: 'record', text: 'Valor o tipo incorrecto del campo.' },
+  1104: { kind: 'record', text: 'El valor del campo NumSerieFactura es incorrecto.' },
+  1105: { kind: 'record', text: 'El valor del campo FechaExpedicionFactura es incorrecto.' },
+  1108: { kind: 'record', text: 'El NIF del IDEmisorFactura debe ser el mismo que el NIF del ObligadoEmision.' },
+  1109: { kind: 'record', text: 'El NIF no está identificado en el censo de la AEAT.' },
+  1112: { kind: 'record', text: 'El campo FechaExpedicionFactura es superior a la fecha actual.' },
+  1152: { kind: 'record', text: 'La fecha de expedición no puede ser inferior al 28 de octubre de 2024.' },
+  1153: {
+    kind: 'record',
+    text: 'Valor del campo RechazoPrevio no válido, solo podrá incluirse el campo RechazoPrevio con valor X si se ha informado el campo Subsanacion y tiene el valor S.',
+  },
+  1161: {
+    kind: 'record',
+    text: 'El valor del campo RechazoPrevio no es válido, no podrá incluirse el campo RechazoPrevio con valor S si no se ha informado del campo Subsanacion o tiene el valor N.',
+  },
+  1244: { kind: 'record', text: 'El campo FechaHoraHusoGenRegistro tiene un formato incorrecto.' },
+  1262: { kind: 'record', text: 'La longitud de huella no cumple con las especificaciones.' },
+  1292: { kind: 'record', text: 'El HASH no es alfanumérico.' },
+  2000: { kind: 'admissible', text: 'El cálculo de la huella suministrada es incorrecta.' },
+  2001: { kind: 'admissible', text: 'El NIF del bloque Destinatarios no está identificado en el censo de la AEAT.' },
+  2002: { kind: 'admissible', text: 'La longitud de huella del registro anterior no cumple con las especificaciones.' },
+  2003: { kind: 'admissible', text: 'El contenido de la huella del registro anterior no cumple con las especificaciones.' },
+  2004: {
+    kind: 'admissible',
+    text: 'El valor del campo FechaHoraHusoGenRegistro debe ser la fecha actual del sistema de la AEAT, admitiéndose un margen de error de:',
+  },
+  2005: {
+    kind: 'admissible',
+    text: 'El campo ImporteTotal tiene un valor incorrecto para el valor de los campos BaseImponibleOimporteNoSujeto, CuotaRepercutida y CuotaRecargoEquivalencia suministrados.',
+  },
+  2006: {
+    kind: 'admissible',
+    text: 'El campo CuotaTotal tiene un valor incorrecto para el valor de los campos CuotaRepercutida y CuotaRecargoEquivalencia suministrados.',
+  },
+  2007: {
+    kind: 'admissible',
+    text: 'No debe informarse como primer registro, existen facturas emitidas con el obligado emisión y el sistema informático actual.',
+  },
+  2008: {
+    kind: 'admissible',
+    text: 'El valor de la huella del registro anterior debe ser diferente a la huella del registro actual.',
+  },
+  3000: { kind: 'record', text: 'Registro de facturación duplicado.' },
+  3001: { kind: 'record', text: 'El registro de facturación ya ha sido dado de baja.' },
+  3002: { kind: 'record', text: 'No existe el registro de facturación.' },
+  4102: { kind: 'envelope', text: 'El XML no cumple el esquema.' },
+  4104: { kind: 'envelope', text: 'El NIF del titular en la cabecera no está identificado.' },
+  4105: {
+    kind: 'envelope',
+    text: 'Error en la cabecera: el valor del campo NIF del bloque Representante no está identificado.',
+  },
+  4112: {
+    kind: 'envelope',
+    text: 'El titular del certificado debe ser Obligado Emisión, Colaborador Social, Apoderado o Sucesor.',
+  },
+  4135: { kind: 'envelope', text: 'Esta URL no puede ser utilizada mediante GET.' },
+});
+
+/** Description for a code; codes we do not know get a neutral text rather than failing. */
+export function describeError(code: number, detail?: string): string {
+  const known = AEAT_ERRORS[code]?.text ?? 'Error simulado por el emulador de la AEAT.';
+  if (code === 2004 && detail) return `${known} ${detail}`;
+  return known;
+}
+
+/**
+ * Order in which admissible errors win when a record has several (only one
+ * CodigoErrorRegistro fits a RespuestaLinea). 2004 goes last: AEAT says it needs
+ * no correction.
+ */
+export const ADMISSIBLE_PRIORITY: readonly number[] = [2000, 2005, 2006, 2007, 2002, 2003, 2008, 2001, 2004];

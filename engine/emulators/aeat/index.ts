@@ -1,0 +1,471 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import path from 'node:path';
+import type { TLSSocket } from 'node:tls';
+import { CensusDirectory } from '../census-data';
+import { censusControlHandler } from '../census-control';
+import { BodyTooLargeError, readBody, sendText } from '../http-util';
+import { referenceDir } from '../paths';
+import type { EmulatorRouter, TlsOptions } from '../router';
+import { createRouter } from '../router';
+import { isoMadrid, madridCompact } from '../time';
+import type { Clock, IdSource } from '../types';
+import type { ConfigPatch } from './control';
+import { aeatControlHandler } from './control';
+import { describeError } from './errors';
+import { Faults } from './faults';
+import type { LedgerApi } from './ledger';
+import { Ledger } from './ledger';
+import { countRegistroFactura, parseRegFactu } from './parse';
+import { processRecords } from './processor';
+import { SoapFaultError, clientFault, extractBodyPayload, faultXml, respuestaXml } from './soap';
+import { XsdValidator, loadVerifactuSchemas } from './xsd';
+
+export { Faults } from './faults';
+export type { FaultState, FaultsPatch, TransportMode } from './faults';
+export { recordKey } from './ledger';
+export type { LedgerApi, LedgerRecord, Presentation, RecordKey, Submission, FlowViolation, LedgerSummary } from './ledger';
+export { XsdValidator, loadVerifactuSchemas } from './xsd';
+export { extractBodyPayload } from './soap';
+
+/** Same path as AEAT's endpoints (prewww1 / www1 .../VerifactuSOAP). */
+export const AEAT_SOAP_PATH = '/wlpl/TIKE-CONT/ws/SistemaFacturacion/VerifactuSOAP';
+const SOAP_PREFIX = '/wlpl/TIKE-CONT/ws/SistemaFacturacion/';
+const MAX_RECORDS = 1000;
+
+export interface AeatEmulatorOptions {
+  /** Folder for the ledger (`aeat-ledger.sqlite`). Ignored when dbPath is given. */
+  dataDir?: string;
+  /** Ledger file; `:memory:` for a throw-away ledger (the default when neither is given). */
+  dbPath?: string;
+  clock?: Clock;
+  /** Source of CSVs and IdPeticion (hashed, so any unique strings do). */
+  ids?: IdSource;
+  /** TiempoEsperaEnvio. Default POS_EMULATOR_WAIT_S or 60 (AEAT's initial value). */
+  waitSeconds?: number;
+  census?: CensusDirectory;
+  /** Validate RegFactuSistemaFacturacion against SuministroLR.xsd. Default true. */
+  validateXsd?: boolean;
+  /** Tolerance for FechaHoraHusoGenRegistro ahead of the clock before 2004 (AEAT does not publish it). Default 120. */
+  futureToleranceSeconds?: number;
+  /** Answer 2001 for Destinatarios NIFs missing from the census. Default false: the seed census is tiny. */
+  checkRecipients?: boolean;
+  referenceDir?: string;
+  /** Mount on a shared server instead of creating one. */
+  router?: EmulatorRouter;
+  /** TLS for the server this emulator creates (ignored with `router`). */
+  tls?: TlsOptions;
+  /** Parallel XSD validations. Default 2. */
+  xsdPoolSize?: number;
+  /** Request size cap. Default 64 MiB (1000 records with signatures stay well below). */
+  maxBodyBytes?: number;
+}
+
+export interface AeatConfig {
+  waitSeconds: number;
+  futureToleranceSeconds: number;
+  checkRecipients: boolean;
+  validateXsd: boolean;
+}
+
+export interface AeatEmulator {
+  readonly server: EmulatorRouter['server'];
+  readonly router: EmulatorRouter;
+  readonly soapPath: string;
+  readonly ledger: LedgerApi;
+  readonly faults: Faults;
+  readonly census: CensusDirectory;
+  /** The SOAP endpoint handler, for mounting elsewhere. */
+  handle(req: IncomingMessage, res: ServerResponse): Promise<void>;
+  config(): AeatConfig;
+  configure(patch: ConfigPatch): AeatConfig;
+  /** Empties the ledger and clears faults (and the run-time census additions when asked). */
+  reset(opts?: { census?: boolean }): void;
+  /** Resolves when the XSD workers have warmed up (the first batch is not slower). */
+  ready(): Promise<void>;
+  listen(port?: number, host?: string): Promise<number>;
+  url(): string;
+  close(): Promise<void>;
+}
+
+function envWaitSeconds(): number | undefined {
+  const v = process.env.POS_EMULATOR_WAIT_S;
+  if (v === undefined || v === '') return undefined;
+  const n = Number(v);
+  return Number.isInteger(n) && n >= 0 ? n : undefined;
+}
+
+function digest(id: string): Buffer {
+  return createHash('sha256').update(id).digest();
+}
+
+const CSV_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
+
+/** `A-` + 14 characters, the shape of real CSVs (e.g. A-YDSW8NLFLANWPM), derived from the id source. */
+function makeCsv(id: string): string {
+  const h = digest(`csv:${id}`);
+  let s = 'A-';
+  for (let i = 0; i < 14; i++) s += CSV_ALPHABET[(h[i] ?? 0) % CSV_ALPHABET.length];
+  return s;
+}
+
+/** 20 digits like AEAT's (`20241113115410360242`): Madrid timestamp + 6 digits from the id source. */
+function makeIdPeticion(now: Date, id: string): string {
+  const n = digest(`pet:${id}`).readUInt32BE(0) % 1_000_000;
+  return madridCompact(now) + String(n).padStart(6, '0');
+}
+
+function certNif(req: IncomingMessage): string | null {
+  const sock = req.socket as Partial<TLSSocket>;
+  if (typeof sock.getPeerCertificate !== 'function') return null;
+  const cert = sock.getPeerCertificate();
+  const serial = (cert?.subject as Record<string, unknown> | undefined)?.serialNumber;
+  if (typeof serial !== 'string') return null;
+  // Spanish certificates carry e.g. IDCES-12345678Z or VATES-B12345674.
+  const nif = serial.replace(/^(IDCES|VATES|PNOES)-/, '').toUpperCase();
+  return /^[0-9A-Z]{9}$/.test(nif) ? nif : null;
+}
+
+function schemaFaultText(errors: readonly string[]): string {
+  const first = errors[0] ?? '';
+  const clean = first.replace(/\{[^}]*\}/g, '').replace(/^.*?Schemas validity error\s*:\s*/, '');
+  // libxml2 lists optional siblings before the mandatory one it needs: name the last.
+  const expected = /Expected is(?: one of)? \(([^)]*)\)/.exec(clean)?.[1]?.split(',').map((x) => x.trim()).filter(Boolean);
+  const missing = expected?.[expected.length - 1];
+  const detail = missing ? `Falta informar campo obligatorio.: ${missing}` : clean.slice(0, 300);
+  return `${describeError(4102)} ${detail}`.trim();
+}
+
+interface Reply {
+  status: number;
+  contentType: string;
+  body: string;
+}
+
+const XML_CT = 'text/xml; charset=UTF-8';
+
+export function createAeatEmulator(opts: AeatEmulatorOptions = {}): AeatEmulator {
+  const clock: Clock = opts.clock ?? (() => new Date());
+  const ids: IdSource = opts.ids ?? randomUUID;
+  const census = opts.census ?? new CensusDirectory();
+  const cfg: AeatConfig = {
+    waitSeconds: opts.waitSeconds ?? envWaitSeconds() ?? 60,
+    futureToleranceSeconds: opts.futureToleranceSeconds ?? 120,
+    checkRecipients: opts.checkRecipients ?? false,
+    validateXsd: opts.validateXsd ?? true,
+  };
+  const maxBodyBytes = opts.maxBodyBytes ?? 64 * 1024 * 1024;
+
+  let dbPath = opts.dbPath ?? ':memory:';
+  if (!opts.dbPath && opts.dataDir) {
+    mkdirSync(opts.dataDir, { recursive: true });
+    dbPath = path.join(opts.dataDir, 'aeat-ledger.sqlite');
+  }
+  const ledger = new Ledger(dbPath);
+  const faults = new Faults();
+  const refDir = referenceDir(opts.referenceDir);
+  // Schema texts are read once; workers keep them for every request.
+  const xsd = new XsdValidator(loadVerifactuSchemas(refDir, 'SuministroLR.xsd'), { poolSize: opts.xsdPoolSize ?? 2 });
+  const warm = xsd.warmup();
+
+  const ownsRouter = !opts.router;
+  const router = opts.router ?? createRouter(opts.tls ? { tls: opts.tls } : {});
+  const held = new Set<ServerResponse>();
+  const timers = new Set<NodeJS.Timeout>();
+  let closed = false;
+
+  const sleep = (ms: number): Promise<void> =>
+    new Promise((resolve) => {
+      const t = setTimeout(() => {
+        timers.delete(t);
+        resolve();
+      }, ms);
+      timers.add(t);
+    });
+
+  const send = (res: ServerResponse, r: Reply): void => {
+    if (res.destroyed || res.writableEnded) return;
+    sendText(res, r.status, r.contentType, r.body);
+  };
+
+  const logRefused = (
+    body: Buffer,
+    xml: string | null,
+    outcome: 'fault' | 'injected',
+    code: string,
+    text: string | null,
+    validateMs: number | null = null,
+  ): void => {
+    const now = clock();
+    ledger.insertSubmission({
+      idPeticion: null,
+      receivedAt: now.toISOString(),
+      receivedMs: now.getTime(),
+      obligado: xml ? (/<(?:[\w.-]+:)?ObligadoEmision>[\s\S]*?<(?:[\w.-]+:)?NIF>\s*([^<\s]+)/.exec(xml)?.[1] ?? null) : null,
+      presentador: null,
+      recordCount: xml ? countRegistroFactura(xml) : 0,
+      requestSha256: createHash('sha256').update(body).digest('hex'),
+      requestBytes: body.length,
+      outcome,
+      faultCode: code,
+      faultString: text,
+      validateMs,
+    });
+  };
+
+  /** Runs the service on one request body; never throws for client errors. */
+  const serve = async (req: IncomingMessage, body: Buffer): Promise<Reply> => {
+    const xml = body.toString('utf8');
+    let validateMs: number | null = null;
+    try {
+      const payload = extractBodyPayload(xml);
+      if (payload.localName !== 'RegFactuSistemaFacturacion') {
+        throw clientFault(
+          4102,
+          `El XML no cumple el esquema. Operación no soportada por el emulador: ${payload.localName}`,
+        );
+      }
+      const count = countRegistroFactura(payload.xml);
+      if (count > MAX_RECORDS) {
+        throw clientFault(
+          4102,
+          `El XML no cumple el esquema. Se ha superado el límite de ${MAX_RECORDS} registros por envío (${count}).`,
+        );
+      }
+      // Parse on this thread while libxml2 validates in a worker; schema errors win.
+      const t0 = performance.now();
+      const validation = cfg.validateXsd ? xsd.validate(payload.xml) : null;
+      let parsed: ReturnType<typeof parseRegFactu> | undefined;
+      let parseError: unknown;
+      try {
+        parsed = parseRegFactu(payload.xml);
+      } catch (err) {
+        parseError = err;
+      }
+      if (validation) {
+        const v = await validation;
+        validateMs = performance.now() - t0;
+        if (!v.valid) throw clientFault(4102, schemaFaultText(v.errors));
+      }
+      if (!parsed) throw parseError;
+      const ob = parsed.cabecera.obligado;
+      if (!census.isIdentified(ob.nif)) {
+        throw clientFault(4104, `${describeError(4104)} NIF:${ob.nif}. NOMBRE_RAZON:${ob.nombre}`);
+      }
+      const rep = parsed.cabecera.representante;
+      if (rep && !census.isIdentified(rep.nif)) {
+        throw clientFault(4105, `${describeError(4105)} NIF:${rep.nif}. NOMBRE_RAZON:${rep.nombre}`);
+      }
+
+      const t1 = performance.now();
+      const now = clock();
+      const id = ids();
+      const idPeticion = makeIdPeticion(now, id);
+      const csv = makeCsv(id);
+      const presentador = certNif(req) ?? rep?.nif ?? ob.nif;
+      const last = ledger.lastProcessedSubmission(ob.nif);
+      const sincePreviousMs = last ? now.getTime() - last.receivedMs : null;
+      const requiredWaitMs = last ? last.waitSeconds * 1000 : null;
+      // A full batch may go early: "o deberá esperar a tener acumulados ... el límite".
+      const flowViolation =
+        sincePreviousMs !== null && requiredWaitMs !== null && sincePreviousMs < requiredWaitMs && count < MAX_RECORDS;
+
+      const result = ledger.transaction(() => {
+        const submissionId = ledger.insertSubmission({
+          idPeticion,
+          receivedAt: now.toISOString(),
+          receivedMs: now.getTime(),
+          obligado: ob.nif,
+          presentador,
+          recordCount: count,
+          requestSha256: createHash('sha256').update(body).digest('hex'),
+          requestBytes: body.length,
+          outcome: 'processed',
+          waitSeconds: cfg.waitSeconds,
+          sincePreviousMs,
+          requiredWaitMs,
+          flowViolation,
+          validateMs,
+        });
+        const r = processRecords(
+          { ledger, census, faults, config: cfg, now, submissionId, idPeticion, csv },
+          parsed,
+        );
+        ledger.finishSubmission({
+          id: submissionId,
+          csv: r.estadoEnvio === 'Incorrecto' ? null : csv,
+          estadoEnvio: r.estadoEnvio,
+          accepted: r.accepted,
+          acceptedWithErrors: r.acceptedWithErrors,
+          rejected: r.rejected,
+          processMs: performance.now() - t1,
+        });
+        return r;
+      });
+
+      const allRejected = result.estadoEnvio === 'Incorrecto';
+      const respuesta = respuestaXml({
+        ...(allRejected
+          ? {}
+          : { csv, presentacion: { nifPresentador: presentador, timestamp: isoMadrid(now) } }),
+        cabecera: parsed.cabecera,
+        tiempoEsperaEnvio: cfg.waitSeconds,
+        estadoEnvio: result.estadoEnvio,
+        lineas: result.lineas,
+      });
+      return { status: 200, contentType: XML_CT, body: respuesta };
+    } catch (err) {
+      if (err instanceof SoapFaultError) {
+        logRefused(body, xml, 'fault', String(err.codigo ?? err.faultcode), err.faultstring, validateMs);
+        // SOAP 1.1: faults travel with HTTP 500.
+        return { status: 500, contentType: XML_CT, body: faultXml(err) };
+      }
+      throw err;
+    }
+  };
+
+  const injectedReply = (mode: string, processed: Reply | null): Reply => {
+    switch (mode) {
+      case 'http500':
+        return {
+          status: 500,
+          contentType: 'text/html; charset=UTF-8',
+          body: '<html><head><title>500 Internal Server Error</title></head><body><h1>Internal Server Error</h1></body></html>',
+        };
+      case 'serverFault':
+        return {
+          status: 500,
+          contentType: XML_CT,
+          body: faultXml({
+            faultcode: 'env:Server',
+            faultstring: 'Se ha producido un error interno en el servidor. Reintente el envío.',
+          }),
+        };
+      default: {
+        // malformed: a real answer cut in the middle (or the start of one).
+        const whole =
+          processed?.body ??
+          `<?xml version="1.0" encoding="UTF-8"?><env:Envelope xmlns:env="http://schemas.xmlsoap.org/soap/envelope/">\n<env:Header/>\n<env:Body Id="Body"><tikR:RespuestaRegFactuSistemaFacturacion xmlns:tikR="x"><tikR:CSV>A-`;
+        return { status: 200, contentType: XML_CT, body: whole.slice(0, Math.max(40, Math.floor(whole.length * 0.6))) };
+      }
+    }
+  };
+
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    if (req.method !== 'POST') {
+      send(res, {
+        status: 500,
+        contentType: XML_CT,
+        body: faultXml(clientFault(4135, describeError(4135))),
+      });
+      return;
+    }
+    if (router.tls && !(req.socket as Partial<TLSSocket>).authorized) {
+      // Only reachable with rejectUnauthorized=false: refuse like AEAT's front end.
+      send(res, { status: 403, contentType: 'text/html; charset=UTF-8', body: '<html><body>403 Forbidden</body></html>' });
+      return;
+    }
+    const fault = faults.takeTransport();
+    if (fault?.mode === 'down') {
+      // Reset without a byte of answer: to the client this is an unreachable host.
+      logRefused(Buffer.alloc(0), null, 'injected', 'down', null);
+      const s = req.socket;
+      try {
+        s.resetAndDestroy();
+      } catch {
+        s.destroy();
+      }
+      return;
+    }
+    let body: Buffer;
+    try {
+      body = await readBody(req, maxBodyBytes);
+    } catch (err) {
+      if (err instanceof BodyTooLargeError) {
+        send(res, { status: 413, contentType: 'text/plain', body: 'Request Entity Too Large' });
+        return;
+      }
+      throw err;
+    }
+    if (fault && !fault.afterProcessing) {
+      if (fault.mode === 'slow') {
+        await sleep(fault.delayMs);
+      } else {
+        logRefused(body, body.toString('utf8'), 'injected', fault.mode, null);
+        if (fault.mode === 'timeout') {
+          held.add(res);
+          res.on('close', () => held.delete(res));
+          return;
+        }
+        send(res, injectedReply(fault.mode, null));
+        return;
+      }
+    }
+    if (closed) return;
+    const reply = await serve(req, body);
+    if (fault?.afterProcessing) {
+      if (fault.mode === 'slow') {
+        await sleep(fault.delayMs);
+      } else if (fault.mode === 'timeout') {
+        held.add(res);
+        res.on('close', () => held.delete(res));
+        return;
+      } else {
+        send(res, injectedReply(fault.mode, reply));
+        return;
+      }
+    }
+    send(res, reply);
+  };
+
+  const emu: AeatEmulator = {
+    server: router.server,
+    router,
+    soapPath: AEAT_SOAP_PATH,
+    ledger,
+    faults,
+    census,
+    handle,
+    config: () => ({ ...cfg }),
+    configure(patch) {
+      Object.assign(cfg, Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined)));
+      return { ...cfg };
+    },
+    reset(o = {}) {
+      ledger.reset();
+      faults.reset();
+      if (o.census) census.reset();
+    },
+    ready: () => warm,
+    listen: (port = 0, host = '127.0.0.1') => router.listen(port, host),
+    url: () => router.url(),
+    async close() {
+      if (closed) return;
+      closed = true;
+      for (const t of timers) clearTimeout(t);
+      timers.clear();
+      for (const r of held) r.destroy();
+      held.clear();
+      if (ownsRouter) await router.close();
+      await xsd.close();
+      ledger.close();
+    },
+  };
+
+  router.mount({
+    prefix: SOAP_PREFIX,
+    owner: 'aeat',
+    handle: async (req, res, p) => {
+      if (p !== AEAT_SOAP_PATH) {
+        sendText(res, 404, 'text/plain', 'Not Found');
+        return;
+      }
+      await handle(req, res);
+    },
+  });
+  router.mount(aeatControlHandler(emu, '/__control/aeat/'));
+  if (!router.has('/__control/')) router.mount(aeatControlHandler(emu, '/__control/'));
+  if (!router.has('/__control/census')) router.mount(censusControlHandler(census));
+  return emu;
+}

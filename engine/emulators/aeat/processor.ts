@@ -1,0 +1,371 @@
+import type { CensusDirectory } from '../census-data';
+import { madridDayNumber } from '../time';
+import { ADMISSIBLE_PRIORITY, describeError } from './errors';
+import type { Faults } from './faults';
+import type { HuellaCheck } from './huella';
+import { checkHuellaAlta, checkHuellaAnulacion } from './huella';
+import type { ChainHead, Ledger, LedgerRecord } from './ledger';
+import { recordKey } from './ledger';
+import type { AltaRecord, ParsedRecord, ParsedRequest } from './parse';
+import type { EstadoEnvio, EstadoRegistro, EstadoRegistroDuplicado, RespuestaLinea } from './soap';
+
+// Business rules applied to each record, per Validaciones_Errores_Veri-Factu
+// (sections 3.1.3, 3.1.4, 4.3.1 and the annex of admissible operations).
+
+export interface ProcessorConfig {
+  /** Seconds FechaHoraHusoGenRegistro may be ahead of the emulator clock before 2004. */
+  futureToleranceSeconds: number;
+  /** Check Destinatarios NIFs against the census (2001). */
+  checkRecipients: boolean;
+}
+
+export interface ProcessContext {
+  ledger: Ledger;
+  census: CensusDirectory;
+  faults: Faults;
+  config: ProcessorConfig;
+  now: Date;
+  submissionId: number;
+  idPeticion: string;
+  /** CSV this submission gets if anything in it is accepted. */
+  csv: string;
+}
+
+export interface ProcessResult {
+  lineas: RespuestaLinea[];
+  estadoEnvio: EstadoEnvio;
+  accepted: number;
+  acceptedWithErrors: number;
+  rejected: number;
+}
+
+const GEN_FORMAT = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})([+-])(\d{2}):(\d{2})$/;
+const HEX64_UPPER = /^[0-9A-F]{64}$/;
+const ALNUM = /^[0-9A-Za-z]+$/;
+/** Validaciones 3.1.3.1: no record may be dated before the Order came into force. */
+const EARLIEST_ISSUE_DAY = 20241028;
+/** Validaciones 3.1.3.17: ImporteTotal is not checked for these regimes. */
+const NO_TOTAL_CHECK_REGIMES = new Set(['03', '05', '06', '08', '09']);
+const TOTALS_MARGIN_CENTS = 1000;
+
+function dayNumber(ddmmyyyy: string): number | null {
+  const m = /^(\d{2})-(\d{2})-(\d{4})$/.exec(ddmmyyyy.trim());
+  if (!m) return null;
+  const d = Number(m[1]);
+  const mo = Number(m[2]);
+  const y = Number(m[3]);
+  const dt = new Date(Date.UTC(y, mo - 1, d));
+  if (dt.getUTCFullYear() !== y || dt.getUTCMonth() !== mo - 1 || dt.getUTCDate() !== d) return null;
+  return y * 10_000 + mo * 100 + d;
+}
+
+function genInstant(s: string): number | null {
+  const m = GEN_FORMAT.exec(s.trim());
+  if (!m) return null;
+  const t = Date.parse(s.trim());
+  return Number.isNaN(t) ? null : t;
+}
+
+function cents(s: string | undefined): number {
+  if (s === undefined || s.trim() === '') return 0;
+  const m = /^([+-]?)(\d+)(?:\.(\d{0,2}))?$/.exec(s.trim());
+  if (!m) return Number.NaN;
+  const v = Number(m[2]) * 100 + Number((m[3] ?? '').padEnd(2, '0'));
+  return m[1] === '-' ? -v : v;
+}
+
+/** Admissible errors on the amounts (Validaciones 3.1.3.16 and .17). */
+function totalsWarnings(r: AltaRecord): number[] {
+  const out: number[] = [];
+  let cuotas = 0;
+  let importe = 0;
+  for (const l of r.lines) {
+    const c = cents(l.cuota) + cents(l.recargo);
+    cuotas += c;
+    importe += cents(l.base) + c;
+  }
+  const skipImporte = r.lines.some((l) => l.claveRegimen !== undefined && NO_TOTAL_CHECK_REGIMES.has(l.claveRegimen));
+  const it = cents(r.importeTotal);
+  const ct = cents(r.cuotaTotal);
+  if (!skipImporte && !(Math.abs(it - importe) <= TOTALS_MARGIN_CENTS)) out.push(2005);
+  if (!(Math.abs(ct - cuotas) <= TOTALS_MARGIN_CENTS)) out.push(2006);
+  return out;
+}
+
+interface Verdict {
+  estado: EstadoRegistro;
+  codigo?: number;
+  descripcion?: string;
+  duplicado?: RespuestaLinea['duplicado'];
+  warnings: number[];
+}
+
+const reject = (codigo: number, extra: Partial<Verdict> = {}): Verdict => ({
+  estado: 'Incorrecto',
+  codigo,
+  descripcion: describeError(codigo),
+  warnings: [],
+  ...extra,
+});
+
+function duplicadoOf(rec: LedgerRecord): NonNullable<RespuestaLinea['duplicado']> {
+  const estado: EstadoRegistroDuplicado =
+    rec.tipo === 'anulacion' ? 'Anulada' : rec.estado === 'AceptadoConErrores' ? 'AceptadaConErrores' : 'Correcta';
+  const d: NonNullable<RespuestaLinea['duplicado']> = { idPeticion: rec.idPeticion ?? '', estado };
+  // Keep the original warning so a till recovering from a crash learns the real verdict.
+  if (rec.codigo !== null && rec.estado === 'AceptadoConErrores') {
+    d.codigo = rec.codigo;
+    if (rec.descripcion) d.descripcion = rec.descripcion.slice(0, 500);
+  }
+  return d;
+}
+
+/** The annex tables of admissible alta/anulación operations, against what AEAT holds for the key. */
+function stateRule(r: ParsedRecord, held: LedgerRecord | null): Verdict | null {
+  const reg = held?.registered ? held : null;
+  if (r.tipo === 'alta') {
+    const subs = r.subsanacion === 'S';
+    const rp = r.rechazoPrevio ?? 'N';
+    if (rp === 'X' && !subs) return reject(1153);
+    if (rp === 'S' && !subs) return reject(1161);
+    if (!subs || rp === 'X') {
+      // Normal alta, or alta after a rejection: the key must not be held yet (ERROR 2).
+      return reg ? reject(3000, { duplicado: duplicadoOf(reg) }) : null;
+    }
+    // Subsanación (RechazoPrevio N or S): the key must be held (ERROR 3); it replaces it (OK 4/5).
+    return reg ? null : reject(3002);
+  }
+  if (r.sinRegistroPrevio === 'S') {
+    // Anulación sin registro previo: nothing may be held for the key (ERROR 10).
+    return reg ? reject(3000, { duplicado: duplicadoOf(reg) }) : null;
+  }
+  if (!reg) return reject(3002);
+  if (reg.tipo === 'anulacion') return reject(3001);
+  return null;
+}
+
+interface ChainEval {
+  ok: boolean;
+  problem: string | null;
+  warnings: number[];
+}
+
+/**
+ * Chain continuity per obligado. The chain is the sequence of distinct records
+ * in arrival order — rejected ones included, because a SIF chains every record
+ * it generates — and exact resends are not links. AEAT itself does not reject
+ * on a broken chain (Validaciones only defines 2007/2008 and format checks), so
+ * a break is recorded in the ledger and the record keeps its verdict.
+ */
+function evalChain(head: ChainHead | null, r: ParsedRecord): ChainEval {
+  const warnings: number[] = [];
+  if (r.prev === null) {
+    if (head) {
+      warnings.push(2007);
+      return { ok: false, problem: `PrimerRegistro=S but ${head.length} record(s) already chained`, warnings };
+    }
+    return { ok: true, problem: null, warnings };
+  }
+  const p = r.prev;
+  if (p.huella.length !== 64) warnings.push(2002);
+  else if (!HEX64_UPPER.test(p.huella)) warnings.push(2003);
+  if (p.huella === r.huella) warnings.push(2008);
+  if (!head) return { ok: false, problem: 'RegistroAnterior given but no previous record received', warnings };
+  const mismatches: string[] = [];
+  if (p.emisor !== head.emisor) mismatches.push('IDEmisorFactura');
+  if (p.numSerie !== head.numSerie) mismatches.push('NumSerieFactura');
+  if (p.fecha !== head.fecha) mismatches.push('FechaExpedicionFactura');
+  if (p.huella !== head.huella) mismatches.push('Huella');
+  if (mismatches.length > 0) {
+    return { ok: false, problem: `RegistroAnterior differs from last received (${head.key}): ${mismatches.join(', ')}`, warnings };
+  }
+  return { ok: true, problem: null, warnings };
+}
+
+function huellaOf(r: ParsedRecord): HuellaCheck {
+  if (r.tipo === 'alta') {
+    return checkHuellaAlta(
+      {
+        emisor: r.emisor,
+        numSerie: r.numSerie,
+        fecha: r.fecha,
+        tipoFactura: r.tipoFactura,
+        cuotaTotal: r.cuotaTotal,
+        importeTotal: r.importeTotal,
+        prevHuella: r.prev?.huella ?? '',
+        fechaHoraHusoGenRegistro: r.fechaHoraHusoGenRegistro,
+      },
+      r.huella,
+    );
+  }
+  return checkHuellaAnulacion(
+    {
+      emisor: r.emisor,
+      numSerie: r.numSerie,
+      fecha: r.fecha,
+      prevHuella: r.prev?.huella ?? '',
+      fechaHoraHusoGenRegistro: r.fechaHoraHusoGenRegistro,
+    },
+    r.huella,
+  );
+}
+
+function evaluate(
+  ctx: ProcessContext,
+  todayDay: number,
+  obligado: string,
+  r: ParsedRecord,
+  held: LedgerRecord | null,
+  huella: HuellaCheck,
+  chainWarnings: number[],
+): Verdict {
+  const injected = ctx.faults.takeReject();
+  if (injected !== null) return reject(injected);
+
+  // Syntactic checks on the record.
+  const gen = genInstant(r.fechaHoraHusoGenRegistro);
+  if (gen === null) return reject(1244);
+  if (r.huella.length !== 64) return reject(1262);
+  if (!ALNUM.test(r.huella)) return reject(1292);
+  const issueDay = dayNumber(r.fecha);
+  if (issueDay === null) return reject(1105);
+  if (r.emisor !== obligado) return reject(1108);
+  if (r.tipo === 'alta') {
+    if (issueDay > todayDay) return reject(1112);
+    if (issueDay < EARLIEST_ISSUE_DAY) return reject(1152);
+  }
+
+  const state = stateRule(r, held);
+  if (state) return state;
+
+  const warnings = [...chainWarnings];
+  if (huella === 'mismatch') warnings.push(2000);
+  if (r.tipo === 'alta') {
+    warnings.push(...totalsWarnings(r));
+    if (ctx.config.checkRecipients && r.destinatarioNifs.some((n) => !ctx.census.isIdentified(n))) warnings.push(2001);
+  }
+  if (gen - ctx.now.getTime() > ctx.config.futureToleranceSeconds * 1000) warnings.push(2004);
+
+  const sorted = [...new Set(warnings)].sort((a, b) => ADMISSIBLE_PRIORITY.indexOf(a) - ADMISSIBLE_PRIORITY.indexOf(b));
+  const first = sorted[0];
+  if (first !== undefined) {
+    const detail = first === 2004 ? `${ctx.config.futureToleranceSeconds} segundos.` : undefined;
+    return { estado: 'AceptadoConErrores', codigo: first, descripcion: describeError(first, detail), warnings: sorted };
+  }
+  const forced = ctx.faults.takeAcceptWithErrors();
+  if (forced !== null) {
+    return { estado: 'AceptadoConErrores', codigo: forced, descripcion: describeError(forced), warnings: [forced] };
+  }
+  return { estado: 'Correcto', warnings: [] };
+}
+
+function lineOf(r: ParsedRecord, v: Verdict): RespuestaLinea {
+  const l: RespuestaLinea = {
+    emisor: r.emisor,
+    numSerie: r.numSerie,
+    fecha: r.fecha,
+    tipoOperacion: r.tipo === 'alta' ? 'Alta' : 'Anulacion',
+    estado: v.estado,
+  };
+  if (r.tipo === 'alta' && r.subsanacion !== undefined) l.subsanacion = r.subsanacion;
+  if (r.rechazoPrevio !== undefined) l.rechazoPrevio = r.rechazoPrevio;
+  if (r.tipo === 'anulacion' && r.sinRegistroPrevio !== undefined) l.sinRegistroPrevio = r.sinRegistroPrevio;
+  if (r.refExterna !== undefined) l.refExterna = r.refExterna;
+  if (v.codigo !== undefined) l.codigo = v.codigo;
+  if (v.descripcion !== undefined) l.descripcion = v.descripcion;
+  if (v.duplicado) l.duplicado = v.duplicado;
+  return l;
+}
+
+/** Applies the records of one request to the ledger. Call inside a ledger transaction. */
+export function processRecords(ctx: ProcessContext, req: ParsedRequest): ProcessResult {
+  const obligado = req.cabecera.obligado.nif;
+  const at = ctx.now.toISOString();
+  const lineas: RespuestaLinea[] = [];
+  let accepted = 0;
+  let acceptedWithErrors = 0;
+  let rejected = 0;
+  const todayDay = madridDayNumber(ctx.now);
+  // The head lives in memory for the request and is saved once at the end.
+  let head = ctx.ledger.chainHead(obligado);
+
+  for (const r of req.records) {
+    const key = recordKey(r);
+    const held = ctx.ledger.getRecord(key);
+    // A key never seen cannot be a resend: skip the lookup for the common case.
+    const retransmission = held !== null && ctx.ledger.alreadyReceived(key, r.huella);
+    const huella = huellaOf(r);
+    const chain: ChainEval = retransmission ? { ok: true, problem: null, warnings: [] } : evalChain(head, r);
+    const v = evaluate(ctx, todayDay, obligado, r, held, huella, chain.warnings);
+
+    ctx.ledger.writePresentation({
+      submissionId: ctx.submissionId,
+      line: r.index,
+      obligado,
+      key,
+      tipo: r.tipo,
+      subsanacion: r.tipo === 'alta' ? (r.subsanacion ?? null) : null,
+      rechazoPrevio: r.rechazoPrevio ?? null,
+      sinRegistroPrevio: r.tipo === 'anulacion' ? (r.sinRegistroPrevio ?? null) : null,
+      huella: r.huella,
+      huellaCheck: huella,
+      prevKey: r.prev ? recordKey(r.prev) : null,
+      prevHuella: r.prev?.huella ?? null,
+      primerRegistro: r.prev === null,
+      fechaHoraHusoGenRegistro: r.fechaHoraHusoGenRegistro,
+      estado: v.estado,
+      codigo: v.codigo ?? null,
+      retransmission,
+      chainOk: retransmission ? null : chain.ok,
+      chainProblem: chain.problem,
+      receivedAt: at,
+    });
+    if (!retransmission) {
+      head = {
+        obligado,
+        key,
+        emisor: r.emisor,
+        numSerie: r.numSerie,
+        fecha: r.fecha,
+        huella: r.huella,
+        length: (head?.length ?? 0) + 1,
+      };
+    }
+
+    const acceptedNow = v.estado !== 'Incorrecto';
+    if (acceptedNow || !held?.registered) {
+      // Accepted records become what AEAT holds; a rejection is stored only if nothing better is held.
+      ctx.ledger.writeRecord({
+        key,
+        obligado,
+        emisor: r.emisor,
+        numSerie: r.numSerie,
+        fecha: r.fecha,
+        tipo: r.tipo,
+        estado: v.estado,
+        registered: acceptedNow,
+        codigo: v.codigo ?? null,
+        descripcion: v.descripcion ?? null,
+        warnings: v.warnings,
+        huella: r.huella,
+        huellaCheck: huella,
+        // Something was accepted, so this submission will carry a CSV.
+        csv: acceptedNow ? ctx.csv : null,
+        submissionId: ctx.submissionId,
+        idPeticion: acceptedNow ? ctx.idPeticion : null,
+        at,
+      });
+    } else {
+      ctx.ledger.bumpReceived(key);
+    }
+    lineas.push(lineOf(r, v));
+    if (v.estado === 'Correcto') accepted++;
+    else if (v.estado === 'AceptadoConErrores') acceptedWithErrors++;
+    else rejected++;
+  }
+
+  if (head) ctx.ledger.saveChainHead(head);
+  const estadoEnvio: EstadoEnvio =
+    rejected === lineas.length ? 'Incorrecto' : accepted === lineas.length ? 'Correcto' : 'ParcialmenteCorrecto';
+  return { lineas, estadoEnvio, accepted, acceptedWithErrors, rejected };
+}

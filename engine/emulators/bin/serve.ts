@@ -1,0 +1,50 @@
+import { readFileSync } from 'node:fs';
+import { AEAT_SOAP_PATH, startEmulators } from '../index';
+import type { TlsOptions } from '../router';
+
+// Usage: tsx engine/emulators/bin/serve.ts
+// Env: POS_EMULATOR_PORT (8790), POS_EMULATOR_DATA_DIR (./data/emulators),
+// POS_EMULATOR_WAIT_S (60), POS_REFERENCE_DIR, and for mutual TLS
+// POS_EMULATOR_TLS_KEY / _CERT / _CA (PEM files, see scripts/make-test-ca.sh).
+
+function tlsFromEnv(): TlsOptions | undefined {
+  const key = process.env.POS_EMULATOR_TLS_KEY;
+  const cert = process.env.POS_EMULATOR_TLS_CERT;
+  if (!key || !cert) return undefined;
+  const ca = process.env.POS_EMULATOR_TLS_CA;
+  return {
+    key: readFileSync(key),
+    cert: readFileSync(cert),
+    ...(ca ? { ca: readFileSync(ca) } : {}),
+    requestCert: true,
+  };
+}
+
+async function main(): Promise<void> {
+  const tls = tlsFromEnv();
+  const emus = await startEmulators(tls ? { tls } : {});
+  process.stdout.write(
+    `AEAT VeriFactu emulator: ${emus.url}${AEAT_SOAP_PATH}\n` +
+      `control API: ${emus.url}/__control/health\n`,
+  );
+  let stopping = false;
+  const stop = (signal: string): void => {
+    if (stopping) return;
+    stopping = true;
+    process.stdout.write(`${signal}: shutting down emulators\n`);
+    emus.close().then(
+      () => process.exit(0),
+      (err: unknown) => {
+        process.stderr.write(`shutdown failed: ${String(err)}\n`);
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`emulators failed to start: ${err instanceof Error ? err.stack : String(err)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,80 @@
+import path from 'node:path';
+import type { AeatEmulator, AeatEmulatorOptions } from './aeat/index';
+import { createAeatEmulator } from './aeat/index';
+import { CensusDirectory } from './census-data';
+import { censusControlHandler } from './census-control';
+import type { TlsOptions } from './router';
+import { createRouter } from './router';
+import type { Clock, IdSource } from './types';
+
+export { createAeatEmulator, AEAT_SOAP_PATH } from './aeat/index';
+export type { AeatEmulator, AeatEmulatorOptions, AeatConfig } from './aeat/index';
+export { CensusDirectory, SEED_TAXPAYERS, TaxpayerSchema } from './census-data';
+export type { Taxpayer, TaxpayerEstado } from './census-data';
+export { createRouter } from './router';
+export type { EmulatorRouter, SubHandler, TlsOptions } from './router';
+export type { Clock, IdSource } from './types';
+
+export interface StartEmulatorsOptions {
+  /** Default POS_EMULATOR_PORT or 8790; 0 picks a free port. */
+  port?: number;
+  /** Default 127.0.0.1. */
+  host?: string;
+  /** Default POS_EMULATOR_DATA_DIR or ./data/emulators. */
+  dataDir?: string;
+  clock?: Clock;
+  ids?: IdSource;
+  tls?: TlsOptions;
+  census?: CensusDirectory;
+  /** Extra options for the AEAT VeriFactu emulator. */
+  aeat?: Omit<AeatEmulatorOptions, 'router' | 'tls' | 'census' | 'clock' | 'ids' | 'dataDir'>;
+}
+
+export interface RunningEmulators {
+  url: string;
+  port: number;
+  aeat: AeatEmulator;
+  census: CensusDirectory;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts every emulator on one server (AEAT VeriFactu today; TicketBAI and the
+ * census service mount on the same router by path prefix later).
+ */
+export async function startEmulators(opts: StartEmulatorsOptions = {}): Promise<RunningEmulators> {
+  const envPort = process.env.POS_EMULATOR_PORT ? Number(process.env.POS_EMULATOR_PORT) : undefined;
+  const port = opts.port ?? (Number.isInteger(envPort) ? envPort : undefined) ?? 8790;
+  const host = opts.host ?? '127.0.0.1';
+  const dataDir = path.resolve(opts.dataDir ?? process.env.POS_EMULATOR_DATA_DIR ?? './data/emulators');
+  const census = opts.census ?? new CensusDirectory();
+  const router = createRouter(opts.tls ? { tls: opts.tls } : {});
+  router.mount(censusControlHandler(census));
+  const aeat = createAeatEmulator({
+    ...opts.aeat,
+    router,
+    census,
+    dataDir,
+    ...(opts.clock ? { clock: opts.clock } : {}),
+    ...(opts.ids ? { ids: opts.ids } : {}),
+  });
+  let actualPort: number;
+  try {
+    actualPort = await router.listen(port, host);
+    await aeat.ready();
+  } catch (err) {
+    await aeat.close();
+    await router.close();
+    throw err;
+  }
+  return {
+    url: router.url(),
+    port: actualPort,
+    aeat,
+    census,
+    async close() {
+      await router.close();
+      await aeat.close();
+    },
+  };
+}

@@ -1,0 +1,58 @@
+import type { Entorno } from '../../../../src-shared/api/common';
+
+/** Flow-control and health state of one submission queue (environment, authority, obligado). */
+export interface SubmissionQueuesTable {
+  queueKey: string;
+  entorno: Entorno;
+  autoridad: string;
+  obligado: string;
+  /** TiempoEsperaEnvio: no new submission before this instant unless 1000 records wait. */
+  siguienteEnvioEn: string | null;
+  /** Back-off after a transport failure or Server fault. */
+  reintentoEn: string | null;
+  fallosSeguidos: number;
+  ultimoError: string | null;
+  ultimoErrorEn: string | null;
+  /** 1 reachable, 0 not, null unknown yet. */
+  alcanzable: number | null;
+}
+
+/** One submission (idLote): its exact request bytes are committed before they are sent. */
+export interface SubmissionBatchesTable {
+  id: string;
+  queueKey: string;
+  entorno: Entorno;
+  autoridad: string;
+  obligado: string;
+  numRegistros: number;
+  incidencia: number;
+  peticion: string;
+  estado: 'pendiente_respuesta' | 'respondido' | 'rechazado';
+  intentos: number;
+  respuesta: string | null;
+  csv: string | null;
+  estadoEnvio: string | null;
+  creadoEn: string;
+  enviadoEn: string | null;
+  respondidoEn: string | null;
+  ultimoError: string | null;
+}
+
+/** Final verdicts as events, written in the verdict's transaction; webhooks deliver them. */
+export interface EventsTable {
+  id: string;
+  evento: 'factura.registrada' | 'factura.rechazada' | 'factura.anulada';
+  accountId: string;
+  entorno: Entorno;
+  nifEmisor: string;
+  invoiceId: string;
+  registroId: string;
+  datos: string;
+  creadoEn: string;
+}
+
+/** Per-environment switches of the sync view (pause). */
+export interface SubmissionControlTable {
+  entorno: Entorno;
+  pausado: number;
+}
