@@ -4,6 +4,7 @@
  */
 import { chmod, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { startEmulators } from '../../emulators/index';
 import { seedDemoAccount } from '../account/demo';
 import { configFromEnv } from '../config';
 import { createEngine } from '../index';
@@ -23,7 +24,25 @@ export interface DemoKeysFile {
 async function main(): Promise<void> {
   const config = configFromEnv();
   const logger = fileLogger(path.resolve(config.dataDir), true);
-  const engine = await createEngine({ ...config, logger });
+  // The authorities are played by the shipped emulators unless real endpoints are configured.
+  const emulators =
+    process.env.POS_EMULATORS === 'off'
+      ? undefined
+      : await startEmulators({ dataDir: path.join(path.resolve(config.dataDir), 'emulators') });
+  const aeatUrl = emulators ? `${emulators.url}/wlpl/TIKE-CONT/ws/SistemaFacturacion/VerifactuSOAP` : undefined;
+  const engine = await createEngine({
+    ...config,
+    logger,
+    submission: {
+      ...config.submission,
+      aeat: {
+        url: {
+          test: process.env.POS_AEAT_URL_TEST ?? aeatUrl ?? config.submission?.aeat?.url?.test ?? '',
+          live: process.env.POS_AEAT_URL_LIVE ?? aeatUrl ?? config.submission?.aeat?.url?.live ?? '',
+        },
+      },
+    },
+  });
   const seeded = seedDemoAccount(engine.context);
   const urls = await engine.start();
   const dataDir = engine.context.config.dataDir;
@@ -36,6 +55,7 @@ async function main(): Promise<void> {
     billingUrl: urls.billing,
     manageUrl: urls.manage,
     panelUrl,
+    ...(emulators ? { emulatorUrl: emulators.url } : {}),
   };
   const keysPath = path.join(dataDir, 'demo-keys.json');
   await writeFile(keysPath, `${JSON.stringify(file, null, 2)}\n`, { mode: 0o600 });
@@ -47,6 +67,7 @@ async function main(): Promise<void> {
       `  billing API     ${urls.billing}`,
       `  management API  ${urls.manage}`,
       `  till UI / panel ${panelUrl}`,
+      ...(emulators ? [`  emulators       ${emulators.url} (AEAT VeriFactu; control at /__control/)`] : []),
       `  TEST key        ${file.test}`,
       `  LIVE key        ${file.live}`,
       `  demo issuer     ${file.nifEmisor}`,
@@ -62,6 +83,7 @@ async function main(): Promise<void> {
     stopping = true;
     logger.info('shutting down', { signal });
     await engine.stop();
+    await emulators?.close();
     process.exit(0);
   };
   process.on('SIGINT', () => void shutdown('SIGINT'));

@@ -202,8 +202,9 @@ export class SubmissionWorker {
       if (batch.intentos === 0) this.setEstadoEnvio(batch.id, 'en_cola', now);
     });
     let reply: AeatReply;
+    let raw: string;
     try {
-      reply = await this.send(batch);
+      ({ reply, raw } = await this.send(batch));
     } catch (error) {
       if (error instanceof SubmissionRefused) {
         this.refuseBatch(batch, error);
@@ -214,15 +215,15 @@ export class SubmissionWorker {
     }
     if (reply.kind === 'fault') {
       // Client faults are final for this content; Server faults are transient.
-      if (/client/i.test(reply.faultcode)) this.refuseBatch(batch, new SubmissionRefused(reply.codigo ?? 'FAULT', reply.faultstring));
+      if (/client/i.test(reply.faultcode)) this.refuseBatch(batch, new SubmissionRefused(reply.codigo ?? 'FAULT', reply.faultstring), raw);
       else this.recordFailure(batch, new TransportError(`SOAP Fault ${reply.faultcode}: ${reply.faultstring}`));
       return true;
     }
-    this.applyReply(batch, reply);
+    this.applyReply(batch, reply, raw);
     return true;
   }
 
-  private async send(batch: Batch): Promise<AeatReply> {
+  private async send(batch: Batch): Promise<{ reply: AeatReply; raw: string }> {
     const url = this.config.aeat.url[batch.entorno];
     const result = await postSoap(url, batch.peticion, { timeoutMs: this.config.aeat.timeoutMs, tls: this.config.aeat.tls });
     let parsed: AeatReply;
@@ -233,7 +234,7 @@ export class SubmissionWorker {
       throw error;
     }
     if (result.status !== 200 && parsed.kind !== 'fault') throw new TransportError(`HTTP ${result.status}`);
-    return parsed;
+    return { reply: parsed, raw: result.body };
   }
 
   /**
@@ -381,7 +382,7 @@ export class SubmissionWorker {
     );
   }
 
-  private applyReply(batch: Batch, reply: Extract<AeatReply, { kind: 'respuesta' }>): void {
+  private applyReply(batch: Batch, reply: Extract<AeatReply, { kind: 'respuesta' }>, raw: string): void {
     const now = this.clock.now();
     const nowIso = now.toISOString();
     this.db.transaction(() => {
@@ -418,7 +419,7 @@ export class SubmissionWorker {
       this.db.run(
         this.db.kysely
           .updateTable('submission_batches')
-          .set({ estado: 'respondido', respuesta: JSON.stringify(reply), csv: reply.csv ?? null, estadoEnvio: reply.estadoEnvio, respondidoEn: nowIso, ultimoError: null })
+          .set({ estado: 'respondido', respuesta: raw, csv: reply.csv ?? null, estadoEnvio: reply.estadoEnvio, respondidoEn: nowIso, ultimoError: null })
           .where('id', '=', batch.id),
       );
       this.db.run(
@@ -436,7 +437,7 @@ export class SubmissionWorker {
   }
 
   /** The whole submission was refused for its content: every record in it is rejected (final). */
-  private refuseBatch(batch: Batch, refusal: SubmissionRefused): void {
+  private refuseBatch(batch: Batch, refusal: SubmissionRefused, raw: string | null = null): void {
     const nowIso = this.clock.now().toISOString();
     this.db.transaction(() => {
       for (const registro of this.batchRegistros(batch.id)) {
@@ -446,7 +447,7 @@ export class SubmissionWorker {
       this.db.run(
         this.db.kysely
           .updateTable('submission_batches')
-          .set({ estado: 'rechazado', respondidoEn: nowIso, ultimoError: `${refusal.codigo}: ${refusal.descripcion}` })
+          .set({ estado: 'rechazado', respuesta: raw, respondidoEn: nowIso, ultimoError: `${refusal.codigo}: ${refusal.descripcion}` })
           .where('id', '=', batch.id),
       );
       this.db.run(

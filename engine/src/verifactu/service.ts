@@ -7,7 +7,7 @@ import type {
 } from '../../../src-shared/api/verifactu';
 import type { IssuerStore } from '../clients/store';
 import type { RegistroRow, InvoiceStore, InvoiceRow } from '../invoices/store';
-import { EngineError } from '../http/errors';
+import { EngineError, paymentRequired } from '../http/errors';
 import type { Caller } from '../http/auth';
 import type { GroupCommit } from '../issuing/group-commit';
 import { admitIssuer } from '../issuing/issuer-gate';
@@ -111,10 +111,12 @@ export class VerifactuIssuing {
 
   async crear(caller: Caller, factura: FacturaVerifactu): Promise<EmisionAnswer> {
     const avisos = this.validate(factura);
-    admitIssuer(this.deps.issuers, caller, factura.emisor.nif, ['verifactu'], { newRegistration: true });
+    admitIssuer(this.deps.issuers, caller, factura.emisor.nif, ['verifactu'], { newRegistration: false });
     const outcome = await this.commit.run(() => {
       const existing = this.findInvoice(caller, factura.emisor.nif, factura.cabecera.serie, factura.cabecera.numero, factura.cabecera.fechaExpedicion);
       if (existing) return { answer: this.replayOf(existing, factura), replay: true };
+      // 402 is for a new registration: a replay of an invoice already issued still gets its answer.
+      if (caller.account.facturacionActiva !== 1) throw paymentRequired();
       return { answer: this.issueAlta(caller, factura, avisos, null), replay: false };
     });
     return this.withQr(outcome.answer, outcome.replay);

@@ -26,6 +26,11 @@ function startHeadless(dataDir: string) {
   return { child, ready, exited, output };
 }
 
+function todayInMadrid(): string {
+  const p = new Intl.DateTimeFormat('en-GB', { timeZone: 'Europe/Madrid', day: '2-digit', month: '2-digit', year: 'numeric' }).format(new Date());
+  return p.replaceAll('/', '-');
+}
+
 describe('Headless start: npm start serves both APIs and writes demo-keys.json', () => {
   it('seeds a demo account, prints URLs and keys, answers /v1/cuenta per key, and stops cleanly on SIGTERM', async () => {
     const dataDir = mkdtempSync(path.join(tmpdir(), 'headless-'));
@@ -38,12 +43,36 @@ describe('Headless start: npm start serves both APIs and writes demo-keys.json',
     expect(run.output.join('\n')).toContain(keys.test);
     expect(run.output.join('\n')).toContain(keys.billingUrl);
     expect(keys.panelUrl).toMatch(/\?token=/);
+    expect(keys.emulatorUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    const health = await fetch(`${keys.emulatorUrl}/__control/health`);
+    expect(health.status).toBe(200);
 
     for (const entorno of ['test', 'live'] as const) {
       const res = await fetch(`${keys.billingUrl}/v1/cuenta`, { headers: { 'x-api-key': keys[entorno]! } });
       expect(res.status).toBe(200);
       expect(((await res.json()) as { entorno: string }).entorno).toBe(entorno);
     }
+    // A sale goes all the way: issued at once, then filed with the AEAT emulator.
+    const crear = await fetch(`${keys.billingUrl}/v1/verifactu/crear`, {
+      method: 'POST',
+      headers: { 'x-api-key': keys.test!, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        version: '1.0',
+        emisor: { nif: keys.nifEmisor, nombre: 'COMERCIAL DEMO SL' },
+        cabecera: { serie: 'T', numero: '1', fechaExpedicion: todayInMadrid(), tipoFactura: 'F2', descripcion: 'Venta' },
+        detalleDesglose: [{ claveRegimen: '01', calificacionOperacion: 'S1', baseImponible: '10.00', tipoImpositivo: '21', cuotaRepercutida: '2.10' }],
+        totales: { cuotaTotal: '2.10', importeTotal: '12.10' },
+      }),
+    });
+    expect(crear.status).toBe(200);
+    const { idFactura } = (await crear.json()) as { idFactura: string };
+    let estado: { estadoFactura: string | null } = { estadoFactura: null };
+    for (let i = 0; i < 100 && estado.estadoFactura !== 'registrada'; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      const res = await fetch(`${keys.billingUrl}/v1/facturas/${idFactura}/estado?nifEmisor=${keys.nifEmisor}`, { headers: { 'x-api-key': keys.test! } });
+      estado = (await res.json()) as typeof estado;
+    }
+    expect(estado.estadoFactura).toBe('registrada');
     const manage = await fetch(`${keys.manageUrl}/openapi.json`);
     expect(manage.status).toBe(200);
     run.child.kill('SIGTERM');

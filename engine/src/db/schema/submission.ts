@@ -29,6 +29,7 @@ export interface SubmissionBatchesTable {
   peticion: string;
   estado: 'pendiente_respuesta' | 'respondido' | 'rechazado';
   intentos: number;
+  /** The authority's answer, byte for byte, for support staff. */
   respuesta: string | null;
   csv: string | null;
   estadoEnvio: string | null;
