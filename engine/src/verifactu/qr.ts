@@ -1,7 +1,7 @@
 // The invoice QR of AEAT's "Detalle de las especificaciones técnicas del código QR": the
 // validation URL (four parameters, URL-encoded as Java's URLEncoder does) as a PNG at error
 // correction level M.
-import QRCode from 'qrcode';
+import { qrPng as renderQrPng } from '../qr/png';
 
 export type Entorno = 'test' | 'live';
 
@@ -45,17 +45,9 @@ export function urlValidacion(input: UrlValidacionInput): string {
   );
 }
 
-/** QR options fixed here so the same URL always gives the same bytes. */
-const QR_OPTIONS = {
-  type: 'png',
-  errorCorrectionLevel: 'M',
-  margin: 4, // quiet zone in modules (ISO/IEC 18004 asks for 4)
-  scale: 6,
-  color: { dark: '#000000ff', light: '#ffffffff' },
-} as const;
-
+/** PNG at error-correction level M; deterministic, so GET …/qr serves the same bytes as issuing. */
 export function qrPng(url: string): Promise<Buffer> {
-  return QRCode.toBuffer(url, QR_OPTIONS);
+  return Promise.resolve(renderQrPng(url));
 }
 
 export async function qrPngBase64(url: string): Promise<string> {

@@ -102,3 +102,25 @@ describe('Transport failures and Server faults are retried with the same bytes; 
     }, 30_000);
   }
 });
+
+describe('A lost answer (AEAT registered, the engine never heard back) → resend of the same bytes, duplicate reconciled', () => {
+  it('registers the invoice from the 3000 answer with the original verdict and writes one event', async () => {
+    emu.aeat.faults.set({ mode: 'http500', afterProcessing: true, times: 1 });
+    const res = await t.billing('POST', '/v1/verifactu/crear', {
+      body: aFacturaF2({ cabecera: { serie: 'L', numero: '1', fechaExpedicion: '20-11-2026', tipoFactura: 'F2', descripcion: 'Ticket' } }),
+    });
+    const id = res.json().idFactura as string;
+    clock.advance(WAIT_S * 1000 + 1);
+    for (let i = 0; i < 20 && jobsLeft() > 0; i++) {
+      await t.engine.context.submissions.drainDue();
+      clock.advance(10 * 60_000);
+    }
+    expect(emu.aeat.ledger.duplicatesReceived().length).toBeGreaterThan(0);
+    const estado = (await t.billing('GET', `/v1/facturas/${id}/estado?nifEmisor=${NIF}`)).json();
+    expect(estado.estadoFactura).toBe('registrada');
+    const events = t.engine.context.db.sqlite.prepare('SELECT evento FROM events WHERE invoiceId = ?').all(id) as { evento: string }[];
+    expect(events).toEqual([{ evento: 'factura.registrada' }]);
+    const detail = (await t.billing('GET', `/v1/facturas/${id}?nifEmisor=${NIF}`)).json();
+    expect(detail.registros[0]).toMatchObject({ estado: 'aceptada', estadoEnvioFinal: 'registrada' });
+  });
+});

@@ -1,0 +1,10 @@
+import { describe, expect, it } from 'vitest';
+import { benchVerifactuRecord } from '../../bench/verifactu-record';
+
+describe('issuing hot path bench (zod parse + reglas + RegistroAlta) runs', () => {
+  it('reports a throughput (no assertion on speed: that is the bench\'s job, not a test\'s)', async () => {
+    const r = await benchVerifactuRecord(2_000);
+    expect(r.records).toBe(2_000);
+    expect(r.recordsPerSecond).toBeGreaterThan(0);
+  });
+});

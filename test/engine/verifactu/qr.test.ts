@@ -1,0 +1,74 @@
+import jsQR from 'jsqr';
+import { PNG } from 'pngjs';
+import { describe, expect, it } from 'vitest';
+import { javaUrlEncode, qrPng, qrPngBase64, urlValidacion } from '../../../engine/src/verifactu/qr';
+
+function decode(png: Buffer): string | undefined {
+  const img = PNG.sync.read(png);
+  return jsQR(new Uint8ClampedArray(img.data), img.width, img.height)?.data;
+}
+
+const OFFICIAL =
+  'https://prewww2.aeat.es/wlpl/TIKE-CONT/ValidarQR?nif=89890001K&numserie=12345678%26G33&fecha=01-01-2024&importe=241.4';
+
+describe('QR URL: nif, numserie, fecha, importe, URL-encoded as Java\'s URLEncoder (UTF-8)', () => {
+  it('reproduces the official TEST example, "12345678&G33" → "12345678%26G33"', () => {
+    expect(
+      urlValidacion({ entorno: 'test', nif: '89890001K', numSerie: '12345678&G33', fechaExpedicion: '01-01-2024', importeTotal: '241.4' }),
+    ).toBe(OFFICIAL);
+  });
+
+  it('uses www2.agenciatributaria.gob.es in production', () => {
+    expect(
+      urlValidacion({ entorno: 'live', nif: '89890001K', numSerie: '12345678-G33', fechaExpedicion: '01-09-2024', importeTotal: '241.4' }),
+    ).toBe('https://www2.agenciatributaria.gob.es/wlpl/TIKE-CONT/ValidarQR?nif=89890001K&numserie=12345678-G33&fecha=01-09-2024&importe=241.4');
+  });
+
+  it('uses ValidarQRNoVerifactu for systems that do not send records', () => {
+    expect(
+      urlValidacion({ entorno: 'test', nif: '89890001K', numSerie: '12345678-G33', fechaExpedicion: '01-09-2024', importeTotal: '241.4', verifactu: false }),
+    ).toBe('https://prewww2.aeat.es/wlpl/TIKE-CONT/ValidarQRNoVerifactu?nif=89890001K&numserie=12345678-G33&fecha=01-09-2024&importe=241.4');
+  });
+
+  it.each([
+    ['A B', 'A+B'],
+    ['a*b.c-d_e', 'a*b.c-d_e'],
+    ["!'()~", '%21%27%28%29%7E'],
+    ['/=?#%+', '%2F%3D%3F%23%25%2B'],
+    ['ñ', '%C3%B1'],
+  ])('encodes %j as %j', (input, expected) => {
+    expect(javaUrlEncode(input)).toBe(expected);
+  });
+});
+
+describe('QR image: ISO/IEC 18004, error correction level M, PNG', () => {
+  it('decodes to exactly the official URL', async () => {
+    expect(decode(await qrPng(OFFICIAL))).toBe(OFFICIAL);
+  });
+
+  it('carries error correction level M in its format information', async () => {
+    // Format bits 14 and 13 sit at modules (row 8, col 0) and (8, 1); after the standard XOR mask
+    // 101010000010010 they read dark, light for M (L: dark dark, Q: light dark, H: light light).
+    const img = PNG.sync.read(await qrPng(OFFICIAL));
+    const modules = jsQR(new Uint8ClampedArray(img.data), img.width, img.height)?.version ?? 0;
+    const size = 17 + 4 * modules;
+    const scale = img.width / (size + 8); // 4-module quiet zone on each side
+    const dark = (row: number, col: number) => {
+      const x = Math.floor((4 + col + 0.5) * scale);
+      const y = Math.floor((4 + row + 0.5) * scale);
+      return (img.data[(y * img.width + x) * 4] ?? 255) < 128;
+    };
+    expect(Number.isInteger(scale)).toBe(true);
+    expect([dark(8, 0), dark(8, 1)]).toEqual([true, false]);
+  });
+
+  it('is deterministic for the same URL', async () => {
+    expect((await qrPng(OFFICIAL)).equals(await qrPng(OFFICIAL))).toBe(true);
+  });
+
+  it('is a PNG, and qrPngBase64 is its base64 without a data: prefix', async () => {
+    const png = await qrPng(OFFICIAL);
+    expect(png.subarray(0, 8).toString('hex')).toBe('89504e470d0a1a0a');
+    expect(await qrPngBase64(OFFICIAL)).toBe(png.toString('base64'));
+  });
+});
