@@ -39,6 +39,8 @@ export interface EngineConfig {
   submission?: Partial<Omit<SubmissionConfig, 'aeat'>> & { aeat?: Partial<SubmissionConfig['aeat']> };
   /** Start the submission worker with the engine (tests drive it by hand when false). */
   submitAutomatically?: boolean;
+  /** Base URL of the shipped emulators, when they play the authorities (fault controls in the panel). */
+  emulatorUrl?: string;
 }
 
 export const DEFAULT_SOFTWARE: SoftwareIdentity = {
@@ -67,6 +69,7 @@ export interface ResolvedConfig {
   usageFlushMs: number;
   submission: SubmissionConfig;
   submitAutomatically: boolean;
+  emulatorUrl: string | undefined;
 }
 
 export function resolveConfig(config: EngineConfig): ResolvedConfig {
@@ -97,6 +100,7 @@ export function resolveConfig(config: EngineConfig): ResolvedConfig {
       },
     },
     submitAutomatically: config.submitAutomatically ?? true,
+    emulatorUrl: config.emulatorUrl,
   };
 }
 

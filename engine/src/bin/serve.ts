@@ -33,6 +33,7 @@ async function main(): Promise<void> {
   const engine = await createEngine({
     ...config,
     logger,
+    ...(emulators ? { emulatorUrl: emulators.url } : {}),
     submission: {
       ...config.submission,
       aeat: {

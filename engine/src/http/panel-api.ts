@@ -8,6 +8,7 @@ import { EngineError, notFound } from './errors';
 import { allowedHostNames } from './keyed-api';
 import { buildApiServer } from './server';
 import { safeEqual } from '../platform/secrets';
+import { syncPanelRoutes } from '../submission/panel-routes';
 
 export const arranqueSchema = z.object({
   billingUrl: z.string(),
@@ -42,6 +43,8 @@ export async function buildPanelApi(ctx: EngineContext, token: string): Promise<
   app.setNotFoundHandler(async () => {
     throw notFound('Ruta no encontrada');
   });
+
+  syncPanelRoutes(app, { db: ctx.db, submissions: ctx.submissions, emulatorUrl: () => ctx.config.emulatorUrl });
 
   app.withTypeProvider<ZodTypeProvider>().get(
     '/panel/v1/arranque',

@@ -51,6 +51,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       creadoEn TEXT NOT NULL
     ) STRICT`.execute(db);
   await sql`CREATE INDEX events_invoice ON events(invoiceId)`.execute(db);
+  // The sync view counts records still in flight; a partial index keeps that cheap at any size.
+  await sql`CREATE INDEX registros_in_flight ON registros(entorno, estadoEnvio) WHERE estadoEnvioFinal IS NULL`.execute(db);
   await sql`
     CREATE TABLE submission_control (
       entorno TEXT PRIMARY KEY,

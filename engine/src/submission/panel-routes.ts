@@ -1,0 +1,173 @@
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from '@fastify/type-provider-zod';
+import { z } from 'zod';
+import {
+  loteDetalleSchema,
+  loteSchema,
+  pausaBodySchema,
+  reintentarBodySchema,
+  syncResumenSchema,
+} from '../../../src-shared/api/sync';
+import type { Database } from '../db/database';
+import type { SubmissionBatchesTable } from '../db/schema/submission';
+import { EngineError, notFound } from '../http/errors';
+import type { SubmissionWorker } from './worker';
+
+const lote = (b: SubmissionBatchesTable) => ({
+  idLote: b.id,
+  queueKey: b.queueKey,
+  entorno: b.entorno,
+  autoridad: b.autoridad,
+  obligado: b.obligado,
+  numRegistros: b.numRegistros,
+  incidencia: b.incidencia === 1,
+  estado: b.estado,
+  intentos: b.intentos,
+  csv: b.csv,
+  estadoEnvio: b.estadoEnvio,
+  creadoEn: b.creadoEn,
+  enviadoEn: b.enviadoEn,
+  respondidoEn: b.respondidoEn,
+  ultimoError: b.ultimoError,
+});
+
+export interface SyncPanelDeps {
+  db: Database;
+  submissions: SubmissionWorker;
+  /** The emulators' control base URL, when the authorities are played by them. */
+  emulatorUrl: () => string | undefined;
+}
+
+/** Sync view for support staff: the queue, its batches and replies, retry now, pause, faults. */
+export function syncPanelRoutes(app: FastifyInstance, deps: SyncPanelDeps): void {
+  const api = app.withTypeProvider<ZodTypeProvider>();
+  const { db } = deps;
+
+  api.get('/panel/v1/sync', { schema: { tags: ['sync'], response: { 200: syncResumenSchema } } }, async () => {
+    const paused = new Set(db.all(db.kysely.selectFrom('submission_control').select('entorno').where('pausado', '=', 1)).map((r) => r.entorno));
+    const inFlight = db.all(
+      db.kysely
+        .selectFrom('registros')
+        .select(['entorno', 'estadoEnvio', (eb) => eb.fn.countAll<number>().as('n')])
+        .where('estadoEnvioFinal', 'is', null)
+        .groupBy(['entorno', 'estadoEnvio']),
+    );
+    const porEstadoEnvio: Record<string, Record<string, number>> = { test: {}, live: {} };
+    for (const row of inFlight) (porEstadoEnvio[row.entorno] ??= {})[row.estadoEnvio] = Number(row.n);
+    const rechazadosRows = db.all(
+      db.kysely
+        .selectFrom('registros')
+        .select(['entorno', (eb) => eb.fn.countAll<number>().as('n')])
+        .where('estadoEnvioFinal', '=', 'rechazada')
+        .groupBy('entorno'),
+    );
+    const rechazados: Record<string, number> = { test: 0, live: 0 };
+    for (const row of rechazadosRows) rechazados[row.entorno] = Number(row.n);
+    const pendientes = new Map(
+      db
+        .all(db.kysely.selectFrom('submission_jobs').select(['queueKey', (eb) => eb.fn.countAll<number>().as('n')]).groupBy('queueKey'))
+        .map((r) => [r.queueKey, Number(r.n)]),
+    );
+    const colas = db.all(db.kysely.selectFrom('submission_queues').selectAll().orderBy('queueKey')).map((q) => {
+      const times = [q.siguienteEnvioEn, q.reintentoEn].filter((x): x is string => x !== null).sort();
+      return {
+        queueKey: q.queueKey,
+        entorno: q.entorno,
+        autoridad: q.autoridad,
+        obligado: q.obligado,
+        pendientes: pendientes.get(q.queueKey) ?? 0,
+        siguienteEnvioEn: q.siguienteEnvioEn,
+        reintentoEn: q.reintentoEn,
+        proximoIntentoEn: times[times.length - 1] ?? null,
+        fallosSeguidos: q.fallosSeguidos,
+        alcanzable: q.alcanzable === null ? null : q.alcanzable === 1,
+        ultimoError: q.ultimoError,
+        ultimoErrorEn: q.ultimoErrorEn,
+      };
+    });
+    // An authority is reachable when its last answer (any queue, per environment) came back.
+    const autoridades = new Map<string, { autoridad: string; entorno: 'test' | 'live'; alcanzable: boolean | null }>();
+    for (const c of colas) {
+      const key = `${c.autoridad}|${c.entorno}`;
+      const prev = autoridades.get(key);
+      const alcanzable = prev?.alcanzable === false || c.alcanzable === false ? false : (c.alcanzable ?? prev?.alcanzable ?? null);
+      autoridades.set(key, { autoridad: c.autoridad, entorno: c.entorno, alcanzable });
+    }
+    return {
+      pausado: { test: paused.has('test'), live: paused.has('live') },
+      porEstadoEnvio,
+      rechazados,
+      colas,
+      autoridades: [...autoridades.values()],
+    };
+  });
+
+  api.get(
+    '/panel/v1/sync/lotes',
+    { schema: { tags: ['sync'], querystring: z.object({ limite: z.coerce.number().int().min(1).max(500).optional() }), response: { 200: z.object({ lotes: z.array(loteSchema) }) } } },
+    async (request) => ({
+      lotes: db
+        .all(db.kysely.selectFrom('submission_batches').selectAll().orderBy('creadoEn', 'desc').limit(request.query.limite ?? 50))
+        .map(lote),
+    }),
+  );
+
+  api.get(
+    '/panel/v1/sync/lotes/:idLote',
+    { schema: { tags: ['sync'], params: z.object({ idLote: z.string() }), response: { 200: loteDetalleSchema } } },
+    async (request) => {
+      const b = db.first(db.kysely.selectFrom('submission_batches').selectAll().where('id', '=', request.params.idLote));
+      if (!b) throw notFound('Lote no encontrado');
+      return { ...lote(b), peticion: b.peticion, respuesta: b.respuesta };
+    },
+  );
+
+  api.post(
+    '/panel/v1/sync/reintentar',
+    { schema: { tags: ['sync'], body: reintentarBodySchema, response: { 200: z.object({ colas: z.number().int() }) } } },
+    async (request) => {
+      // "Retry now" lifts the back-off after failures; the authority's own wait (TiempoEsperaEnvio) stays.
+      let q = db.kysely.updateTable('submission_queues').set({ reintentoEn: null });
+      if (request.body.queueKey) q = q.where('queueKey', '=', request.body.queueKey);
+      const colas = db.run(q);
+      deps.submissions.wake();
+      return { colas };
+    },
+  );
+
+  api.post(
+    '/panel/v1/sync/pausa',
+    { schema: { tags: ['sync'], body: pausaBodySchema, response: { 200: pausaBodySchema } } },
+    async (request) => {
+      const { entorno, pausado } = request.body;
+      db.run(
+        db.kysely
+          .insertInto('submission_control')
+          .values({ entorno, pausado: pausado ? 1 : 0 })
+          .onConflict((oc) => oc.column('entorno').doUpdateSet({ pausado: pausado ? 1 : 0 })),
+      );
+      if (!pausado) deps.submissions.wake();
+      return { entorno, pausado };
+    },
+  );
+
+  // The emulators' fault controls, relayed so the till UI can rehearse an outage.
+  const relay = async (method: 'GET' | 'PUT', path: string, body?: unknown) => {
+    const base = deps.emulatorUrl();
+    if (!base) throw new EngineError(404, 'EMULATORS_NOT_RUNNING', 'Los emuladores no están en marcha');
+    const res = await fetch(`${base}${path}`, {
+      method,
+      headers: { 'content-type': 'application/json' },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    const text = await res.text();
+    if (!res.ok) throw new EngineError(res.status >= 500 ? 502 : 400, 'EMULATOR_ERROR', text.slice(0, 500));
+    return JSON.parse(text) as unknown;
+  };
+  api.get('/panel/v1/emuladores/aeat/faults', { schema: { tags: ['emuladores'] } }, async () => relay('GET', '/__control/faults'));
+  api.put(
+    '/panel/v1/emuladores/aeat/faults',
+    { schema: { tags: ['emuladores'], body: z.record(z.string(), z.unknown()) } },
+    async (request) => relay('PUT', '/__control/faults', request.body),
+  );
+}

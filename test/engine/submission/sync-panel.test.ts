@@ -1,0 +1,75 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../../engine/src/platform/clock';
+import { aFacturaF2 } from '../../fixtures/verifactu';
+import { makeTestEngine, type TestEngine } from '../../support/engine';
+import { startTestEmulators } from '../../support/emulators';
+
+type Emulators = Awaited<ReturnType<typeof startTestEmulators>>;
+let t: TestEngine;
+let emu: Emulators;
+const clock = new ManualClock('2026-11-20T10:00:00.000Z');
+const auth = { authorization: 'Bearer panel-test-token' };
+
+beforeAll(async () => {
+  emu = await startTestEmulators({ clock, waitSeconds: 60 });
+  t = await makeTestEngine({ clock, submission: { aeat: { url: { test: emu.aeatUrl, live: emu.aeatUrl }, timeoutMs: 2000 }, random: () => 0.5 } });
+  t.engine.context.config.emulatorUrl = emu.url;
+});
+afterAll(async () => {
+  await t.close();
+  await emu.close();
+});
+
+const panel = (method: 'GET' | 'POST' | 'PUT', url: string, body?: unknown) =>
+  t.engine.apps.panel.inject({ method, url, headers: auth, ...(body === undefined ? {} : { payload: body as object }) });
+const issue = (numero: string) =>
+  t.billing('POST', '/v1/verifactu/crear', {
+    body: aFacturaF2({ cabecera: { serie: 'S', numero, fechaExpedicion: '20-11-2026', tipoFactura: 'F2', descripcion: 'Ticket' } }),
+  });
+
+describe('Sync view: the queue by estadoEnvio, batches with replies, next attempt, reachability, errors', () => {
+  it('shows records waiting, then the authority down with the last error and next attempt, then the batch and its reply', async () => {
+    await issue('1');
+    await issue('2');
+    let view = (await panel('GET', '/panel/v1/sync')).json();
+    expect(view.porEstadoEnvio.test).toEqual({ pendiente_proceso: 2 });
+
+    // Take AEAT down through the panel's relay to the emulator's fault controls.
+    expect((await panel('PUT', '/panel/v1/emuladores/aeat/faults', { mode: 'down' })).statusCode).toBe(200);
+    await t.engine.context.submissions.tick();
+    view = (await panel('GET', '/panel/v1/sync')).json();
+    expect(view.porEstadoEnvio.test).toEqual({ en_cola: 2 });
+    expect(view.colas[0]).toMatchObject({ obligado: 'B12345674', pendientes: 2, alcanzable: false, fallosSeguidos: 1, ultimoError: expect.any(String) });
+    expect(view.colas[0].proximoIntentoEn > clock.now().toISOString()).toBe(true);
+    expect(view.autoridades).toEqual([{ autoridad: 'aeat', entorno: 'test', alcanzable: false }]);
+
+    // Retry now lifts the back-off; with AEAT back the batch goes through.
+    await panel('PUT', '/panel/v1/emuladores/aeat/faults', { mode: 'none' });
+    expect((await panel('POST', '/panel/v1/sync/reintentar', {})).json()).toEqual({ colas: 1 });
+    await t.engine.context.submissions.tick();
+    view = (await panel('GET', '/panel/v1/sync')).json();
+    expect(view.porEstadoEnvio.test).toEqual({});
+    expect(view.colas[0]).toMatchObject({ alcanzable: true, fallosSeguidos: 0, pendientes: 0 });
+    const lotes = (await panel('GET', '/panel/v1/sync/lotes')).json().lotes;
+    expect(lotes[0]).toMatchObject({ numRegistros: 2, estado: 'respondido', intentos: 2, estadoEnvio: 'Correcto', csv: expect.stringMatching(/^A-/) });
+    const detalle = (await panel('GET', `/panel/v1/sync/lotes/${lotes[0].idLote}`)).json();
+    expect(detalle.peticion).toContain('RegFactuSistemaFacturacion');
+    expect(detalle.respuesta).toContain('RespuestaRegFactuSistemaFacturacion');
+  });
+
+  it('pause per environment stops filing; resume restarts it', async () => {
+    expect((await panel('POST', '/panel/v1/sync/pausa', { entorno: 'test', pausado: true })).json()).toEqual({ entorno: 'test', pausado: true });
+    await issue('3');
+    clock.advance(120_000);
+    expect(await t.engine.context.submissions.tick()).toBe(0);
+    expect((await panel('GET', '/panel/v1/sync')).json().pausado).toEqual({ test: true, live: false });
+    await panel('POST', '/panel/v1/sync/pausa', { entorno: 'test', pausado: false });
+    expect(await t.engine.context.submissions.tick()).toBe(1);
+  });
+
+  it('bad bodies are 400 naming the field', async () => {
+    const res = await panel('POST', '/panel/v1/sync/pausa', { entorno: 'prod', pausado: true });
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toMatchObject({ code: 'VALIDATION_ERROR', campo: 'entorno' });
+  });
+});
