@@ -3,6 +3,7 @@
  * No thresholds: the goals are in DEVELOPERS.md and the issue notes say where we stand.
  */
 import { load, ratio, startServer } from './harness';
+import { benchDrain } from './drain';
 import { benchVerifactuRecord } from './verifactu-record';
 
 interface Report {
@@ -73,4 +74,13 @@ const echo = await httpBaseline(report);
 if (!only || only === 'cuenta') await cuenta(report, echo);
 if (!only || only === 'crear') await verifactuCrear(report, echo);
 if (!only || only === 'record') await recordBuilding(report);
+if (!only || only === 'drain') {
+  const one = await benchDrain(undefined, 1);
+  const four = await benchDrain(undefined, 4);
+  report.backlogDrain = {
+    oneObligado: { ...one, ratioToRawUpdates: ratio(one.drainRecordsPerSecond, one.rawSqliteUpdatesPerSecond) },
+    fourObligados: { ...four, ratioToRawUpdates: ratio(four.drainRecordsPerSecond, four.rawSqliteUpdatesPerSecond) },
+    goal: '>= 5000 records/s',
+  };
+}
 process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);

@@ -69,7 +69,8 @@ export function invoiceReadRoutes(app: FastifyInstance, deps: ReadDeps): void {
 
   const envelope = (invoice: InvoiceRow) => {
     const registros = deps.invoices.registrosOf(invoice.id).map((r) => registroDetalle(r, invoice.numeroFactura));
-    return { factura: facturaDetalle(invoice, deps.billingUrl()), registros, totalRegistros: registros.length };
+    const { datos } = deps.invoices.invoiceDocs(invoice.id);
+    return { factura: facturaDetalle(invoice, deps.billingUrl(), datos), registros, totalRegistros: registros.length };
   };
 
   api.get(
@@ -185,8 +186,9 @@ export function invoiceReadRoutes(app: FastifyInstance, deps: ReadDeps): void {
     async (request, reply) => {
       const invoice = invoiceFor(request, request.params.idFactura, request.query);
       const registro = deps.invoices.latestRegistro(invoice.id, ['alta', 'subsanacion']) ?? deps.invoices.latestRegistro(invoice.id, ['anulacion']);
-      if (!registro?.xml) throw notFound('XML no disponible');
-      const xml = registro.xml.startsWith('<?xml') ? registro.xml : `<?xml version="1.0" encoding="UTF-8"?>\n${registro.xml}`;
+      const stored = registro ? deps.invoices.registroXml(registro.id) : undefined;
+      if (!stored) throw notFound('XML no disponible');
+      const xml = stored.startsWith('<?xml') ? stored : `<?xml version="1.0" encoding="UTF-8"?>\n${stored}`;
       return reply.type('application/xml; charset=utf-8').send(xml);
     },
   );

@@ -11,6 +11,10 @@ import type { IdGenerator } from '../platform/ids';
 
 export type InvoiceRow = InvoicesTable;
 export type RegistroRow = RegistrosTable;
+export interface InvoiceDocs {
+  respuesta: string | null;
+  datos: string | null;
+}
 
 export interface InvoiceIdentity {
   entorno: Entorno;
@@ -61,12 +65,29 @@ export class InvoiceStore {
     return this.db.first(this.db.kysely.selectFrom('invoices').selectAll().where('id', '=', id));
   }
 
-  insertInvoice(row: InvoiceRow): void {
+  insertInvoice(row: InvoiceRow, docs: InvoiceDocs = { respuesta: null, datos: null }): void {
     this.db.run(this.db.kysely.insertInto('invoices').values(row));
+    this.db.run(this.db.kysely.insertInto('invoice_documentos').values({ invoiceId: row.id, ...docs }));
   }
 
-  updateInvoice(id: string, changes: Partial<InvoiceRow>): void {
-    this.db.run(this.db.kysely.updateTable('invoices').set(changes).where('id', '=', id));
+  updateInvoice(id: string, changes: Partial<InvoiceRow>, docs?: Partial<InvoiceDocs>): void {
+    if (Object.keys(changes).length > 0) this.db.run(this.db.kysely.updateTable('invoices').set(changes).where('id', '=', id));
+    if (docs && Object.keys(docs).length > 0) {
+      this.db.run(this.db.kysely.updateTable('invoice_documentos').set(docs).where('invoiceId', '=', id));
+    }
+  }
+
+  invoiceDocs(id: string): InvoiceDocs {
+    return (
+      this.db.first(this.db.kysely.selectFrom('invoice_documentos').select(['respuesta', 'datos']).where('invoiceId', '=', id)) ?? {
+        respuesta: null,
+        datos: null,
+      }
+    );
+  }
+
+  registroXml(id: string): string | undefined {
+    return this.db.first(this.db.kysely.selectFrom('registro_documentos').select('xml').where('registroId', '=', id))?.xml;
   }
 
   chainHead<Link>(chainKey: string): ChainHead<Link> | undefined {
@@ -78,8 +99,9 @@ export class InvoiceStore {
    * Appends a record to its chain. UNIQUE(chainKey, chainSeq) makes a fork impossible even if two
    * writers ever raced: the second insert fails and its transaction rolls back.
    */
-  appendRegistro<Link>(row: RegistroRow, link: Link): void {
+  appendRegistro<Link>(row: RegistroRow, link: Link, xml: string): void {
     this.db.run(this.db.kysely.insertInto('registros').values(row));
+    this.db.run(this.db.kysely.insertInto('registro_documentos').values({ registroId: row.id, xml }));
     this.db.run(
       this.db.kysely
         .insertInto('chains')
@@ -122,6 +144,11 @@ export class InvoiceStore {
           .values({ invoiceId, entorno, nifEmisor, numeroFactura: ref.numeroFactura, fechaExpedicion: ref.fechaExpedicion, tipo }),
       );
     }
+  }
+
+  /** Drops the references of an invoice (a correction writes its own again). */
+  deleteRefs(invoiceId: string): void {
+    this.db.run(this.db.kysely.deleteFrom('invoice_refs').where('invoiceId', '=', invoiceId));
   }
 
   /** Invoices that rectify or substitute the given one and are not cancelled. */
@@ -195,10 +222,16 @@ export class InvoiceStore {
     return this.db.all(q.orderBy('creadoEn', 'desc').orderBy('id', 'desc').limit(filter.limit));
   }
 
-  /** Every record of a chain in order (tests and the sync view check continuity with it). */
-  chain(chainKey: string): RegistroRow[] {
+  /** Every record of a chain in order, with its XML (tests and support check continuity with it). */
+  chain(chainKey: string): (RegistroRow & { xml: string })[] {
     return this.db.all(
-      this.db.kysely.selectFrom('registros').selectAll().where('chainKey', '=', chainKey).orderBy('chainSeq', 'asc'),
+      this.db.kysely
+        .selectFrom('registros')
+        .innerJoin('registro_documentos', 'registro_documentos.registroId', 'registros.id')
+        .selectAll('registros')
+        .select('registro_documentos.xml')
+        .where('chainKey', '=', chainKey)
+        .orderBy('chainSeq', 'asc'),
     );
   }
 }

@@ -63,12 +63,13 @@ export function estadoView(invoice: InvoiceRow) {
   return { ...view, estadoFactura: invoice.estadoFactura };
 }
 
-export function facturaDetalle(invoice: InvoiceRow, billingUrl: string): FacturaDetalle {
-  const datos = invoice.datos ? (JSON.parse(invoice.datos) as { cabecera?: { descripcion?: string }; descripcion?: string; destinatario?: unknown }) : {};
+export function facturaDetalle(invoice: InvoiceRow, billingUrl: string, datosJson: string | null): FacturaDetalle {
+  const datos = datosJson ? (JSON.parse(datosJson) as { cabecera?: { descripcion?: string }; descripcion?: string; destinatario?: unknown }) : {};
   const processing = invoice.estadoFactura === null && invoice.estadoEnvio !== 'rechazada';
   return present({
     ...facturaListItem(invoice, billingUrl),
-    serie: invoice.serie,
+    // An invoice without series has none: omitted, never "" (spec, Absent values).
+    serie: invoice.serie === '' ? undefined : invoice.serie,
     numero: invoice.numero,
     fechaExpedicion: invoice.fechaExpedicion,
     estadoFactura: processing ? ('procesando' as const) : (invoice.estadoFactura ?? undefined),

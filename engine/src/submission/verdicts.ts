@@ -1,16 +1,137 @@
 import type { Database } from '../db/database';
-import type { RegistroRow, InvoiceRow } from '../invoices/store';
+import type { EventsTable } from '../db/schema/submission';
+import type { InvoiceRow, RegistroRow } from '../invoices/store';
 import type { IdGenerator } from '../platform/ids';
 
 export type Verdict =
   | { kind: 'aceptado'; conErrores: boolean; codigo?: string | undefined; descripcion?: string | undefined; csv?: string | undefined }
   | { kind: 'rechazado'; codigo: string; descripcion: string };
 
+export interface VerdictItem {
+  registro: RegistroRow;
+  verdict: Verdict;
+}
+
+// SQLite allows 32766 bound parameters; lists stay well below.
+const CHUNK = 500;
+function chunks<T>(items: readonly T[]): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += CHUNK) out.push(items.slice(i, i + CHUNK));
+  return out;
+}
+
 /**
- * Applies an authority's final verdict to a record, its invoice and the invoices it rectifies,
- * and writes the event, all inside the caller's transaction. Idempotent: a record that already
- * has a final state is left alone, so a reconciled duplicate never yields a second event.
+ * Applies the authority's final verdicts to records, their invoices and the invoices they
+ * rectify, and writes one event per record, inside the caller's transaction. Set-based: one
+ * submission's thousand verdicts cost a handful of statements. Idempotent: a record that already
+ * has a final state is skipped, so a reconciled duplicate never yields a second event.
  */
+export function applyVerdicts(
+  db: Database,
+  ids: IdGenerator,
+  items: readonly VerdictItem[],
+  context: { idLote: string; now: string },
+): void {
+  const { now, idLote } = context;
+  const open = new Set<string>();
+  for (const part of chunks(items.map((i) => i.registro.id))) {
+    for (const r of db.all(
+      db.kysely.selectFrom('registros').select('id').where('id', 'in', part).where('estadoEnvioFinal', 'is', null),
+    )) {
+      open.add(r.id);
+    }
+  }
+  const pending = items.filter((i) => open.has(i.registro.id));
+  if (pending.length === 0) return;
+  const invoices = new Map<string, InvoiceRow>();
+  for (const part of chunks([...new Set(pending.map((i) => i.registro.invoiceId))])) {
+    for (const inv of db.all(db.kysely.selectFrom('invoices').selectAll().where('id', 'in', part))) invoices.set(inv.id, inv);
+  }
+
+  // Records: grouped by identical outcome, one UPDATE per group.
+  const groups = new Map<string, { set: Partial<RegistroRow>; ids: string[] }>();
+  for (const { registro, verdict } of pending) {
+    const set: Partial<RegistroRow> =
+      verdict.kind === 'aceptado'
+        ? {
+            estado: 'aceptada',
+            ...(verdict.conErrores ? { estadoEnvio: 'aceptada_con_errores' as const } : {}),
+            estadoEnvioFinal: 'registrada',
+            codigoRespuesta: verdict.codigo ?? null,
+            descripcionRespuesta: verdict.descripcion ?? null,
+            csvAeat: verdict.csv ?? null,
+          }
+        : {
+            estado: 'rechazada',
+            estadoEnvio: 'rechazada',
+            estadoEnvioFinal: 'rechazada',
+            codigoRespuesta: verdict.codigo,
+            descripcionRespuesta: verdict.descripcion,
+          };
+    const key = JSON.stringify(set);
+    const group = groups.get(key) ?? { set, ids: [] };
+    group.ids.push(registro.id);
+    groups.set(key, group);
+  }
+  for (const { set, ids: groupIds } of groups.values()) {
+    for (const part of chunks(groupIds)) {
+      db.run(
+        db.kysely
+          .updateTable('registros')
+          .set({ ...set, idLote, envioCompletadoEn: now, ultimaModificacion: now })
+          .where('id', 'in', part),
+      );
+    }
+  }
+
+  // Invoices: the new state worked out in memory (so the events carry it), then written.
+  const events: EventsTable[] = [];
+  const invoiceUpdates = new Map<string, Partial<InvoiceRow>>();
+  for (const { registro, verdict } of pending) {
+    const invoice = invoices.get(registro.invoiceId);
+    if (!invoice) continue;
+    const changes = invoiceUpdates.get(invoice.id) ?? {};
+    let evento: EventsTable['evento'];
+    const extra: Record<string, unknown> = {};
+    if (verdict.kind === 'aceptado') {
+      if (registro.tipo === 'anulacion') {
+        changes.estadoFactura = 'anulada';
+        evento = 'factura.anulada';
+        extra.tipoRegistro = registro.tipo;
+      } else {
+        changes.estadoFactura = invoice.estadoFactura === 'anulada' ? 'anulada' : (invoice.estadoFactura ?? 'registrada');
+        if (verdict.conErrores) changes.estadoEnvio = 'aceptada_con_errores';
+        if (verdict.csv) changes.csvAeat = verdict.csv;
+        evento = 'factura.registrada';
+        if (invoice.tipoFactura?.startsWith('R')) markRectified(db, invoice, now);
+      }
+    } else {
+      // A rejected cancellation leaves the invoice as it was; a rejected alta or correction of
+      // an invoice not yet registered shows `estadoEnvio: rechazada` without `estadoFactura`.
+      if (registro.tipo !== 'anulacion' && invoice.estadoFactura === null) changes.estadoEnvio = 'rechazada';
+      evento = 'factura.rechazada';
+      extra.tipoRegistro = registro.tipo;
+      extra.motivoRechazo = { codigo: verdict.codigo, descripcion: verdict.descripcion };
+    }
+    changes.ultimaModificacion = now;
+    invoiceUpdates.set(invoice.id, changes);
+    Object.assign(invoice, changes);
+    events.push(eventRow(ids, evento, invoice, registro, now, extra));
+  }
+  const byChanges = new Map<string, { set: Partial<InvoiceRow>; ids: string[] }>();
+  for (const [id, set] of invoiceUpdates) {
+    const key = JSON.stringify(set);
+    const group = byChanges.get(key) ?? { set, ids: [] };
+    group.ids.push(id);
+    byChanges.set(key, group);
+  }
+  for (const { set, ids: groupIds } of byChanges.values()) {
+    for (const part of chunks(groupIds)) db.run(db.kysely.updateTable('invoices').set(set).where('id', 'in', part));
+  }
+  for (const part of chunks(events)) db.run(db.kysely.insertInto('events').values(part));
+}
+
+/** One record's verdict (the set-based path with a single item). */
 export function applyVerdict(
   db: Database,
   ids: IdGenerator,
@@ -18,77 +139,7 @@ export function applyVerdict(
   verdict: Verdict,
   context: { idLote: string; now: string },
 ): void {
-  const fresh = db.first(db.kysely.selectFrom('registros').selectAll().where('id', '=', registro.id));
-  if (!fresh || fresh.estadoEnvioFinal !== null) return;
-  const invoice = db.first(db.kysely.selectFrom('invoices').selectAll().where('id', '=', registro.invoiceId));
-  if (!invoice) return;
-  const { now, idLote } = context;
-  const tipoRegistro = registro.tipo;
-
-  if (verdict.kind === 'aceptado') {
-    db.run(
-      db.kysely
-        .updateTable('registros')
-        .set({
-          estado: 'aceptada',
-          estadoEnvio: verdict.conErrores ? 'aceptada_con_errores' : fresh.estadoEnvio,
-          estadoEnvioFinal: 'registrada',
-          codigoRespuesta: verdict.codigo ?? null,
-          descripcionRespuesta: verdict.descripcion ?? null,
-          csvAeat: verdict.csv ?? null,
-          idLote,
-          envioCompletadoEn: now,
-          ultimaModificacion: now,
-        })
-        .where('id', '=', registro.id),
-    );
-    if (tipoRegistro === 'anulacion') {
-      db.run(db.kysely.updateTable('invoices').set({ estadoFactura: 'anulada', ultimaModificacion: now }).where('id', '=', invoice.id));
-    } else {
-      db.run(
-        db.kysely
-          .updateTable('invoices')
-          .set({
-            estadoFactura: invoice.estadoFactura === 'anulada' ? 'anulada' : (invoice.estadoFactura ?? 'registrada'),
-            estadoEnvio: verdict.conErrores ? 'aceptada_con_errores' : invoice.estadoEnvio,
-            csvAeat: verdict.csv ?? invoice.csvAeat,
-            ultimaModificacion: now,
-          })
-          .where('id', '=', invoice.id),
-      );
-      if (invoice.tipoFactura?.startsWith('R')) markRectified(db, invoice, now);
-    }
-    writeEvent(db, ids, tipoRegistro === 'anulacion' ? 'factura.anulada' : 'factura.registrada', invoice, fresh, now, {
-      ...(tipoRegistro === 'anulacion' ? { tipoRegistro } : {}),
-      ...(verdict.csv ? { csvAeat: verdict.csv } : {}),
-    });
-    return;
-  }
-
-  db.run(
-    db.kysely
-      .updateTable('registros')
-      .set({
-        estado: 'rechazada',
-        estadoEnvio: 'rechazada',
-        estadoEnvioFinal: 'rechazada',
-        codigoRespuesta: verdict.codigo,
-        descripcionRespuesta: verdict.descripcion,
-        idLote,
-        envioCompletadoEn: now,
-        ultimaModificacion: now,
-      })
-      .where('id', '=', registro.id),
-  );
-  // A rejected cancellation leaves the invoice as it was; a rejected alta or correction of an
-  // invoice not yet registered shows `estadoEnvio: rechazada` without `estadoFactura`.
-  if (tipoRegistro !== 'anulacion' && invoice.estadoFactura === null) {
-    db.run(db.kysely.updateTable('invoices').set({ estadoEnvio: 'rechazada', ultimaModificacion: now }).where('id', '=', invoice.id));
-  }
-  writeEvent(db, ids, 'factura.rechazada', invoice, fresh, now, {
-    tipoRegistro,
-    motivoRechazo: { codigo: verdict.codigo, descripcion: verdict.descripcion },
-  });
+  applyVerdicts(db, ids, [{ registro, verdict }], context);
 }
 
 /** An accepted rectifying invoice turns the registered invoices it names into `rectificada`. */
@@ -110,42 +161,39 @@ function markRectified(db: Database, invoice: InvoiceRow, now: string): void {
   }
 }
 
-function writeEvent(
-  db: Database,
+/** The event and its `datos` as the spec's Events section lists them. */
+function eventRow(
   ids: IdGenerator,
-  evento: 'factura.registrada' | 'factura.rechazada' | 'factura.anulada',
+  evento: EventsTable['evento'],
   invoice: InvoiceRow,
   registro: RegistroRow,
   now: string,
   extra: Record<string, unknown>,
-): void {
-  const refreshed = db.first(db.kysely.selectFrom('invoices').selectAll().where('id', '=', invoice.id)) ?? invoice;
+): EventsTable {
   const datos: Record<string, unknown> = {
-    sistemaFiscal: refreshed.sistemaFiscal,
-    nifEmisor: refreshed.nifEmisor,
-    idFactura: refreshed.id,
-    numeroFactura: refreshed.numeroFactura,
-    ...(refreshed.tipoFactura ? { tipoFactura: refreshed.tipoFactura } : {}),
-    ...(refreshed.importeTotal ? { importeTotal: refreshed.importeTotal } : {}),
-    ...(refreshed.cuotaTotal ? { cuotaTotal: refreshed.cuotaTotal } : {}),
-    estadoFactura: evento === 'factura.rechazada' ? 'rechazada' : (refreshed.estadoFactura ?? 'registrada'),
+    sistemaFiscal: invoice.sistemaFiscal,
+    nifEmisor: invoice.nifEmisor,
+    idFactura: invoice.id,
+    numeroFactura: invoice.numeroFactura,
+    ...(invoice.tipoFactura ? { tipoFactura: invoice.tipoFactura } : {}),
+    ...(invoice.importeTotal ? { importeTotal: invoice.importeTotal } : {}),
+    ...(invoice.cuotaTotal ? { cuotaTotal: invoice.cuotaTotal } : {}),
+    estadoFactura: evento === 'factura.rechazada' ? 'rechazada' : (invoice.estadoFactura ?? 'registrada'),
     ...(evento !== 'factura.rechazada' ? { fechaRegistro: now } : {}),
-    ...(refreshed.sistemaFiscal === 'verifactu'
-      ? { ...(refreshed.csvAeat ? { csvAeat: refreshed.csvAeat } : {}), ...(registro.huella ? { hashVerifactu: registro.huella } : {}) }
-      : { ...(refreshed.provincia ? { provincia: refreshed.provincia } : {}) }),
+    ...(invoice.sistemaFiscal === 'verifactu'
+      ? { ...(invoice.csvAeat ? { csvAeat: invoice.csvAeat } : {}), ...(registro.huella ? { hashVerifactu: registro.huella } : {}) }
+      : { ...(invoice.provincia ? { provincia: invoice.provincia } : {}), ...(invoice.idTbai ? { idRegistroTbai: invoice.idTbai } : {}) }),
     ...extra,
   };
-  db.run(
-    db.kysely.insertInto('events').values({
-      id: ids.next('evt'),
-      evento,
-      accountId: refreshed.accountId,
-      entorno: refreshed.entorno,
-      nifEmisor: refreshed.nifEmisor,
-      invoiceId: refreshed.id,
-      registroId: registro.id,
-      datos: JSON.stringify(datos),
-      creadoEn: now,
-    }),
-  );
+  return {
+    id: ids.next('evt'),
+    evento,
+    accountId: invoice.accountId,
+    entorno: invoice.entorno,
+    nifEmisor: invoice.nifEmisor,
+    invoiceId: invoice.id,
+    registroId: registro.id,
+    datos: JSON.stringify(datos),
+    creadoEn: now,
+  };
 }

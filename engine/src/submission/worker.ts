@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Entorno } from '../../../src-shared/api/common';
 import type { Database } from '../db/database';
 import type { SubmissionBatchesTable, SubmissionQueuesTable } from '../db/schema/submission';
@@ -8,7 +9,7 @@ import type { Logger } from '../platform/logger';
 import { buildRegFactuSoapEnvelope, MAX_REGISTROS_POR_ENVIO } from '../verifactu/soap';
 import { MalformedReply, parseAeatReply, type AeatReply, type RespuestaLinea } from './aeat-reply';
 import { postSoap, TransportError, type TlsClientConfig } from './transport';
-import { applyVerdict, type Verdict } from './verdicts';
+import { applyVerdicts, type Verdict, type VerdictItem } from './verdicts';
 
 export interface AeatEndpointConfig {
   url: Record<Entorno, string>;
@@ -249,11 +250,12 @@ export class SubmissionWorker {
           .selectFrom('submission_jobs')
           .innerJoin('registros', 'registros.id', 'submission_jobs.registroId')
           .innerJoin('invoices', 'invoices.id', 'registros.invoiceId')
+          .innerJoin('registro_documentos', 'registro_documentos.registroId', 'registros.id')
           .select([
             'submission_jobs.id as jobId',
             'registros.id as registroId',
             'registros.tipo',
-            'registros.xml',
+            'registro_documentos.xml',
             'registros.creadoEn',
             'registros.entorno',
             'invoices.nifEmisor',
@@ -262,8 +264,8 @@ export class SubmissionWorker {
           ])
           .where('submission_jobs.queueKey', '=', queueKey)
           .where('submission_jobs.estado', '=', 'pendiente')
-          .orderBy('registros.creadoEn')
-          .orderBy('registros.chainSeq')
+          // Jobs are written in the issuing transaction, so their rowid order is chain order.
+          .orderBy(sql`submission_jobs.rowid`)
           .limit(MAX_REGISTROS_POR_ENVIO),
       );
       if (jobs.length === 0) return undefined;
@@ -391,15 +393,14 @@ export class SubmissionWorker {
         lines.set(lineKey(line.operacion, line.idEmisorFactura, line.numSerieFactura, line.fechaExpedicionFactura), line);
       }
       const unanswered: string[] = [];
+      const items: VerdictItem[] = [];
       for (const registro of this.batchRegistros(batch.id)) {
         const operacion = registro.tipo === 'anulacion' ? 'Anulacion' : 'Alta';
         const line = lines.get(lineKey(operacion, registro.nifEmisor, registro.numeroFactura, registro.fechaExpedicion));
-        if (!line) {
-          unanswered.push(registro.id);
-          continue;
-        }
-        applyVerdict(this.db, this.ids, registro, verdictOf(line, reply.csv), { idLote: batch.id, now: nowIso });
+        if (line) items.push({ registro, verdict: verdictOf(line, reply.csv) });
+        else unanswered.push(registro.id);
       }
+      applyVerdicts(this.db, this.ids, items, { idLote: batch.id, now: nowIso });
       // A record the answer does not mention goes back to the queue; if AEAT did register it,
       // the resend is answered as a duplicate and reconciled.
       if (unanswered.length > 0) {
@@ -440,9 +441,13 @@ export class SubmissionWorker {
   private refuseBatch(batch: Batch, refusal: SubmissionRefused, raw: string | null = null): void {
     const nowIso = this.clock.now().toISOString();
     this.db.transaction(() => {
-      for (const registro of this.batchRegistros(batch.id)) {
-        applyVerdict(this.db, this.ids, registro, { kind: 'rechazado', codigo: refusal.codigo, descripcion: refusal.descripcion }, { idLote: batch.id, now: nowIso });
-      }
+      const verdict: Verdict = { kind: 'rechazado', codigo: refusal.codigo, descripcion: refusal.descripcion };
+      applyVerdicts(
+        this.db,
+        this.ids,
+        this.batchRegistros(batch.id).map((registro) => ({ registro, verdict })),
+        { idLote: batch.id, now: nowIso },
+      );
       this.db.run(this.db.kysely.deleteFrom('submission_jobs').where('idLote', '=', batch.id));
       this.db.run(
         this.db.kysely

@@ -34,7 +34,7 @@ export interface AnulacionAnswer {
     idFactura: string;
     idRegistro: string;
     numeroFactura: string;
-    serie: string;
+    serie?: string;
     numero: string;
     estado: 'pendiente' | 'procesando' | 'aceptada' | 'rechazada';
     creadoEn: string;
@@ -132,8 +132,9 @@ export class VerifactuIssuing {
       if (!existing || existing.sistemaFiscal !== 'verifactu' || existing.tipoFactura === null) throw invoiceNotFound();
       if (existing.estadoFactura === 'anulada') throw invoiceStatusInvalid('La factura está anulada: no admite subsanación');
       const last = this.deps.invoices.latestRegistro(existing.id, ['alta', 'subsanacion']);
-      if (last?.tipo === 'subsanacion' && JSON.parse(last.extra).fingerprint === print && existing.respuesta) {
-        return { answer: JSON.parse(existing.respuesta) as StoredEmision, replay: true };
+      const stored = this.deps.invoices.invoiceDocs(existing.id).respuesta;
+      if (last?.tipo === 'subsanacion' && JSON.parse(last.extra).fingerprint === print && stored) {
+        return { answer: JSON.parse(stored) as StoredEmision, replay: true };
       }
       const previo = this.rechazoPrevioFor(existing);
       const ajustes =
@@ -195,8 +196,6 @@ export class VerifactuIssuing {
           csvAeat: null,
           idTbai: null,
           idMaquina: body.idMaquina ?? null,
-          respuesta: null,
-          datos: null,
           creadoEn: nowIso,
           ultimaModificacion: nowIso,
         };
@@ -220,7 +219,8 @@ export class VerifactuIssuing {
           idFactura: invoice.id,
           idRegistro,
           numeroFactura: invoice.numeroFactura,
-          serie,
+          // Omitted for an invoice without series, never "" (spec, Absent values).
+          ...(fa.serie !== undefined ? { serie: fa.serie } : {}),
           numero: fa.numero,
           estado: 'pendiente',
           creadoEn: nowIso,
@@ -243,7 +243,6 @@ export class VerifactuIssuing {
         huella: rec.huella,
         huellaAnterior: head?.link.huella ?? null,
         fechaHoraHusoGenRegistro: rec.fechaHoraHusoGenRegistro,
-        xml: rec.xml,
         codigoRespuesta: null,
         descripcionRespuesta: null,
         csvAeat: null,
@@ -265,7 +264,7 @@ export class VerifactuIssuing {
         fechaExpedicionFactura: fa.fechaExpedicion,
         huella: rec.huella,
       };
-      this.deps.invoices.appendRegistro(registro, link);
+      this.deps.invoices.appendRegistro(registro, link, rec.xml);
       this.deps.invoices.enqueueSubmission(registro, verifactuQueueKey(caller.entorno, fa.nifEmisor), nowIso);
       this.deps.invoices.updateInvoice(invoice.id, { ultimaModificacion: nowIso });
       return answer;
@@ -299,13 +298,14 @@ export class VerifactuIssuing {
   /** Same identity: a replay when importeTotal and tipoFactura match, else 409. */
   private replayOf(existing: InvoiceRow, factura: FacturaVerifactu): StoredEmision {
     const conflicts: string[] = [];
-    if (existing.sistemaFiscal !== 'verifactu' || existing.tipoFactura === null || !existing.respuesta) {
+    const stored = this.deps.invoices.invoiceDocs(existing.id).respuesta;
+    if (existing.sistemaFiscal !== 'verifactu' || existing.tipoFactura === null || !stored) {
       throw identityConflict(['cabecera.numero']);
     }
     if (existing.importeTotal !== importeCanonico(factura.totales.importeTotal)) conflicts.push('totales.importeTotal');
     if (existing.tipoFactura !== factura.cabecera.tipoFactura) conflicts.push('cabecera.tipoFactura');
     if (conflicts.length > 0) throw identityConflict(conflicts);
-    return JSON.parse(existing.respuesta) as StoredEmision;
+    return JSON.parse(stored) as StoredEmision;
   }
 
   private issueAlta(
@@ -351,16 +351,16 @@ export class VerifactuIssuing {
       cuotaTotal: rec.cuotaTotal,
       urlValidacion: url,
       huella: rec.huella,
-      respuesta: JSON.stringify(answer),
-      datos: JSON.stringify(factura),
       ultimaModificacion: nowIso,
     };
+    const docs = { respuesta: JSON.stringify(answer), datos: JSON.stringify(factura) };
     if (correction) {
       const registered = correction.existing.estadoFactura === 'registrada';
-      this.deps.invoices.updateInvoice(idFactura, {
-        ...invoiceFields,
-        estadoEnvio: registered ? correction.existing.estadoEnvio : 'pendiente_proceso',
-      });
+      this.deps.invoices.updateInvoice(
+        idFactura,
+        { ...invoiceFields, estadoEnvio: registered ? correction.existing.estadoEnvio : 'pendiente_proceso' },
+        docs,
+      );
     } else {
       this.deps.invoices.insertInvoice({
         id: idFactura,
@@ -380,17 +380,19 @@ export class VerifactuIssuing {
         idMaquina: factura.idMaquina ?? null,
         creadoEn: nowIso,
         ...invoiceFields,
-      });
-      const ref = (f: { serie?: string | undefined; numero: string; fechaExpedicion: string }) => ({
-        numeroFactura: numSerieFactura(f.serie, f.numero),
-        fechaExpedicion: f.fechaExpedicion,
-      });
-      if (factura.facturasRectificadas) {
-        this.deps.invoices.insertRefs(idFactura, caller.entorno, nif, factura.facturasRectificadas.map(ref), 'rectificada');
-      }
-      if (factura.facturasSustituidas) {
-        this.deps.invoices.insertRefs(idFactura, caller.entorno, nif, factura.facturasSustituidas.map(ref), 'sustituida');
-      }
+      }, docs);
+    }
+    // A correction is the whole invoice again: its rectified/substituted invoices replace the old ones.
+    if (correction) this.deps.invoices.deleteRefs(idFactura);
+    const ref = (f: { serie?: string | undefined; numero: string; fechaExpedicion: string }) => ({
+      numeroFactura: numSerieFactura(f.serie, f.numero),
+      fechaExpedicion: f.fechaExpedicion,
+    });
+    if (factura.facturasRectificadas) {
+      this.deps.invoices.insertRefs(idFactura, caller.entorno, nif, factura.facturasRectificadas.map(ref), 'rectificada');
+    }
+    if (factura.facturasSustituidas) {
+      this.deps.invoices.insertRefs(idFactura, caller.entorno, nif, factura.facturasSustituidas.map(ref), 'sustituida');
     }
     const registro: RegistroRow = {
       id: this.deps.ids.next('reg'),
@@ -408,7 +410,6 @@ export class VerifactuIssuing {
       huella: rec.huella,
       huellaAnterior: head?.link.huella ?? null,
       fechaHoraHusoGenRegistro: rec.fechaHoraHusoGenRegistro,
-      xml: rec.xml,
       codigoRespuesta: null,
       descripcionRespuesta: null,
       csvAeat: null,
@@ -432,7 +433,7 @@ export class VerifactuIssuing {
       fechaExpedicionFactura: factura.cabecera.fechaExpedicion,
       huella: rec.huella,
     };
-    this.deps.invoices.appendRegistro(registro, link);
+    this.deps.invoices.appendRegistro(registro, link, rec.xml);
     this.deps.invoices.enqueueSubmission(registro, verifactuQueueKey(caller.entorno, nif), nowIso);
     return answer;
   }

@@ -89,13 +89,22 @@ describe('POST /v1/verifactu/anular answers 200 {code: "SUCCESS", data: {idFactu
     expect(detail.json().registros.map((r: { tipo: string }) => r.tipo)).toEqual(['anulacion', 'alta']);
   });
 
-  it('an invoice without series: serie "" in the answer', async () => {
+  it('an invoice without series: serie omitted from the answer (absent values are omitted, never "")', async () => {
     const f = aFacturaF2({ cabecera: { numero: 'AN-NS' } });
     delete f.cabecera.serie;
     await crearOk(t, f);
     const res = await anular({ version: '1.0', facturaAnulada: { nifEmisor: NIF, numero: 'AN-NS', fechaExpedicion: '02-03-2026' } });
     expect(res.statusCode, res.body).toBe(200);
-    expect(json<AnularAnswer>(res).data).toMatchObject({ serie: '', numero: 'AN-NS', numeroFactura: 'AN-NS' });
+    const data = json<AnularAnswer>(res).data;
+    expect(data).toMatchObject({ numero: 'AN-NS', numeroFactura: 'AN-NS' });
+    expect('serie' in data).toBe(false);
+    // ...and the same on the repeat, and in the detail of the invoice.
+    const again = json<AnularAnswer>(await anular({ version: '1.0', facturaAnulada: { nifEmisor: NIF, numero: 'AN-NS', fechaExpedicion: '02-03-2026' } })).data;
+    expect(again.yaAnulada).toBe(true);
+    expect('serie' in again).toBe(false);
+    const detail = (await t.billing('GET', `/v1/facturas/${data.idFactura}?nifEmisor=${NIF}`)).json();
+    expect('serie' in detail.factura).toBe(false);
+    expect(detail.factura.numero).toBe('AN-NS');
   });
 });
 

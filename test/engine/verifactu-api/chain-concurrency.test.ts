@@ -25,7 +25,7 @@ beforeEach(async () => {
 afterEach(async () => t.close());
 
 /** Checks every link of a chain from the stored rows and from the XML each row carries. */
-function expectUnbrokenChain(chain: RegistroRow[]): void {
+function expectUnbrokenChain(chain: (RegistroRow & { xml: string })[]): void {
   expect(chain.length).toBeGreaterThan(0);
   chain.forEach((rec, i) => {
     expect(rec.chainSeq).toBe(i + 1);

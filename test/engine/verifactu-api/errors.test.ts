@@ -232,7 +232,7 @@ describe('404 NOT_FOUND: invoice not found by search; unavailable XML or QR', ()
   it('XML not stored', async () => {
     const a = await crearOk(t, aFacturaF2({ cabecera: { numero: 'NXML' } }));
     const db = t.engine.context.db;
-    db.run(db.kysely.updateTable('registros').set({ xml: '' }).where('invoiceId', '=', a.idFactura));
+    db.sqlite.prepare("UPDATE registro_documentos SET xml = '' WHERE registroId IN (SELECT id FROM registros WHERE invoiceId = ?)").run(a.idFactura);
     await expectRefused(t, t.billing('GET', `/v1/facturas/${a.idFactura}/xml?nifEmisor=${NIF}`), 404, 'NOT_FOUND');
   });
 

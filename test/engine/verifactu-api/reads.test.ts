@@ -42,8 +42,6 @@ function expectNoNullsOrEmpty(value: unknown, path = ''): void {
   else if (value !== null && typeof value === 'object') {
     for (const [k, v] of Object.entries(value)) {
       if (k === 'proximaPagina' || k === 'estadoFactura') continue;
-      // serie is part of the invoice identity: "" is the invoice without series.
-      if (k === 'serie') continue;
       expect(v, `${path}.${k}`).not.toBeNull();
       expect(v, `${path}.${k}`).not.toBe('');
       expectNoNullsOrEmpty(v, `${path}.${k}`);
@@ -485,7 +483,12 @@ describe('Invoice and record reads on a small data set', () => {
     });
 
     it('serie omitted when the invoice has none', async () => {
-      expect((await buscar('&numero=NS-1&fechaExpedicion=02-03-2026')).json().factura.idFactura).toBe(sinSerie.idFactura);
+      const found = (await buscar('&numero=NS-1&fechaExpedicion=02-03-2026')).json();
+      expect(found.factura.idFactura).toBe(sinSerie.idFactura);
+      // Absent values are omitted, never "": the invoice without series has no serie in its view.
+      expect('serie' in found.factura).toBe(false);
+      expect(found.factura).toMatchObject({ numero: 'NS-1', numeroFactura: 'NS-1' });
+      expectNoNullsOrEmpty(found);
       expect((await buscar('&serie=&numero=NS-1&fechaExpedicion=02-03-2026')).json().factura.idFactura).toBe(sinSerie.idFactura);
       // ...and an invoice with a series is not found without it.
       await expectRefused(t, buscar('&numero=000123&fechaExpedicion=02-03-2026'), 404, 'NOT_FOUND');

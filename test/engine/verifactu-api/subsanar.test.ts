@@ -1,6 +1,6 @@
 // PUT /v1/verifactu/subsanar: the whole corrected invoice, same identity, same answer shape.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { aDetalle, aFacturaF1, aSubsanacion, anAnularBody } from '../../fixtures/verifactu';
+import { aDetalle, aFacturaF1, aFacturaR, aSubsanacion, anAnularBody } from '../../fixtures/verifactu';
 import type { TestEngine } from '../../support/engine';
 import {
   anotherAccount,
@@ -125,6 +125,23 @@ describe('PUT /v1/verifactu/subsanar: the whole corrected invoice plus subsanaci
     const replay = await crearOk(t, { ...corrected('SB-4'), subsanacion: undefined, rechazoPrevio: undefined });
     expect(replay).toEqual({ ...sub, yaExistente: true });
     await expectRefused(t, crear(t, aFacturaF1({ cabecera: { numero: 'SB-4' } })), 409, 'INVOICE_IDENTITY_CONFLICT');
+  });
+});
+
+describe('A correction carries the whole invoice: its rectified invoices replace the previous ones (409 INVOICE_HAS_RECTIFICATIVAS follows them)', () => {
+  it('an R1 corrected to rectify B instead of A: A can be cancelled, B cannot', async () => {
+    await crearOk(t, aFacturaF1({ cabecera: { numero: 'RA', fechaExpedicion: '01-03-2026' } }));
+    await crearOk(t, aFacturaF1({ cabecera: { numero: 'RB', fechaExpedicion: '01-03-2026' } }));
+    const ref = (numero: string) => [{ serie: 'A-2026/', numero, fechaExpedicion: '01-03-2026' }];
+    const r1 = aFacturaR('R1', 'I', { cabecera: { numero: 'SB-R1' }, facturasRectificadas: ref('RA') });
+    const issued = await crearOk(t, r1);
+    const sub = await subsanar({ ...r1, facturasRectificadas: ref('RB'), subsanacion: true });
+    expect(sub.statusCode, sub.body).toBe(200);
+    const cancel = (numero: string) =>
+      t.billing('POST', '/v1/verifactu/anular', { body: anAnularBody({ facturaAnulada: { nifEmisor: NIF, serie: 'A-2026/', numero, fechaExpedicion: '01-03-2026' } }) });
+    const b = await expectRefused(t, cancel('RB'), 409, 'INVOICE_HAS_RECTIFICATIVAS');
+    expect(JSON.stringify(b.details)).toContain(issued.idFactura);
+    expect((await cancel('RA')).statusCode).toBe(200);
   });
 });
 

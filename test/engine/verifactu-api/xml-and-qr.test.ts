@@ -156,7 +156,7 @@ describe('Records exactly per SuministroInformacion.xsd: every generated XML val
     const data = json<{ data: { idRegistro: string; huella: string } }>(res).data;
     const stored = t.engine.context.invoices.getRegistro(data.idRegistro);
     expect(stored?.tipo).toBe('anulacion');
-    const xml = stored?.xml ?? '';
+    const xml = t.engine.context.invoices.registroXml(data.idRegistro) ?? '';
     await expectXsdValid(xml);
     const rec = recordElement(xml);
     expect(rec.localName).toBe('RegistroAnulacion');

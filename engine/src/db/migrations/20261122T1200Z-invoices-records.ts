@@ -25,8 +25,6 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       csvAeat TEXT,
       idTbai TEXT,
       idMaquina TEXT,
-      respuesta TEXT,
-      datos TEXT,
       creadoEn TEXT NOT NULL,
       ultimaModificacion TEXT NOT NULL,
       UNIQUE (entorno, nifEmisor, serie, numero, fechaExpedicion)
@@ -50,7 +48,6 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       huella TEXT,
       huellaAnterior TEXT,
       fechaHoraHusoGenRegistro TEXT,
-      xml TEXT NOT NULL,
       codigoRespuesta TEXT,
       descripcionRespuesta TEXT,
       csvAeat TEXT,
@@ -63,6 +60,19 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       UNIQUE (chainKey, chainSeq)
     ) STRICT`.execute(db);
   await sql`CREATE INDEX registros_invoice ON registros(invoiceId, creadoEn)`.execute(db);
+  // Documents live beside their rows: the rows are updated several times on their way to a final
+  // state, and rewriting kilobytes of XML or JSON with each update would multiply disk writes.
+  await sql`
+    CREATE TABLE registro_documentos (
+      registroId TEXT PRIMARY KEY REFERENCES registros(id),
+      xml TEXT NOT NULL
+    ) STRICT`.execute(db);
+  await sql`
+    CREATE TABLE invoice_documentos (
+      invoiceId TEXT PRIMARY KEY REFERENCES invoices(id),
+      respuesta TEXT,
+      datos TEXT
+    ) STRICT`.execute(db);
   await sql`CREATE INDEX registros_list ON registros(entorno, nifEmisor, creadoEn DESC, id DESC)`.execute(db);
   await sql`
     CREATE TABLE chains (
@@ -93,5 +103,5 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       ultimoError TEXT,
       creadoEn TEXT NOT NULL
     ) STRICT`.execute(db);
-  await sql`CREATE INDEX submission_jobs_queue ON submission_jobs(queueKey, estado, siguienteIntentoEn)`.execute(db);
+  await sql`CREATE INDEX submission_jobs_queue ON submission_jobs(queueKey, estado)`.execute(db);
 }

@@ -38,6 +38,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`CREATE INDEX submission_batches_queue ON submission_batches(queueKey, estado, creadoEn)`.execute(db);
   await sql`ALTER TABLE submission_jobs ADD COLUMN idLote TEXT`.execute(db);
   await sql`CREATE INDEX submission_jobs_lote ON submission_jobs(idLote)`.execute(db);
+  await sql`CREATE INDEX registros_lote ON registros(idLote) WHERE idLote IS NOT NULL`.execute(db);
   await sql`
     CREATE TABLE events (
       id TEXT PRIMARY KEY,

@@ -2,10 +2,14 @@ import type { Migration } from 'kysely';
 import * as foundation from './20261122T1100Z-foundation';
 import * as invoicesRecords from './20261122T1200Z-invoices-records';
 import * as submission from './20261122T1300Z-submission';
+import * as webhooks from './20261122T1500Z-webhooks';
+import * as clients from './20261122T1600Z-clients';
 
 /** Static index: bundling and packaging keep every migration; names sort by ISO date. */
 export const migrations: Record<string, Migration> = {
   '20261122T1100Z-foundation': foundation,
   '20261122T1200Z-invoices-records': invoicesRecords,
   '20261122T1300Z-submission': submission,
+  '20261122T1500Z-webhooks': webhooks,
+  '20261122T1600Z-clients': clients,
 };

@@ -1,18 +1,22 @@
 import type { AccountsTable } from './accounts';
+import type { ClientsTables } from './clients';
 import type { ApiKeysTable, QuotaUsageTable } from './api-keys';
 import type { DeclarationsTable } from './declarations';
 import type { IssuersTable } from './issuers';
+import type { WebhookDeliveriesTable, WebhookDeliveryAttemptsTable, WebhookIssuersTable, WebhooksTable } from './webhooks';
 import type { EventsTable, SubmissionBatchesTable, SubmissionControlTable, SubmissionQueuesTable } from './submission';
 import type {
   ChainsTable,
+  InvoiceDocumentosTable,
   InvoiceRefsTable,
+  RegistroDocumentosTable,
   InvoicesTable,
   RegistrosTable,
   SettingsTable,
   SubmissionJobsTable,
 } from './invoices';
 
-export interface Tables {
+export interface Tables extends ClientsTables {
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
   quota_usage: QuotaUsageTable;
@@ -21,6 +25,8 @@ export interface Tables {
   settings: SettingsTable;
   invoices: InvoicesTable;
   registros: RegistrosTable;
+  registro_documentos: RegistroDocumentosTable;
+  invoice_documentos: InvoiceDocumentosTable;
   chains: ChainsTable;
   invoice_refs: InvoiceRefsTable;
   submission_jobs: SubmissionJobsTable;
@@ -28,4 +34,8 @@ export interface Tables {
   submission_batches: SubmissionBatchesTable;
   submission_control: SubmissionControlTable;
   events: EventsTable;
+  webhooks: WebhooksTable;
+  webhook_issuers: WebhookIssuersTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  webhook_delivery_attempts: WebhookDeliveryAttemptsTable;
 }

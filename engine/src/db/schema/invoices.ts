@@ -39,12 +39,23 @@ export interface InvoicesTable {
   csvAeat: string | null;
   idTbai: string | null;
   idMaquina: string | null;
+  creadoEn: string;
+  ultimaModificacion: string;
+}
+
+/** Documents of an invoice, kept apart from the often-updated row. */
+export interface InvoiceDocumentosTable {
+  invoiceId: string;
   /** The 200 answer of the issuing request, without the QR (regenerated from urlValidacion). */
   respuesta: string | null;
   /** The request body as accepted, for the detail view and for corrections. */
   datos: string | null;
-  creadoEn: string;
-  ultimaModificacion: string;
+}
+
+/** The exact record XML committed before anything is sent. */
+export interface RegistroDocumentosTable {
+  registroId: string;
+  xml: string;
 }
 
 export type TipoRegistro = 'alta' | 'subsanacion' | 'anulacion';
@@ -68,8 +79,6 @@ export interface RegistrosTable {
   huella: string | null;
   huellaAnterior: string | null;
   fechaHoraHusoGenRegistro: string | null;
-  /** The exact record XML committed before anything is sent. */
-  xml: string;
   codigoRespuesta: string | null;
   descripcionRespuesta: string | null;
   csvAeat: string | null;

@@ -1,0 +1,91 @@
+/**
+ * Drain rate of a backlog through the AEAT emulator (TiempoEsperaEnvio 0), beside raw
+ * better-sqlite3 update throughput measured in the same run. The backlog is issued through the
+ * real issuing path in process (no HTTP), with the emulator down-free and the worker stopped.
+ */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import { startEmulators } from '../../engine/emulators/index';
+import { seedDemoAccount } from '../../engine/src/account/demo';
+import { createEngine } from '../../engine/src/index';
+import { silentLogger } from '../../engine/src/platform/logger';
+import type { Caller } from '../../engine/src/http/auth';
+
+/** Raw SQLite: UPDATE one row by primary key, 1000 per transaction, synchronous=FULL. */
+function rawUpdateRate(rows: number): number {
+  const db = new BetterSqlite3(path.join(mkdtempSync(path.join(tmpdir(), 'raw-')), 'raw.sqlite'));
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = FULL');
+  db.exec('CREATE TABLE t (id TEXT PRIMARY KEY, estado TEXT NOT NULL, n INTEGER NOT NULL) STRICT');
+  const insert = db.prepare('INSERT INTO t VALUES (?, ?, 0)');
+  db.transaction(() => {
+    for (let i = 0; i < rows; i++) insert.run(`r${i}`, 'pendiente');
+  })();
+  const update = db.prepare('UPDATE t SET estado = ?, n = n + 1 WHERE id = ?');
+  const t0 = performance.now();
+  for (let start = 0; start < rows; start += 1000) {
+    db.transaction(() => {
+      for (let i = start; i < Math.min(rows, start + 1000); i++) update.run('aceptada', `r${i}`);
+    })();
+  }
+  const ms = performance.now() - t0;
+  db.close();
+  return Math.round((rows * 1000) / ms);
+}
+
+export async function benchDrain(records = Number(process.env.BENCH_DRAIN_RECORDS ?? 100_000), issuers = 1) {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'bench-drain-'));
+  const emulators = await startEmulators({ port: 0, dataDir: path.join(dataDir, 'emu'), aeat: { waitSeconds: 0 } });
+  const unlimited = { rps: 1e9, burst: 1e9, monthlyQuota: 1e12 };
+  const aeatUrl = `${emulators.url}/wlpl/TIKE-CONT/ws/SistemaFacturacion/VerifactuSOAP`;
+  const engine = await createEngine({
+    dataDir,
+    logger: silentLogger,
+    limits: { test: unlimited, live: unlimited },
+    submitAutomatically: false,
+    submission: { aeat: { url: { test: aeatUrl, live: aeatUrl } }, parallelQueues: 4 },
+  });
+  const ctx = engine.context;
+  seedDemoAccount(ctx);
+  const account = ctx.accounts.listAccounts()[0]!;
+  const nifs = ['B12345674', 'A58818501', 'B87654323', 'B00000034'].slice(0, issuers);
+  for (const nif of nifs.slice(1)) {
+    ctx.issuers.create({ accountId: account.id, entorno: 'test', nif, nombre: `EMISOR ${nif}`, hacienda: 'verifactu' });
+    emulators.census.addTaxpayer({ nif, nombre: `EMISOR ${nif}`, estado: 'alta' });
+  }
+  const caller: Caller = { keyId: 'bench', entorno: 'test', account, limits: unlimited };
+  const t0 = performance.now();
+  for (let start = 0; start < records; start += 1000) {
+    await Promise.all(
+      Array.from({ length: Math.min(1000, records - start) }, (_, k) => {
+        const i = start + k;
+        const nif = nifs[i % nifs.length]!;
+        return ctx.verifactu.crear(caller, {
+          version: '1.0',
+          emisor: { nif, nombre: 'EMISOR' },
+          cabecera: { serie: 'B', numero: String(i), fechaExpedicion: '20-11-2026', tipoFactura: 'F2', descripcion: 'Venta' },
+          detalleDesglose: [{ claveRegimen: '01', calificacionOperacion: 'S1', baseImponible: '10.00', tipoImpositivo: '21.00', cuotaRepercutida: '2.10' }],
+          totales: { cuotaTotal: '2.10', importeTotal: '12.10' },
+        });
+      }),
+    );
+  }
+  const issueMs = performance.now() - t0;
+  const t1 = performance.now();
+  const left = () => (ctx.db.sqlite.prepare('SELECT COUNT(*) AS n FROM submission_jobs').get() as { n: number }).n;
+  while (left() > 0) await ctx.submissions.drainDue();
+  const drainMs = performance.now() - t1;
+  const filed = emulators.aeat.ledger.countRecords();
+  await engine.stop();
+  await emulators.close();
+  return {
+    records,
+    issuers,
+    filedInLedger: filed,
+    issuedInProcessPerSecond: Math.round((records * 1000) / issueMs),
+    drainRecordsPerSecond: Math.round((records * 1000) / drainMs),
+    rawSqliteUpdatesPerSecond: rawUpdateRate(records),
+  };
+}
