@@ -6,16 +6,11 @@ import type { RegistroRow } from '../invoices/store';
 import type { Clock } from '../platform/clock';
 import type { IdGenerator } from '../platform/ids';
 import type { Logger } from '../platform/logger';
-import { buildRegFactuSoapEnvelope, MAX_REGISTROS_POR_ENVIO } from '../verifactu/soap';
-import { MalformedReply, parseAeatReply, type AeatReply, type RespuestaLinea } from './aeat-reply';
-import { postSoap, TransportError, type TlsClientConfig } from './transport';
+import { AeatAdapter, type AeatEndpointConfig } from './aeat-adapter';
+import type { AuthorityAdapter, Interpretation, OutgoingRecord } from './authority';
 import { applyVerdicts, type Verdict, type VerdictItem } from './verdicts';
 
-export interface AeatEndpointConfig {
-  url: Record<Entorno, string>;
-  timeoutMs: number;
-  tls?: TlsClientConfig | undefined;
-}
+export type { AeatEndpointConfig } from './aeat-adapter';
 
 export interface SubmissionConfig {
   aeat: AeatEndpointConfig;
@@ -36,18 +31,9 @@ export const DEFAULT_AEAT_EMULATOR_URL = 'http://127.0.0.1:8790/wlpl/TIKE-CONT/w
 type Batch = SubmissionBatchesTable;
 type QueueState = SubmissionQueuesTable;
 
-/** A SOAP Fault of kind Client: the whole submission is refused for its content (final). */
-class SubmissionRefused extends Error {
-  constructor(
-    readonly codigo: string,
-    readonly descripcion: string,
-  ) {
-    super(descripcion);
-  }
-}
-
-function lineKey(operacion: 'Alta' | 'Anulacion', nif: string, numSerie: string, fecha: string): string {
-  return `${operacion}|${nif}|${numSerie}|${fecha}`;
+/** The authority of a queue: its key is `entorno|autoridad|obligado`. */
+function autoridadOf(queueKey: string): string {
+  return queueKey.split('|')[1] ?? '';
 }
 
 /**
@@ -64,6 +50,7 @@ export class SubmissionWorker {
   private readonly inFlight = new Set<string>();
   private current: Promise<unknown> = Promise.resolve();
   private wakeRequested = false;
+  private readonly adapters = new Map<string, AuthorityAdapter>();
 
   constructor(
     private readonly db: Database,
@@ -71,7 +58,20 @@ export class SubmissionWorker {
     private readonly ids: IdGenerator,
     private readonly logger: Logger,
     private readonly config: SubmissionConfig,
-  ) {}
+  ) {
+    this.register(new AeatAdapter(config.aeat));
+  }
+
+  /** Adds an authority (TicketBAI treasuries register theirs). */
+  register(adapter: AuthorityAdapter): void {
+    this.adapters.set(adapter.autoridad, adapter);
+  }
+
+  private adapterFor(queueKey: string): AuthorityAdapter {
+    const adapter = this.adapters.get(autoridadOf(queueKey));
+    if (!adapter) throw new Error(`no authority adapter for queue ${queueKey}`);
+    return adapter;
+  }
 
   start(): void {
     this.stopped = false;
@@ -156,7 +156,8 @@ export class SubmissionWorker {
         continue;
       }
       const waitOver = !state?.siguienteEnvioEn || state.siguienteEnvioEn <= now;
-      if (waitOver || this.pendingCount(queueKey, MAX_REGISTROS_POR_ENVIO) >= MAX_REGISTROS_POR_ENVIO) out.push(queueKey);
+      const full = this.adapters.get(autoridadOf(queueKey))?.maxRecords ?? 1;
+      if (waitOver || this.pendingCount(queueKey, full) >= full) out.push(queueKey);
     }
     return out;
   }
@@ -190,7 +191,8 @@ export class SubmissionWorker {
 
   /** Sends the queue's open submission, or builds the next one. True when something was sent. */
   private async processQueue(queueKey: string): Promise<boolean> {
-    const batch = this.openBatch(queueKey) ?? this.buildBatch(queueKey);
+    const adapter = this.adapterFor(queueKey);
+    const batch = this.openBatch(queueKey) ?? this.buildBatch(queueKey, adapter);
     if (!batch) return false;
     const now = this.clock.now().toISOString();
     this.db.transaction(() => {
@@ -202,48 +204,27 @@ export class SubmissionWorker {
       );
       if (batch.intentos === 0) this.setEstadoEnvio(batch.id, 'en_cola', now);
     });
-    let reply: AeatReply;
     let raw: string;
+    let outcome: Interpretation;
     try {
-      ({ reply, raw } = await this.send(batch));
+      const sent = await adapter.send(batch.entorno, batch.peticion);
+      raw = sent.body;
+      outcome = adapter.interpret(sent, this.outgoing(batch.id));
     } catch (error) {
-      if (error instanceof SubmissionRefused) {
-        this.refuseBatch(batch, error);
-        return true;
-      }
       this.recordFailure(batch, error);
       return true;
     }
-    if (reply.kind === 'fault') {
-      // Client faults are final for this content; Server faults are transient.
-      if (/client/i.test(reply.faultcode)) this.refuseBatch(batch, new SubmissionRefused(reply.codigo ?? 'FAULT', reply.faultstring), raw);
-      else this.recordFailure(batch, new TransportError(`SOAP Fault ${reply.faultcode}: ${reply.faultstring}`));
-      return true;
-    }
-    this.applyReply(batch, reply, raw);
+    if (outcome.kind === 'refused') this.refuseBatch(batch, outcome, raw);
+    else this.applyReply(batch, outcome, raw);
     return true;
   }
 
-  private async send(batch: Batch): Promise<{ reply: AeatReply; raw: string }> {
-    const url = this.config.aeat.url[batch.entorno];
-    const result = await postSoap(url, batch.peticion, { timeoutMs: this.config.aeat.timeoutMs, tls: this.config.aeat.tls });
-    let parsed: AeatReply;
-    try {
-      parsed = parseAeatReply(result.body);
-    } catch (error) {
-      if (error instanceof MalformedReply) throw new TransportError(`HTTP ${result.status}: ${error.message}`);
-      throw error;
-    }
-    if (result.status !== 200 && parsed.kind !== 'fault') throw new TransportError(`HTTP ${result.status}`);
-    return { reply: parsed, raw: result.body };
-  }
-
   /**
-   * Takes up to 1000 waiting records of the queue in chain order and commits the submission's
-   * exact bytes before anything is sent. A record whose IDFactura and operation already travel
-   * in this submission waits for the next one (AEAT answers per IDFactura).
+   * Takes the queue's waiting records in chain order, as many as one submission carries, and
+   * commits the submission's exact bytes before anything is sent. A record the authority would
+   * answer under the same key as one already in the submission waits for the next one.
    */
-  private buildBatch(queueKey: string): Batch | undefined {
+  private buildBatch(queueKey: string, adapter: AuthorityAdapter): Batch | undefined {
     return this.db.transaction(() => {
       const jobs = this.db.all(
         this.db.kysely
@@ -266,13 +247,13 @@ export class SubmissionWorker {
           .where('submission_jobs.estado', '=', 'pendiente')
           // Jobs are written in the issuing transaction, so their rowid order is chain order.
           .orderBy(sql`submission_jobs.rowid`)
-          .limit(MAX_REGISTROS_POR_ENVIO),
+          .limit(adapter.maxRecords),
       );
       if (jobs.length === 0) return undefined;
       const seen = new Set<string>();
       const chosen: typeof jobs = [];
       for (const job of jobs) {
-        const key = lineKey(job.tipo === 'anulacion' ? 'Anulacion' : 'Alta', job.nifEmisor, job.numeroFactura, job.fechaExpedicion);
+        const key = adapter.lineKey({ ...job, registroId: job.registroId });
         if (seen.has(key)) break;
         seen.add(key);
         chosen.push(job);
@@ -285,16 +266,15 @@ export class SubmissionWorker {
         this.db.kysely.selectFrom('issuers').select('nombre').where('entorno', '=', first.entorno).where('nif', '=', obligado),
       );
       const late = now.getTime() - Date.parse(first.creadoEn) > this.config.incidenciaAfterSeconds * 1000;
-      const peticion = buildRegFactuSoapEnvelope({
-        obligado: { nombreRazon: issuer?.nombre ?? obligado, nif: obligado },
-        incidencia: late,
-        registros: chosen.map((j) => j.xml),
-      });
+      const peticion = adapter.build(
+        chosen.map((j) => ({ ...j, registroId: j.registroId })),
+        { obligado: { nif: obligado, nombre: issuer?.nombre ?? obligado }, incidencia: late },
+      );
       const batch: Batch = {
         id: this.ids.next('lote'),
         queueKey,
         entorno: first.entorno,
-        autoridad: 'aeat',
+        autoridad: adapter.autoridad,
         obligado,
         numRegistros: chosen.length,
         incidencia: late ? 1 : 0,
@@ -329,7 +309,7 @@ export class SubmissionWorker {
           .where('estadoFactura', 'is', null)
           .where('id', 'in', (eb) => eb.selectFrom('registros').select('invoiceId').where('idLote', '=', batch.id)),
       );
-      this.ensureQueue(queueKey, batch.entorno, obligado);
+      this.ensureQueue(queueKey, batch.entorno, adapter.autoridad, obligado);
       return batch;
     });
   }
@@ -352,14 +332,14 @@ export class SubmissionWorker {
     );
   }
 
-  private ensureQueue(queueKey: string, entorno: Entorno, obligado: string): void {
+  private ensureQueue(queueKey: string, entorno: Entorno, autoridad: string, obligado: string): void {
     this.db.run(
       this.db.kysely
         .insertInto('submission_queues')
         .values({
           queueKey,
           entorno,
-          autoridad: 'aeat',
+          autoridad,
           obligado,
           siguienteEnvioEn: null,
           reintentoEn: null,
@@ -384,25 +364,42 @@ export class SubmissionWorker {
     );
   }
 
-  private applyReply(batch: Batch, reply: Extract<AeatReply, { kind: 'respuesta' }>, raw: string): void {
+  /** The records of a submission as the adapter sees them. */
+  private outgoing(idLote: string): OutgoingRecord[] {
+    return this.db.all(
+      this.db.kysely
+        .selectFrom('submission_jobs')
+        .innerJoin('registros', 'registros.id', 'submission_jobs.registroId')
+        .innerJoin('invoices', 'invoices.id', 'registros.invoiceId')
+        .innerJoin('registro_documentos', 'registro_documentos.registroId', 'registros.id')
+        .select([
+          'registros.id as registroId',
+          'registros.tipo',
+          'registro_documentos.xml',
+          'registros.entorno',
+          'invoices.nifEmisor',
+          'invoices.numeroFactura',
+          'invoices.fechaExpedicion',
+          'registros.creadoEn',
+        ])
+        .where('submission_jobs.idLote', '=', idLote),
+    );
+  }
+
+  private applyReply(batch: Batch, reply: Extract<Interpretation, { kind: 'verdicts' }>, raw: string): void {
     const now = this.clock.now();
     const nowIso = now.toISOString();
     this.db.transaction(() => {
-      const lines = new Map<string, RespuestaLinea>();
-      for (const line of reply.lineas) {
-        lines.set(lineKey(line.operacion, line.idEmisorFactura, line.numSerieFactura, line.fechaExpedicionFactura), line);
-      }
       const unanswered: string[] = [];
       const items: VerdictItem[] = [];
       for (const registro of this.batchRegistros(batch.id)) {
-        const operacion = registro.tipo === 'anulacion' ? 'Anulacion' : 'Alta';
-        const line = lines.get(lineKey(operacion, registro.nifEmisor, registro.numeroFactura, registro.fechaExpedicion));
-        if (line) items.push({ registro, verdict: verdictOf(line, reply.csv) });
+        const verdict = reply.verdicts.get(registro.id);
+        if (verdict) items.push({ registro, verdict });
         else unanswered.push(registro.id);
       }
       applyVerdicts(this.db, this.ids, items, { idLote: batch.id, now: nowIso });
-      // A record the answer does not mention goes back to the queue; if AEAT did register it,
-      // the resend is answered as a duplicate and reconciled.
+      // A record the answer does not mention goes back to the queue; if the authority did
+      // register it, the resend is answered as a duplicate and reconciled.
       if (unanswered.length > 0) {
         this.db.run(
           this.db.kysely
@@ -411,23 +408,18 @@ export class SubmissionWorker {
             .where('registroId', 'in', unanswered),
         );
       }
-      this.db.run(
-        this.db.kysely
-          .deleteFrom('submission_jobs')
-          .where('idLote', '=', batch.id)
-          .where('registroId', 'not in', unanswered.length > 0 ? unanswered : ['']),
-      );
+      this.db.run(this.db.kysely.deleteFrom('submission_jobs').where('idLote', '=', batch.id));
       this.db.run(
         this.db.kysely
           .updateTable('submission_batches')
-          .set({ estado: 'respondido', respuesta: raw, csv: reply.csv ?? null, estadoEnvio: reply.estadoEnvio, respondidoEn: nowIso, ultimoError: null })
+          .set({ estado: 'respondido', respuesta: raw, csv: reply.csv ?? null, estadoEnvio: reply.estadoEnvio ?? null, respondidoEn: nowIso, ultimoError: null })
           .where('id', '=', batch.id),
       );
       this.db.run(
         this.db.kysely
           .updateTable('submission_queues')
           .set({
-            siguienteEnvioEn: new Date(now.getTime() + reply.tiempoEsperaEnvio * 1000).toISOString(),
+            siguienteEnvioEn: new Date(now.getTime() + reply.waitSeconds * 1000).toISOString(),
             reintentoEn: null,
             fallosSeguidos: 0,
             alcanzable: 1,
@@ -438,7 +430,7 @@ export class SubmissionWorker {
   }
 
   /** The whole submission was refused for its content: every record in it is rejected (final). */
-  private refuseBatch(batch: Batch, refusal: SubmissionRefused, raw: string | null = null): void {
+  private refuseBatch(batch: Batch, refusal: { codigo: string; descripcion: string }, raw: string | null = null): void {
     const nowIso = this.clock.now().toISOString();
     this.db.transaction(() => {
       const verdict: Verdict = { kind: 'rechazado', codigo: refusal.codigo, descripcion: refusal.descripcion };
@@ -483,26 +475,4 @@ export class SubmissionWorker {
       );
     });
   }
-}
-
-/** The verdict a RespuestaLinea gives, duplicates reconciled to the original one. */
-export function verdictOf(line: RespuestaLinea, csv: string | undefined): Verdict {
-  // A duplicate of what AEAT holds: our earlier send of these bytes went through (a crash or a
-  // lost answer); its original verdict stands. `Anulada` means the key is held, cancelled.
-  if (line.codigo === '3000' && line.duplicado) {
-    const original = line.duplicado;
-    return { kind: 'aceptado', conErrores: original.estado === 'AceptadaConErrores', codigo: original.codigo, descripcion: original.descripcion };
-  }
-  // Cancelling what AEAT already holds as cancelled: our own earlier cancellation went through.
-  if (line.codigo === '3001' && line.operacion === 'Anulacion') return { kind: 'aceptado', conErrores: false };
-  if (line.estado === 'Incorrecto') {
-    return { kind: 'rechazado', codigo: line.codigo ?? '', descripcion: line.descripcion ?? '' };
-  }
-  return {
-    kind: 'aceptado',
-    conErrores: line.estado === 'AceptadoConErrores',
-    codigo: line.codigo,
-    descripcion: line.descripcion,
-    csv,
-  };
 }

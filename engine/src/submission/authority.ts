@@ -1,0 +1,55 @@
+import type { Entorno } from '../../../src-shared/api/common';
+import type { RegistroRow } from '../invoices/store';
+import type { Verdict } from './verdicts';
+
+/** A record on its way into a submission, with what the authority keys it by. */
+export interface OutgoingRecord {
+  registroId: string;
+  tipo: RegistroRow['tipo'];
+  xml: string;
+  entorno: Entorno;
+  nifEmisor: string;
+  numeroFactura: string;
+  fechaExpedicion: string;
+  creadoEn: string;
+}
+
+export interface BuildContext {
+  obligado: { nif: string; nombre: string };
+  /** Records generated long before this submission (AEAT: Incidencia = S). */
+  incidencia: boolean;
+}
+
+/** What an answer means for the submission. Transient failures are thrown as TransportError. */
+export type Interpretation =
+  | {
+      kind: 'verdicts';
+      /** Verdict per registroId; a record left out goes back to its queue. */
+      verdicts: Map<string, Verdict>;
+      /** Seconds to wait before the next submission of this queue (AEAT TiempoEsperaEnvio). */
+      waitSeconds: number;
+      csv?: string | undefined;
+      estadoEnvio?: string | undefined;
+    }
+  | { kind: 'refused'; codigo: string; descripcion: string };
+
+export interface SentRequest {
+  status: number;
+  body: string;
+}
+
+/**
+ * One tax authority's protocol: how records become one request, how it is sent, and what its
+ * answer means. The worker owns queues, durability, flow control and retries.
+ */
+export interface AuthorityAdapter {
+  readonly autoridad: string;
+  /** Records per submission (AEAT 1000; TicketBAI reception services one invoice). */
+  readonly maxRecords: number;
+  /** The exact request bytes, committed before the first send and resent unchanged. */
+  build(records: readonly OutgoingRecord[], context: BuildContext): string;
+  send(entorno: Entorno, request: string): Promise<SentRequest>;
+  interpret(sent: SentRequest, records: readonly OutgoingRecord[]): Interpretation;
+  /** Two records the authority answers by the same key cannot travel together. */
+  lineKey(record: OutgoingRecord): string;
+}
