@@ -104,7 +104,8 @@ export const facturaDetalleSchema = z.object({
   idFactura: z.string(),
   nifEmisor: z.string(),
   numeroFactura: z.string(),
-  serie: z.string(),
+  /** Absent when the invoice has no series. */
+  serie: z.string().min(1).optional(),
   numero: z.string(),
   fechaExpedicion: z.string(),
   tipoFactura: z.string().optional(),

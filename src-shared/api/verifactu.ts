@@ -306,7 +306,8 @@ export const verifactuAnularResponse = z.strictObject({
     idFactura: z.string().min(1),
     idRegistro: z.string().min(1),
     numeroFactura: z.string().min(1),
-    serie: z.string(),
+    /** Absent when the invoice has no series. */
+    serie: z.string().min(1).optional(),
     numero: z.string().min(1),
     /** State of the cancellation record (billing record `estado`). */
     estado: z.enum(['pendiente', 'procesando', 'aceptada', 'rechazada']),

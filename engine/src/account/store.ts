@@ -16,19 +16,26 @@ export interface ActiveKey {
 
 /** Accounts and API keys: the SQL behind authentication and the admin command line. */
 export class AccountStore {
+  // Every keyed request runs these two: built once.
+  private readonly keyByHash;
+  private readonly accountById;
+
   constructor(
     private readonly db: Database,
     private readonly clock: Clock,
     private readonly ids: IdGenerator,
-  ) {}
+  ) {
+    this.keyByHash = db.prepare<ApiKeysTable, 'keyHash'>((slot) =>
+      db.kysely.selectFrom('api_keys').selectAll().where('keyHash', '=', slot('keyHash')),
+    );
+    this.accountById = db.prepare<Account, 'id'>((slot) => db.kysely.selectFrom('accounts').selectAll().where('id', '=', slot('id')));
+  }
 
   /** The key and its account, or undefined when the key is unknown or revoked. */
   findActiveKey(rawKey: string): ActiveKey | undefined {
-    const key = this.db.first(
-      this.db.kysely.selectFrom('api_keys').selectAll().where('keyHash', '=', hashApiKey(rawKey)),
-    );
+    const key = this.keyByHash.first({ keyHash: hashApiKey(rawKey) });
     if (!key || key.revocadoEn !== null) return undefined;
-    const account = this.getAccount(key.accountId);
+    const account = this.accountById.first({ id: key.accountId });
     return account ? { key, account } : undefined;
   }
 

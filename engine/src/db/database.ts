@@ -14,6 +14,19 @@ import type { Tables } from './schema';
 
 type Param = string | number | bigint | Buffer | Uint8Array | null;
 
+const SLOT = '\u0000slot:';
+
+/**
+ * A query built once with kysely and then run many times with new values: the hot paths
+ * (authentication, issuing) skip rebuilding and recompiling the same SQL on every request.
+ * `slot(name)` stands for a value in the builder; `run`/`all`/`first` take the values by name.
+ */
+export interface PreparedQuery<R, V extends string> {
+  run(values: Record<V, Param | boolean>): number;
+  all(values: Record<V, Param | boolean>): R[];
+  first(values: Record<V, Param | boolean>): R | undefined;
+}
+
 /**
  * One wrapper around better-sqlite3 + kysely. Kysely builds typed SQL; execution is synchronous
  * through cached prepared statements, so a whole issuing request (or a group of them) runs as one
@@ -61,6 +74,25 @@ export class Database {
 
   private static params(query: CompiledQuery): Param[] {
     return query.parameters.map((p) => (typeof p === 'boolean' ? (p ? 1 : 0) : (p as Param)));
+  }
+
+  prepare<R, V extends string>(build: (slot: (name: V) => string) => Compilable<R>): PreparedQuery<R, V> {
+    const compiled = build((name) => `${SLOT}${name}`).compile();
+    const stmt = this.statement(compiled);
+    // Each parameter is either a named slot or a constant fixed at build time.
+    const plan: ({ slot: V } | { constant: Param | boolean })[] = compiled.parameters.map((p) =>
+      typeof p === 'string' && p.startsWith(SLOT) ? { slot: p.slice(SLOT.length) as V } : { constant: p as Param | boolean },
+    );
+    const bind = (values: Record<V, Param | boolean>): Param[] =>
+      plan.map((entry) => {
+        const value = 'slot' in entry ? values[entry.slot] : entry.constant;
+        return typeof value === 'boolean' ? (value ? 1 : 0) : (value as Param);
+      });
+    return {
+      run: (values) => stmt.run(...bind(values)).changes,
+      all: (values) => stmt.all(...bind(values)) as R[],
+      first: (values) => stmt.get(...bind(values)) as R | undefined,
+    };
   }
 
   /** Runs an INSERT/UPDATE/DELETE; returns the number of rows changed. */

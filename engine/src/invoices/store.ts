@@ -41,24 +41,78 @@ export interface InvoiceListFilter {
   limit: number;
 }
 
+type Values = Record<string, string | number | null>;
+
+// Column lists of the hot inserts; a row type change that misses one fails its first insert.
+const INVOICE_COLUMNS = [
+  'id', 'accountId', 'entorno', 'nifEmisor', 'sistemaFiscal', 'provincia', 'serie', 'numero', 'fechaExpedicion',
+  'numeroFactura', 'tipoFactura', 'importeTotal', 'cuotaTotal', 'estadoFactura', 'estadoEnvio', 'urlValidacion',
+  'huella', 'csvAeat', 'idTbai', 'idMaquina', 'creadoEn', 'ultimaModificacion',
+] as const satisfies readonly (keyof InvoicesTable)[];
+const REGISTRO_COLUMNS = [
+  'id', 'invoiceId', 'accountId', 'entorno', 'nifEmisor', 'sistemaFiscal', 'tipo', 'estado', 'estadoEnvio',
+  'estadoEnvioFinal', 'chainKey', 'chainSeq', 'huella', 'huellaAnterior', 'fechaHoraHusoGenRegistro',
+  'codigoRespuesta', 'descripcionRespuesta', 'csvAeat', 'idLote', 'idMaquina', 'extra', 'creadoEn',
+  'envioCompletadoEn', 'ultimaModificacion',
+] as const satisfies readonly (keyof RegistrosTable)[];
+const JOB_COLUMNS = [
+  'id', 'registroId', 'entorno', 'queueKey', 'estado', 'intentos', 'siguienteIntentoEn', 'ultimoError', 'creadoEn', 'idLote',
+] as const;
+
 /** SQL of invoices, records, chain heads, references and the submission outbox. */
 export class InvoiceStore {
+  /** The statements every issuing request runs, built once (see Database.prepare). */
+  private readonly hot;
+
   constructor(
     private readonly db: Database,
     private readonly ids: IdGenerator,
-  ) {}
+  ) {
+    const k = db.kysely;
+    const insertAll = <T extends 'invoices' | 'registros' | 'submission_jobs'>(table: T, columns: readonly string[]) =>
+      db.prepare<never, string>((slot) =>
+        k.insertInto(table).values(Object.fromEntries(columns.map((c) => [c, slot(c)])) as never),
+      );
+    this.hot = {
+      byIdentity: db.prepare<InvoiceRow, keyof InvoiceIdentity>((slot) =>
+        k
+          .selectFrom('invoices')
+          .selectAll()
+          .where('entorno', '=', slot('entorno') as Entorno)
+          .where('nifEmisor', '=', slot('nifEmisor'))
+          .where('serie', '=', slot('serie'))
+          .where('numero', '=', slot('numero'))
+          .where('fechaExpedicion', '=', slot('fechaExpedicion')),
+      ),
+      chainHead: db.prepare<{ length: number; lastRegistroId: string; lastLink: string }, 'chainKey'>((slot) =>
+        k.selectFrom('chains').select(['length', 'lastRegistroId', 'lastLink']).where('chainKey', '=', slot('chainKey')),
+      ),
+      upsertChain: db.prepare<never, 'chainKey' | 'length' | 'lastRegistroId' | 'lastLink'>((slot) =>
+        k
+          .insertInto('chains')
+          .values({ chainKey: slot('chainKey'), length: slot('length') as unknown as number, lastRegistroId: slot('lastRegistroId'), lastLink: slot('lastLink') })
+          .onConflict((oc) =>
+            oc.column('chainKey').doUpdateSet((eb) => ({
+              length: eb.ref('excluded.length'),
+              lastRegistroId: eb.ref('excluded.lastRegistroId'),
+              lastLink: eb.ref('excluded.lastLink'),
+            })),
+          ),
+      ),
+      insertInvoice: insertAll('invoices', INVOICE_COLUMNS),
+      insertRegistro: insertAll('registros', REGISTRO_COLUMNS),
+      insertJob: insertAll('submission_jobs', JOB_COLUMNS),
+      insertInvoiceDocs: db.prepare<never, 'invoiceId' | 'respuesta' | 'datos'>((slot) =>
+        k.insertInto('invoice_documentos').values({ invoiceId: slot('invoiceId'), respuesta: slot('respuesta'), datos: slot('datos') }),
+      ),
+      insertRegistroXml: db.prepare<never, 'registroId' | 'xml'>((slot) =>
+        k.insertInto('registro_documentos').values({ registroId: slot('registroId'), xml: slot('xml') }),
+      ),
+    };
+  }
 
   findByIdentity(identity: InvoiceIdentity): InvoiceRow | undefined {
-    return this.db.first(
-      this.db.kysely
-        .selectFrom('invoices')
-        .selectAll()
-        .where('entorno', '=', identity.entorno)
-        .where('nifEmisor', '=', identity.nifEmisor)
-        .where('serie', '=', identity.serie)
-        .where('numero', '=', identity.numero)
-        .where('fechaExpedicion', '=', identity.fechaExpedicion),
-    );
+    return this.hot.byIdentity.first({ ...identity });
   }
 
   getInvoice(id: string): InvoiceRow | undefined {
@@ -66,8 +120,8 @@ export class InvoiceStore {
   }
 
   insertInvoice(row: InvoiceRow, docs: InvoiceDocs = { respuesta: null, datos: null }): void {
-    this.db.run(this.db.kysely.insertInto('invoices').values(row));
-    this.db.run(this.db.kysely.insertInto('invoice_documentos').values({ invoiceId: row.id, ...docs }));
+    this.hot.insertInvoice.run(row as unknown as Values);
+    this.hot.insertInvoiceDocs.run({ invoiceId: row.id, ...docs });
   }
 
   updateInvoice(id: string, changes: Partial<InvoiceRow>, docs?: Partial<InvoiceDocs>): void {
@@ -91,7 +145,7 @@ export class InvoiceStore {
   }
 
   chainHead<Link>(chainKey: string): ChainHead<Link> | undefined {
-    const row = this.db.first(this.db.kysely.selectFrom('chains').selectAll().where('chainKey', '=', chainKey));
+    const row = this.hot.chainHead.first({ chainKey });
     return row ? { length: row.length, lastRegistroId: row.lastRegistroId, link: JSON.parse(row.lastLink) as Link } : undefined;
   }
 
@@ -100,34 +154,25 @@ export class InvoiceStore {
    * writers ever raced: the second insert fails and its transaction rolls back.
    */
   appendRegistro<Link>(row: RegistroRow, link: Link, xml: string): void {
-    this.db.run(this.db.kysely.insertInto('registros').values(row));
-    this.db.run(this.db.kysely.insertInto('registro_documentos').values({ registroId: row.id, xml }));
-    this.db.run(
-      this.db.kysely
-        .insertInto('chains')
-        .values({ chainKey: row.chainKey, length: row.chainSeq, lastRegistroId: row.id, lastLink: JSON.stringify(link) })
-        .onConflict((oc) =>
-          oc.column('chainKey').doUpdateSet({ length: row.chainSeq, lastRegistroId: row.id, lastLink: JSON.stringify(link) }),
-        ),
-    );
+    this.hot.insertRegistro.run(row as unknown as Values);
+    this.hot.insertRegistroXml.run({ registroId: row.id, xml });
+    this.hot.upsertChain.run({ chainKey: row.chainKey, length: row.chainSeq, lastRegistroId: row.id, lastLink: JSON.stringify(link) });
   }
 
   /** The outbox row, in the same transaction as the record (DESIGN.md §4). */
   enqueueSubmission(registro: RegistroRow, queueKey: string, now: string): void {
-    this.db.run(
-      this.db.kysely.insertInto('submission_jobs').values({
-        id: this.ids.next('job'),
-        registroId: registro.id,
-        entorno: registro.entorno,
-        queueKey,
-        estado: 'pendiente',
-        intentos: 0,
-        siguienteIntentoEn: now,
-        ultimoError: null,
-        creadoEn: now,
-        idLote: null,
-      }),
-    );
+    this.hot.insertJob.run({
+      id: this.ids.next('job'),
+      registroId: registro.id,
+      entorno: registro.entorno,
+      queueKey,
+      estado: 'pendiente',
+      intentos: 0,
+      siguienteIntentoEn: now,
+      ultimoError: null,
+      creadoEn: now,
+      idLote: null,
+    });
   }
 
   insertRefs(
