@@ -1,6 +1,10 @@
 import path from 'node:path';
 import type { LimitsConfig } from './account/plans';
+import { DEFAULT_CENSUS_CONFIG, type CensusConfig } from './census/service';
 import { DEFAULT_AEAT_EMULATOR_URL, type SubmissionConfig } from './submission/worker';
+import type { TbaiEndpoints } from './ticketbai/filing';
+import type { TbaiCertificateConfig } from './ticketbai/signing-identity';
+import { DEFAULT_WEBHOOK_DELIVERY, type WebhookDeliveryConfig } from './webhooks/delivery-worker';
 import { systemClock, type Clock } from './platform/clock';
 import { randomIds, type IdGenerator } from './platform/ids';
 import type { Logger } from './platform/logger';
@@ -39,8 +43,16 @@ export interface EngineConfig {
   submission?: Partial<Omit<SubmissionConfig, 'aeat'>> & { aeat?: Partial<SubmissionConfig['aeat']> };
   /** Start the submission worker with the engine (tests drive it by hand when false). */
   submitAutomatically?: boolean;
+  /** Webhook deliveries: time-out, retry waits, polling (tests shorten them). */
+  webhooks?: Partial<WebhookDeliveryConfig>;
   /** Base URL of the shipped emulators, when they play the authorities (fault controls in the panel). */
+  /** TicketBAI reception services per province and environment, and the LIVE signing certificate. */
+  ticketbai?: { endpoints?: Partial<TbaiEndpoints>; certificate?: TbaiCertificateConfig };
   emulatorUrl?: string;
+  /** The census NIF check service (default: the shipped emulator), its time-out and verdict cache. */
+  census?: Partial<CensusConfig>;
+  /** The IAE catalogue CSV for `epigrafeIAE` (default assets/iae/epigrafes-lroe.csv). */
+  iaeCatalogue?: string;
 }
 
 export const DEFAULT_SOFTWARE: SoftwareIdentity = {
@@ -69,7 +81,17 @@ export interface ResolvedConfig {
   usageFlushMs: number;
   submission: SubmissionConfig;
   submitAutomatically: boolean;
+  webhooks: WebhookDeliveryConfig;
   emulatorUrl: string | undefined;
+  census: CensusConfig;
+  iaeCatalogue: string;
+  ticketbai: { endpoints: TbaiEndpoints; certificate: TbaiCertificateConfig };
+}
+
+/** The shipped emulators' TicketBAI services, below one base URL. */
+export function tbaiEmulatorBases(emulatorUrl: string): TbaiEndpoints['base'] {
+  const at = (p: string) => ({ test: `${emulatorUrl}/tbai/${p}`, live: `${emulatorUrl}/tbai/${p}` });
+  return { araba: at('araba'), bizkaia: at('bizkaia'), gipuzkoa: at('gipuzkoa') };
 }
 
 export function resolveConfig(config: EngineConfig): ResolvedConfig {
@@ -100,7 +122,18 @@ export function resolveConfig(config: EngineConfig): ResolvedConfig {
       },
     },
     submitAutomatically: config.submitAutomatically ?? true,
+    webhooks: { ...DEFAULT_WEBHOOK_DELIVERY, ...config.webhooks },
     emulatorUrl: config.emulatorUrl,
+    ticketbai: {
+      endpoints: {
+        base: tbaiEmulatorBases(config.emulatorUrl ?? 'http://127.0.0.1:8790'),
+        timeoutMs: 30_000,
+        ...config.ticketbai?.endpoints,
+      },
+      certificate: config.ticketbai?.certificate ?? {},
+    },
+    census: { ...DEFAULT_CENSUS_CONFIG, ...config.census },
+    iaeCatalogue: config.iaeCatalogue ?? path.join(config.assetsDir ?? path.join(REPO_ROOT, 'assets'), 'iae', 'epigrafes-lroe.csv'),
   };
 }
 
@@ -126,5 +159,6 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): EngineConfi
     billingPort: port('POS_BILLING_PORT', 8780),
     managePort: port('POS_MANAGE_PORT', 8781),
     panelPort: port('POS_PANEL_PORT', 8782),
+    census: { url: env.POS_CENSUS_URL ?? `http://127.0.0.1:${emulatorPort}/wlpl/BURT-JDIT/ws/VNifV2SOAP` },
   };
 }

@@ -1,5 +1,6 @@
 import { AccountStore } from './account/store';
 import { UsageMeter } from './account/usage';
+import { buildClientsModule, type ClientsModule } from './clients/module';
 import { IssuerStore } from './clients/store';
 import { DeclarationService } from './compliance/service';
 import type { ResolvedConfig } from './config';
@@ -10,6 +11,11 @@ import { InvoiceStore } from './invoices/store';
 import { GroupCommit } from './issuing/group-commit';
 import type { Logger } from './platform/logger';
 import { SubmissionWorker } from './submission/worker';
+import { WebhookDeliveryWorker } from './webhooks/delivery-worker';
+import { WebhookService } from './webhooks/service';
+import { LroeAdapter, TbaiRestAdapter } from './ticketbai/filing';
+import { TicketbaiIssuing } from './ticketbai/service';
+import { tbaiSigner } from './ticketbai/signing-identity';
 import type { SistemaInformatico } from './verifactu/registro';
 import { VerifactuIssuing } from './verifactu/service';
 
@@ -27,7 +33,14 @@ export interface EngineContext {
   cursors: CursorCodec;
   sistema: SistemaInformatico;
   verifactu: VerifactuIssuing;
+  ticketbai: TicketbaiIssuing;
   submissions: SubmissionWorker;
+  webhooks: WebhookService;
+  webhookDeliveries: WebhookDeliveryWorker;
+  /** Census NIF checks, issuer clients and their representation. */
+  census: ClientsModule['census'];
+  clients: ClientsModule['clients'];
+  representation: ClientsModule['representation'];
   /** Addresses known once the servers listen (ports may be 0 in tests). */
   urls: { billing: string; manage: string; panel: string };
 }
@@ -40,6 +53,22 @@ export function buildContext(config: ResolvedConfig, db: Database, logger: Logge
   const sistema = sistemaInformatico(config, installValue(db, 'numeroInstalacion', () => ids.next('inst')));
   const submissions = new SubmissionWorker(db, clock, ids, logger, config.submission);
   groupCommit.afterCommit = () => submissions.wake();
+  submissions.register(new TbaiRestAdapter('araba', config.ticketbai.endpoints));
+  submissions.register(new TbaiRestAdapter('gipuzkoa', config.ticketbai.endpoints));
+  submissions.register(new LroeAdapter(config.ticketbai.endpoints, (nif) => epigrafeOf(db, nif)));
+  const software = config.software;
+  const ticketbai = new TicketbaiIssuing({
+    invoices,
+    issuers,
+    clock,
+    ids,
+    groupCommit,
+    software: { licenciaTbai: software.licenciaTbai, nifDesarrolladora: software.productorNif, nombre: software.nombreSistema, version: software.version },
+    signer: tbaiSigner(db, clock, { nif: software.productorNif, nombre: software.productorNombre }, config.ticketbai.certificate),
+  });
+  const webhookDeliveries = new WebhookDeliveryWorker(db, clock, logger, config.webhooks);
+  const webhooks = new WebhookService(db, issuers, clock, ids);
+  webhooks.afterChange = () => webhookDeliveries.wake();
   const cursors = new CursorCodec(installValue(db, 'cursorSecret', () => ids.secret(32)));
   return {
     config,
@@ -53,7 +82,11 @@ export function buildContext(config: ResolvedConfig, db: Database, logger: Logge
     cursors,
     sistema,
     verifactu: new VerifactuIssuing({ invoices, issuers, clock, ids, sistema, groupCommit }),
+    ticketbai,
     submissions,
+    webhooks,
+    webhookDeliveries,
+    ...buildClientsModule({ config, db, logger, issuers, cursors }),
     declarations: new DeclarationService(db, clock, ids, config.assetsDir, config.software),
     urls: {
       billing: `http://${config.host}:${config.billingPort}`,
@@ -77,4 +110,16 @@ function sistemaInformatico(config: ResolvedConfig, numeroInstalacion: string): 
     tipoUsoPosibleMultiOT: 'S',
     indicadorMultiplesOT: 'S',
   };
+}
+
+/** The IAE heading of a natural-person issuer (LROE model 140), when the client store has one. */
+function epigrafeOf(db: Database, nif: string): string | undefined {
+  try {
+    const row = db.sqlite.prepare('SELECT epigrafeIAE FROM issuers WHERE nif = ? AND epigrafeIAE IS NOT NULL LIMIT 1').get(nif) as
+      | { epigrafeIAE: string }
+      | undefined;
+    return row?.epigrafeIAE;
+  } catch {
+    return undefined;
+  }
 }

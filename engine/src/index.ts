@@ -8,6 +8,10 @@ import { buildPanelApi } from './http/panel-api';
 import { fileLogger } from './platform/logger';
 
 export type { EngineConfig } from './config';
+/** First start of an empty data dir (headless start, desktop engine process): the demo account. */
+export { seedDemoAccount, type DemoKeys } from './account/demo';
+/** The POS_* environment of the headless start, also read by the desktop's engine process. */
+export { configFromEnv } from './config';
 
 export interface Engine {
   /** Listens on the configured ports (0 picks free ones) and starts the workers. */
@@ -38,11 +42,10 @@ export async function createEngine(input: EngineConfig): Promise<Engine> {
   await db.migrate();
   const ctx = buildContext(config, db, logger);
   const panelToken = input.panelToken ?? config.ids.secret(24);
-  const apps = {
-    billing: await buildBillingApi(ctx),
-    manage: await buildManageApi(ctx),
-    panel: await buildPanelApi(ctx, panelToken),
-  };
+  const billing = await buildBillingApi(ctx);
+  const manage = await buildManageApi(ctx);
+  // The panel relays the till UI's calls to these two in-process (http/panel-relay.ts).
+  const apps = { billing, manage, panel: await buildPanelApi(ctx, panelToken, { relay: { billing, manage } }) };
   let started = false;
 
   const listen = async (app: FastifyInstance, port: number): Promise<string> => {
@@ -65,6 +68,7 @@ export async function createEngine(input: EngineConfig): Promise<Engine> {
       ctx.urls.panel = await listen(apps.panel, config.panelPort);
       ctx.usage.startFlushing(config.usageFlushMs);
       if (config.submitAutomatically) ctx.submissions.start();
+      if (config.webhooks.deliverAutomatically) ctx.webhookDeliveries.start();
       started = true;
       logger.info('engine started', { ...ctx.urls });
       return { ...ctx.urls };
@@ -72,6 +76,7 @@ export async function createEngine(input: EngineConfig): Promise<Engine> {
     async stop() {
       await Promise.all([apps.billing.close(), apps.manage.close(), apps.panel.close()]);
       await ctx.submissions.stop();
+      await ctx.webhookDeliveries.stop();
       ctx.usage.stop();
       await db.close();
       if (started) logger.info('engine stopped');

@@ -331,7 +331,7 @@ export const ticketbaiAnularResponse = z.strictObject({
     idFactura: z.string().min(1),
     idRegistro: z.string().min(1),
     numeroFactura: z.string().min(1),
-    serie: z.string(),
+    serie: z.string().optional(),
     numero: z.string().min(1),
     /** State of the cancellation record (billing record `estado`). */
     estado: z.enum(['pendiente', 'procesando', 'aceptada', 'rechazada']),

@@ -36,6 +36,8 @@ export interface TestEngineOptions {
   /** Filing settings; the worker is driven by hand (`submissions.tick()`) unless submitAutomatically. */
   submission?: EngineConfig['submission'];
   submitAutomatically?: boolean;
+  /** Webhook delivery settings; the worker is driven by hand (`webhookDeliveries.tick()`) unless the engine is started. */
+  webhooks?: EngineConfig['webhooks'];
 }
 
 /** Generous limits so tests that are not about limits never meet them. */
@@ -59,6 +61,7 @@ export async function makeTestEngine(options: TestEngineOptions = {}): Promise<T
     panelPort: 0,
     submitAutomatically: options.submitAutomatically ?? false,
     ...(options.submission ? { submission: options.submission } : {}),
+    ...(options.webhooks ? { webhooks: options.webhooks } : {}),
   });
   const seeded = options.seed === false ? undefined : seedDemoAccount(engine.context);
   const keys = { test: seeded?.test ?? '', live: seeded?.live ?? '' };

@@ -4,7 +4,7 @@
  */
 import { chmod, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { startEmulators } from '../../emulators/index';
+import { CENSUS_SOAP_PATH, startEmulators } from '../../emulators/index';
 import { seedDemoAccount } from '../account/demo';
 import { configFromEnv } from '../config';
 import { createEngine } from '../index';
@@ -33,7 +33,11 @@ async function main(): Promise<void> {
   const engine = await createEngine({
     ...config,
     logger,
+    // The built till UI (`vite build`, run by `prestart`), served beside the panel API.
+    uiDir: process.env.POS_UI_DIR ?? path.resolve(import.meta.dirname, '../../../out/renderer'),
     ...(emulators ? { emulatorUrl: emulators.url } : {}),
+    // The census NIF check: the started emulator unless POS_CENSUS_URL points elsewhere.
+    census: { ...config.census, ...(emulators && !process.env.POS_CENSUS_URL ? { url: `${emulators.url}${CENSUS_SOAP_PATH}` } : {}) },
     submission: {
       ...config.submission,
       aeat: {

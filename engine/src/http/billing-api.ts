@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { accountRoutes } from '../account/routes';
 import type { EngineContext } from '../context';
 import { invoiceReadRoutes } from '../invoices/routes';
+import { ticketbaiRoutes } from '../ticketbai/routes';
 import { verifactuRoutes } from '../verifactu/routes';
 import { buildKeyedApi } from './keyed-api';
 
@@ -13,6 +14,7 @@ export async function buildBillingApi(ctx: EngineContext): Promise<FastifyInstan
   });
   accountRoutes(app, { usage: ctx.usage, clock: ctx.config.clock });
   verifactuRoutes(app, ctx.verifactu);
+  ticketbaiRoutes(app, ctx.ticketbai);
   invoiceReadRoutes(app, {
     invoices: ctx.invoices,
     issuers: ctx.issuers,

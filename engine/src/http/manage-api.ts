@@ -1,6 +1,8 @@
 import type { FastifyInstance } from 'fastify';
+import { registerClientsManageRoutes } from '../clients/module';
 import { complianceRoutes } from '../compliance/routes';
 import type { EngineContext } from '../context';
+import { webhookRoutes } from '../webhooks/routes';
 import { buildKeyedApi } from './keyed-api';
 
 /** The management API (`{manage_url}`): clients, webhooks, devices, NIF checks, compliance. */
@@ -10,5 +12,7 @@ export async function buildManageApi(ctx: EngineContext): Promise<FastifyInstanc
     description: 'Clientes emisores, webhooks, dispositivos, validación de NIF y cumplimiento',
   });
   complianceRoutes(app, { declarations: ctx.declarations, publicBaseUrl: () => ctx.urls.manage });
+  webhookRoutes(app, ctx.webhooks);
+  registerClientsManageRoutes(app, ctx);
   return app;
 }

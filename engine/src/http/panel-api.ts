@@ -1,14 +1,18 @@
+import { readdirSync, statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from '@fastify/type-provider-zod';
 import { z } from 'zod';
 import type { EngineContext } from '../context';
 import { EngineError, notFound } from './errors';
 import { allowedHostNames } from './keyed-api';
+import { panelRelayRoutes, type RelayTargets } from './panel-relay';
 import { buildApiServer } from './server';
 import { safeEqual } from '../platform/secrets';
 import { syncPanelRoutes } from '../submission/panel-routes';
+import { clientPanelRoutes } from '../clients/panel-routes';
+import { webhookPanelRoutes } from '../webhooks/panel-routes';
 
 export const arranqueSchema = z.object({
   billingUrl: z.string(),
@@ -18,13 +22,27 @@ export const arranqueSchema = z.object({
   claves: z.object({ test: z.string().optional(), live: z.string().optional() }),
   nifEmisor: z.string().optional(),
   idDispositivo: z.string().optional(),
+  /** The engine's data folder (database, logs), for the settings screen. */
+  carpetaDatos: z.string().optional(),
 });
+
+export interface PanelApiOptions {
+  /** The billing and management apps the same-origin relay forwards to (panel-relay.ts). */
+  relay?: RelayTargets;
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** A file of the built till UI: served without the panel token outside /panel/. */
+    ui?: boolean;
+  }
+}
 
 /**
  * The panel API: local UI and support staff only. Authenticated by a per-launch token (in the
  * start-up URL, or handed to the Electron renderer through the bridge), never by API keys.
  */
-export async function buildPanelApi(ctx: EngineContext, token: string): Promise<FastifyInstance> {
+export async function buildPanelApi(ctx: EngineContext, token: string, options: PanelApiOptions = {}): Promise<FastifyInstance> {
   const app = await buildApiServer({
     title: 'Panel API',
     description: 'Interfaz local de caja y soporte',
@@ -34,6 +52,7 @@ export async function buildPanelApi(ctx: EngineContext, token: string): Promise<
   });
   app.addHook('onRequest', async (request) => {
     if (request.routeOptions.config?.public === true) return;
+    if (isUiRequest(request)) return;
     const header = request.headers.authorization;
     const bearer = typeof header === 'string' && header.startsWith('Bearer ') ? header.slice(7) : '';
     if (!bearer || !safeEqual(bearer, token)) {
@@ -45,6 +64,10 @@ export async function buildPanelApi(ctx: EngineContext, token: string): Promise<
   });
 
   syncPanelRoutes(app, { db: ctx.db, submissions: ctx.submissions, emulatorUrl: () => ctx.config.emulatorUrl });
+  webhookPanelRoutes(app, ctx.webhooks.store);
+  clientPanelRoutes(app, { clients: ctx.clients, accounts: ctx.accounts, emulatorUrl: () => ctx.config.emulatorUrl });
+  panelRelayRoutes(app, { targets: options.relay ?? {}, keys: () => readDemoKeys(ctx.config.dataDir) });
+  if (ctx.config.uiDir) tillUiRoutes(app, ctx.config.uiDir);
 
   app.withTypeProvider<ZodTypeProvider>().get(
     '/panel/v1/arranque',
@@ -58,6 +81,7 @@ export async function buildPanelApi(ctx: EngineContext, token: string): Promise<
         entornos: ['test', 'live'],
         claves: { ...(demo?.test ? { test: demo.test } : {}), ...(demo?.live ? { live: demo.live } : {}) },
         ...(demo?.nifEmisor ? { nifEmisor: demo.nifEmisor } : {}),
+        carpetaDatos: ctx.config.dataDir,
       };
     },
   );
@@ -77,4 +101,100 @@ export async function readDemoKeys(dataDir: string): Promise<z.infer<typeof demo
   } catch {
     return undefined;
   }
+}
+
+// ---------------------------------------------------------------- the built till UI
+
+const UI_TYPES: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.ico': 'image/x-icon',
+  '.json': 'application/json; charset=utf-8',
+  '.webmanifest': 'application/manifest+json',
+  '.woff2': 'font/woff2',
+  '.txt': 'text/plain; charset=utf-8',
+};
+
+/** The UI's CSP: its own scripts and styles only, the QR as data: images, HTTP to its own origin. */
+export const TILL_UI_CSP = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data: blob:",
+  "connect-src 'self'",
+  "font-src 'self'",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+function isUiRequest(request: FastifyRequest): boolean {
+  return request.routeOptions.config?.ui === true && !request.url.startsWith('/panel/');
+}
+
+/** URL path → file, for every file of the built UI with a known type (the allow-list). */
+function listUiFiles(uiDir: string): Map<string, string> {
+  const files = new Map<string, string>();
+  const walk = (dir: string, prefix: string) => {
+    let entries: string[];
+    try {
+      entries = readdirSync(dir);
+    } catch {
+      return;
+    }
+    for (const name of entries) {
+      if (name.startsWith('.')) continue;
+      const full = path.join(dir, name);
+      const stat = statSync(full);
+      if (stat.isDirectory()) walk(full, `${prefix}${name}/`);
+      else if (UI_TYPES[path.extname(name)]) files.set(`${prefix}${name}`, full);
+    }
+  };
+  walk(path.resolve(uiDir), '/');
+  return files;
+}
+
+/**
+ * Serves the files of the built till UI (`vite build` → out/renderer) beside the panel API: only
+ * files listed when the API was built, with their content type; any other extension-less path gets
+ * index.html (client-side routes). The files need no token; every /panel/v1/* route still does.
+ */
+function tillUiRoutes(app: FastifyInstance, uiDir: string): void {
+  let files = listUiFiles(uiDir);
+  let listedAt = Date.now();
+  const lookup = (urlPath: string) => {
+    let file = files.get(urlPath);
+    // A rebuild while the engine runs renames hashed assets: list again, at most once a second.
+    if (!file && Date.now() - listedAt > 1000) {
+      files = listUiFiles(uiDir);
+      listedAt = Date.now();
+      file = files.get(urlPath);
+    }
+    return file;
+  };
+  app.get('/*', { config: { ui: true }, schema: { hide: true } }, async (request, reply) => {
+    let urlPath: string;
+    try {
+      urlPath = decodeURIComponent((request.url.split('?')[0] ?? '/').replace(/\/+/g, '/'));
+    } catch {
+      throw notFound('Ruta no encontrada');
+    }
+    if (urlPath.startsWith('/panel/')) throw notFound('Ruta no encontrada');
+    let file = urlPath === '/' ? lookup('/index.html') : lookup(urlPath);
+    if (!file && path.extname(urlPath) === '') file = lookup('/index.html');
+    if (!file) throw notFound('Ruta no encontrada');
+    const body = await readFile(file);
+    const html = file.endsWith('.html');
+    reply
+      .header('content-type', UI_TYPES[path.extname(file)] ?? 'application/octet-stream')
+      .header('x-content-type-options', 'nosniff')
+      .header('referrer-policy', 'no-referrer')
+      .header('cache-control', html ? 'no-cache' : urlPath.startsWith('/assets/') ? 'public, max-age=31536000, immutable' : 'no-cache');
+    if (html) reply.header('content-security-policy', TILL_UI_CSP).header('x-frame-options', 'DENY');
+    return reply.send(body);
+  });
 }

@@ -115,6 +115,18 @@ export class InvoiceStore {
     return this.hot.byIdentity.first({ ...identity });
   }
 
+  /** Whether the issuer already issued in this province from this device (null: no device). */
+  hasInvoiceFromDevice(entorno: Entorno, nifEmisor: string, provincia: string, idMaquina: string | null): boolean {
+    let q = this.db.kysely
+      .selectFrom('invoices')
+      .select('id')
+      .where('entorno', '=', entorno)
+      .where('nifEmisor', '=', nifEmisor)
+      .where('provincia', '=', provincia);
+    q = idMaquina === null ? q.where('idMaquina', 'is', null) : q.where('idMaquina', '=', idMaquina);
+    return this.db.first(q.limit(1)) !== undefined;
+  }
+
   getInvoice(id: string): InvoiceRow | undefined {
     return this.db.first(this.db.kysely.selectFrom('invoices').selectAll().where('id', '=', id));
   }

@@ -36,6 +36,7 @@ export type Interpretation =
 export interface SentRequest {
   status: number;
   body: string;
+  headers?: Record<string, string>;
 }
 
 /**
@@ -52,4 +53,6 @@ export interface AuthorityAdapter {
   interpret(sent: SentRequest, records: readonly OutgoingRecord[]): Interpretation;
   /** Two records the authority answers by the same key cannot travel together. */
   lineKey(record: OutgoingRecord): string;
+  /** Whether `next` may travel in a submission that starts with `first` (default: yes). */
+  sameSubmission?(first: OutgoingRecord, next: OutgoingRecord): boolean;
 }

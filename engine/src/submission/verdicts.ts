@@ -3,9 +3,17 @@ import type { EventsTable } from '../db/schema/submission';
 import type { InvoiceRow, RegistroRow } from '../invoices/store';
 import type { IdGenerator } from '../platform/ids';
 
+/** `extra`: authority-specific record fields kept for the reads (TicketBAI's tipoRespuestaTbai…). */
 export type Verdict =
-  | { kind: 'aceptado'; conErrores: boolean; codigo?: string | undefined; descripcion?: string | undefined; csv?: string | undefined }
-  | { kind: 'rechazado'; codigo: string; descripcion: string };
+  | {
+      kind: 'aceptado';
+      conErrores: boolean;
+      codigo?: string | undefined;
+      descripcion?: string | undefined;
+      csv?: string | undefined;
+      extra?: Record<string, unknown> | undefined;
+    }
+  | { kind: 'rechazado'; codigo: string; descripcion: string; extra?: Record<string, unknown> | undefined };
 
 export interface VerdictItem {
   registro: RegistroRow;
@@ -82,6 +90,11 @@ export function applyVerdicts(
           .where('id', 'in', part),
       );
     }
+  }
+  for (const { registro, verdict } of pending) {
+    if (!verdict.extra) continue;
+    const merged = { ...(JSON.parse(registro.extra) as Record<string, unknown>), ...verdict.extra };
+    db.run(db.kysely.updateTable('registros').set({ extra: JSON.stringify(merged) }).where('id', '=', registro.id));
   }
 
   // Invoices: the new state worked out in memory (so the events carry it), then written.

@@ -253,8 +253,9 @@ export class SubmissionWorker {
       const seen = new Set<string>();
       const chosen: typeof jobs = [];
       for (const job of jobs) {
-        const key = adapter.lineKey({ ...job, registroId: job.registroId });
+        const key = adapter.lineKey(job);
         if (seen.has(key)) break;
+        if (chosen[0] && adapter.sameSubmission && !adapter.sameSubmission(chosen[0], job)) break;
         seen.add(key);
         chosen.push(job);
       }
@@ -267,7 +268,7 @@ export class SubmissionWorker {
       );
       const late = now.getTime() - Date.parse(first.creadoEn) > this.config.incidenciaAfterSeconds * 1000;
       const peticion = adapter.build(
-        chosen.map((j) => ({ ...j, registroId: j.registroId })),
+        chosen,
         { obligado: { nif: obligado, nombre: issuer?.nombre ?? obligado }, incidencia: late },
       );
       const batch: Batch = {

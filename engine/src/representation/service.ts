@@ -1,0 +1,303 @@
+import { createHash } from 'node:crypto';
+import type { EstadoRepresentacion } from '../../../src-shared/api/clientes';
+import type { Entorno } from '../../../src-shared/api/common';
+import type { ClientService, Who } from '../clients/service';
+import type { ClientRecord, IssuerStore } from '../clients/store';
+import { direccionOf, estadoRepresentacion, representanteOf } from '../clients/views';
+import type { Database } from '../db/database';
+import { EngineError, validation } from '../http/errors';
+import type { Clock } from '../platform/clock';
+import type { IdGenerator } from '../platform/ids';
+import { openPkcs12, Pkcs12Error, type CertIdentity } from './certificates';
+import { documentIdOf, renderRepresentationPdf, type RepresentationData } from './document';
+import { contentFingerprint, signPdf, verifyPdfSignature } from './signature';
+import type { RepresentationDocument, RepresentationStore } from './store';
+
+export const signatureNotInProgress = () =>
+  new EngineError(409, 'SIGNATURE_NOT_IN_PROGRESS', 'No hay ninguna firma en curso: genere el documento (GET …/representacion/generar) antes de firmarlo');
+
+export const missingDocumentFields = (camposFaltantes: string[]) =>
+  new EngineError(400, 'VALIDATION_ERROR', `Faltan datos para el documento de representación: ${camposFaltantes.join(', ')}`, {
+    campo: camposFaltantes[0] ?? 'cliente',
+    errors: camposFaltantes.map((c) => `${c}: required`),
+    camposFaltantes,
+  });
+
+export interface RepresentationStatus {
+  nif: string;
+  estadoRepresentacion: EstadoRepresentacion;
+  firmaEnCurso: boolean;
+  documentoGeneradoEn?: string;
+  firmadoEn?: string;
+  firmante?: Firmante;
+  entorno: Entorno;
+}
+
+type Firmante = Omit<CertIdentity, 'nifs'>;
+
+function firmanteView(identity: CertIdentity): Firmante {
+  const { nifs: _nifs, ...rest } = identity;
+  return rest;
+}
+
+function decodeBase64(value: string, campo: string): Buffer {
+  const compact = value.replace(/\s+/g, '');
+  if (compact.length === 0 || compact.length % 4 !== 0 || !/^[A-Za-z0-9+/]+={0,2}$/.test(compact)) {
+    throw validation(campo, `${campo} debe ir en base64`);
+  }
+  return Buffer.from(compact, 'base64');
+}
+
+const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
+
+/**
+ * The representation document of an issuer (API-CONTRACT: representation endpoints).
+ * `estadoRepresentacion`: pendiente → (generar) en_firma → (firmar | verificar) firmado;
+ * cancelling a signature in progress goes back to pendiente, or keeps firmado when an earlier
+ * document is signed. While a signature is in progress the document fields of the issuer are
+ * locked (SIGNING_IN_PROGRESS on PATCH), so the document signed is the data on file.
+ */
+export class RepresentationService {
+  constructor(
+    private readonly deps: {
+      db: Database;
+      issuers: IssuerStore;
+      clients: ClientService;
+      store: RepresentationStore;
+      clock: Clock;
+      ids: IdGenerator;
+      softwareName: string;
+    },
+  ) {}
+
+  status(who: Who, nif: string): RepresentationStatus {
+    return this.statusOf(this.deps.clients.find(who, nif), who.entorno);
+  }
+
+  private statusOf(record: ClientRecord, entorno: Entorno): RepresentationStatus {
+    const inProgress = this.deps.store.inProgress(record.issuer.id);
+    const signed = this.deps.store.signed(record.issuer.id);
+    const firmante = signed?.firmante ? (JSON.parse(signed.firmante) as Firmante) : undefined;
+    return {
+      nif: record.issuer.nif,
+      estadoRepresentacion: estadoRepresentacion(record.issuer.estadoRepresentacion),
+      firmaEnCurso: inProgress !== undefined,
+      ...(inProgress ? { documentoGeneradoEn: inProgress.generadoEn } : {}),
+      ...(signed?.firmadoEn ? { firmadoEn: signed.firmadoEn } : {}),
+      ...(firmante ? { firmante } : {}),
+      entorno,
+    };
+  }
+
+  /** What the document needs and the issuer lacks (paths as in the client's fields). */
+  camposFaltantes(record: ClientRecord): string[] {
+    const missing: string[] = [];
+    if (record.details.tipoUsuario === null) missing.push('tipoUsuario');
+    if (!direccionOf(record)) missing.push('direccion');
+    if (record.details.tipoUsuario === 'empresa') {
+      const r = representanteOf(record);
+      if (!r) missing.push('representante');
+      else if (!r.direccion) missing.push('representante.direccion');
+    }
+    return missing;
+  }
+
+  /**
+   * GET …/generar: the document to sign. Starts a signature (the document fields lock) or, when
+   * one is already in progress, returns that same document.
+   */
+  async generate(who: Who, nif: string): Promise<{ pdf: Uint8Array; documento: RepresentationDocument }> {
+    const record = this.deps.clients.find(who, nif);
+    const current = this.deps.store.inProgress(record.issuer.id);
+    if (current) return { pdf: current.pdf, documento: current };
+    const faltan = this.camposFaltantes(record);
+    if (faltan.length > 0) throw missingDocumentFields(faltan);
+    const now = this.deps.clock.now();
+    const documentoId = this.deps.ids.next('rep');
+    const pdf = await renderRepresentationPdf(this.documentData(record, who, documentoId, now));
+    return this.deps.db.transaction(() => {
+      // Another request may have started one meanwhile: there is never more than one.
+      const raced = this.deps.store.inProgress(record.issuer.id);
+      if (raced) return { pdf: raced.pdf, documento: raced };
+      const fresh = this.deps.clients.find(who, nif);
+      const documento: RepresentationDocument = {
+        id: documentoId,
+        issuerId: fresh.issuer.id,
+        estado: 'en_curso',
+        pdf,
+        sha256: sha256(pdf),
+        generadoEn: now.toISOString(),
+        pdfFirmado: null,
+        firmadoEn: null,
+        metodoFirma: null,
+        firmante: null,
+        finalizadoEn: null,
+      };
+      this.deps.store.insert(documento);
+      if (estadoRepresentacion(fresh.issuer.estadoRepresentacion) === 'pendiente') {
+        this.deps.issuers.updateIssuer(fresh.issuer.id, { estadoRepresentacion: 'en_firma', ultimaModificacion: now.toISOString() });
+      }
+      return { pdf, documento };
+    });
+  }
+
+  private documentData(record: ClientRecord, who: Who, documentoId: string, fecha: Date): RepresentationData {
+    const direccion = direccionOf(record);
+    const representante = representanteOf(record);
+    if (!direccion || record.details.tipoUsuario === null) throw missingDocumentFields(this.camposFaltantes(record));
+    return {
+      documentoId,
+      hacienda: record.issuer.hacienda,
+      otorgante: {
+        nif: record.issuer.nif,
+        nombre: record.issuer.nombre,
+        tipoUsuario: record.details.tipoUsuario,
+        direccion,
+        ...(record.details.epigrafeIAE ? { epigrafeIAE: record.details.epigrafeIAE } : {}),
+      },
+      ...(record.details.tipoUsuario === 'empresa' && representante?.direccion
+        ? { representanteLegal: { nif: representante.nif, nombre: representante.nombre, direccion: representante.direccion } }
+        : {}),
+      apoderado: { nif: who.account.nif, nombre: who.account.nombre },
+      software: this.deps.softwareName,
+      fecha,
+    };
+  }
+
+  /** NIFs whose certificate may sign: the issuer's own, and for a company its legal representative's. */
+  private authorizedSigners(record: ClientRecord): string[] {
+    const r = representanteOf(record);
+    return [record.issuer.nif, ...(r ? [r.nif] : [])];
+  }
+
+  /** POST …/firmar: signs the document in progress with the PKCS#12 given; LIVE issuing opens. */
+  async sign(who: Who, nif: string, body: { pdf: string; certificado: string; password: string }) {
+    const record = this.deps.clients.find(who, nif);
+    const documento = this.deps.store.inProgress(record.issuer.id);
+    if (!documento) throw signatureNotInProgress();
+    const pdf = decodeBase64(body.pdf, 'pdf');
+    if (sha256(pdf) !== documento.sha256) {
+      throw validation('pdf', 'pdf no es el documento de representación en firma: envíe el que devolvió …/generar sin modificar');
+    }
+    const p12 = decodeBase64(body.certificado, 'certificado');
+    let opened: ReturnType<typeof openPkcs12>;
+    try {
+      opened = openPkcs12(p12, body.password);
+    } catch (error) {
+      if (error instanceof Pkcs12Error) throw validation(error.campo, error.message);
+      throw error;
+    }
+    const { identity } = opened;
+    const now = this.deps.clock.now();
+    if (now < new Date(identity.validoDesde) || now > new Date(identity.validoHasta)) {
+      throw validation('certificado', `El certificado no está vigente (válido de ${identity.validoDesde} a ${identity.validoHasta})`);
+    }
+    const allowed = this.authorizedSigners(record);
+    if (!identity.nifs.some((n) => allowed.includes(n))) {
+      throw validation('certificado', `El certificado no es del emisor ni de su representante (NIF admitidos: ${allowed.join(', ')})`);
+    }
+    const pdfFirmado = await signPdf(pdf, {
+      p12,
+      password: body.password,
+      name: identity.nombre,
+      reason: 'Otorgamiento de representación',
+      location: direccionOf(record)?.ciudad ?? '',
+      contactInfo: record.details.email ?? '',
+      signingTime: now,
+    });
+    const firmadoEn = now.toISOString();
+    this.complete(record, documento, { pdfFirmado, firmadoEn, metodo: 'firmar', firmante: identity });
+    return {
+      ...this.statusOf(this.deps.clients.find(who, nif), who.entorno),
+      firmadoEn,
+      firmante: firmanteView(identity),
+      pdfFirmado: pdfFirmado.toString('base64'),
+    };
+  }
+
+  private complete(
+    record: ClientRecord,
+    documento: RepresentationDocument,
+    signed: { pdfFirmado: Buffer; firmadoEn: string; metodo: 'firmar' | 'verificar'; firmante: CertIdentity },
+  ): void {
+    this.deps.db.transaction(() => {
+      const still = this.deps.store.inProgress(record.issuer.id);
+      if (!still || still.id !== documento.id) throw signatureNotInProgress();
+      this.deps.store.supersedeSigned(record.issuer.id, signed.firmadoEn);
+      this.deps.store.update(documento.id, {
+        estado: 'firmado',
+        pdfFirmado: signed.pdfFirmado,
+        firmadoEn: signed.firmadoEn,
+        metodoFirma: signed.metodo,
+        firmante: JSON.stringify(firmanteView(signed.firmante)),
+        finalizadoEn: signed.firmadoEn,
+      });
+      this.deps.issuers.updateIssuer(record.issuer.id, { estadoRepresentacion: 'firmado', ultimaModificacion: signed.firmadoEn });
+    });
+  }
+
+  /**
+   * POST …/verificar: checks a signed copy (signed here or elsewhere, e.g. with AutoFirma). When
+   * it is valid, is this issuer's document in progress with its content unchanged, and the
+   * signer is the issuer or its representative, the signature is completed (firmado).
+   */
+  async verify(who: Who, nif: string, body: { pdfFirmado: string }) {
+    const record = this.deps.clients.find(who, nif);
+    const bytes = decodeBase64(body.pdfFirmado, 'pdfFirmado');
+    const check = verifyPdfSignature(bytes);
+    const motivos = [...check.problems];
+    const documentoId = await documentIdOf(bytes);
+    const documento = documentoId ? this.deps.store.get(documentoId) : undefined;
+    let documentoDelEmisor = documento !== undefined && documento.issuerId === record.issuer.id;
+    if (documento && documentoDelEmisor) {
+      const [signedContent, originalContent] = await Promise.all([contentFingerprint(bytes), contentFingerprint(documento.pdf)]);
+      if (signedContent === undefined || signedContent !== originalContent) {
+        documentoDelEmisor = false;
+        motivos.push('El contenido firmado no es el del documento generado');
+      }
+    } else {
+      motivos.push('No es un documento de representación generado para este emisor');
+    }
+    const allowed = this.authorizedSigners(record);
+    const firmanteAutorizado = check.signer !== undefined && check.signer.nifs.some((n) => allowed.includes(n));
+    if (check.signer && !firmanteAutorizado) motivos.push('El firmante no es el emisor ni su representante');
+    const valido = check.intact && check.coversWholeFile && check.certValidAtSigning;
+
+    if (valido && documentoDelEmisor && firmanteAutorizado && documento && check.signer) {
+      if (documento.estado === 'en_curso') {
+        this.complete(record, documento, {
+          pdfFirmado: bytes,
+          firmadoEn: (check.signingTime ?? this.deps.clock.now()).toISOString(),
+          metodo: 'verificar',
+          firmante: check.signer,
+        });
+      } else if (documento.estado !== 'firmado') {
+        motivos.push(`El documento está ${documento.estado}: genere uno nuevo`);
+      }
+    }
+    const status = this.statusOf(this.deps.clients.find(who, nif), who.entorno);
+    return {
+      valido,
+      motivos,
+      ...(check.signer ? { firmante: firmanteView(check.signer) } : {}),
+      ...(check.signingTime ? { firmadoEn: check.signingTime.toISOString() } : {}),
+      documentoDelEmisor,
+      firmanteAutorizado,
+      estadoRepresentacion: status.estadoRepresentacion,
+      firmaEnCurso: status.firmaEnCurso,
+      entorno: who.entorno,
+    };
+  }
+
+  /** DELETE …/firma-en-curso: cancels it (idempotent); the document fields unlock. */
+  cancel(who: Who, nif: string): RepresentationStatus {
+    return this.deps.db.transaction(() => {
+      const record = this.deps.clients.find(who, nif);
+      const now = this.deps.clock.now().toISOString();
+      if (this.deps.store.cancelInProgress(record.issuer.id, now) && estadoRepresentacion(record.issuer.estadoRepresentacion) === 'en_firma') {
+        this.deps.issuers.updateIssuer(record.issuer.id, { estadoRepresentacion: 'pendiente', ultimaModificacion: now });
+      }
+      return this.statusOf(this.deps.clients.find(who, nif), who.entorno);
+    });
+  }
+}

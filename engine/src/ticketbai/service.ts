@@ -1,0 +1,379 @@
+import { createHash } from 'node:crypto';
+import { Decimal } from 'decimal.js';
+import type {
+  FacturaTicketbai,
+  Provincia,
+  TicketbaiAnularBody,
+  TicketbaiAnularResponse,
+  TicketbaiEmisionResponse,
+  TicketbaiSubsanarBody,
+} from '../../../src-shared/api/ticketbai';
+import type { Hacienda } from '../../../src-shared/api/common';
+import type { IssuerStore } from '../clients/store';
+import { EngineError } from '../http/errors';
+import type { Caller } from '../http/auth';
+import type { InvoiceRow, InvoiceStore, RegistroRow } from '../invoices/store';
+import type { GroupCommit } from '../issuing/group-commit';
+import { admitIssuer } from '../issuing/issuer-gate';
+import type { Clock } from '../platform/clock';
+import type { IdGenerator } from '../platform/ids';
+import { importeCanonico } from '../verifactu/importes';
+import { identificadorTbai } from './identificador';
+import { POLITICAS_FIRMA } from './politicas';
+import { qrTbaiPng, urlQrTbai } from './qr';
+import { signTicketBai } from './xades';
+import { buildTicketBaiAlta, buildTicketBaiAnulacion, importeTotalFacturaTbai, type FacturaAnteriorTbai, type SoftwareTbai } from './xml';
+import { buildZuzenduSubsanar } from './zuzendu';
+
+/** The key and certificate that sign in one environment (per install; per issuer later). */
+export interface SigningIdentity {
+  privateKeyPem: string;
+  certificatePem: string;
+  chainPem?: string[] | undefined;
+}
+
+type StoredEmision = Omit<TicketbaiEmisionResponse, 'qrBase64' | 'yaExistente'>;
+
+const HACIENDA: Record<Provincia, Hacienda> = { araba: 'tbai-araba', bizkaia: 'tbai-bizkaia', gipuzkoa: 'tbai-gipuzkoa' };
+const TBAI_HACIENDAS: Hacienda[] = ['tbai-araba', 'tbai-bizkaia', 'tbai-gipuzkoa'];
+
+/**
+ * Treasury answers that are about the sender (certificate) or the service, not the invoice's
+ * content: the same signed invoice must be sent again unmodified (Gipuzkoa 001, 006).
+ */
+const RECHAZOS_NO_DE_CONTENIDO = new Set(['001', '006']);
+
+const provinceMismatch = (provincia: string, hacienda: string) =>
+  new EngineError(400, 'PROVINCE_MISMATCH', `provincia ${provincia} no corresponde a la hacienda del emisor (${hacienda})`, {
+    campo: 'provincia',
+    errors: [`provincia: the issuer files with ${hacienda}`],
+  });
+const identityConflict = (fields: string[]) =>
+  new EngineError(409, 'INVOICE_IDENTITY_CONFLICT', 'Ya existe una factura con esa identidad y otros datos', {
+    errors: fields.map((f) => `${f}: differs from the invoice already issued with this identity`),
+  });
+const invoiceNotFound = () => new EngineError(409, 'INVOICE_NOT_FOUND', 'No consta ninguna factura con esa identidad');
+const statusInvalid = (message: string) => new EngineError(409, 'INVOICE_STATUS_INVALID', message);
+
+export function ticketbaiChainKey(entorno: string, nif: string): string {
+  return `${entorno}|ticketbai|${nif}`;
+}
+/** Cancellations are not chained in TicketBAI; they get a sequence of their own. */
+function anulacionesChainKey(entorno: string, nif: string): string {
+  return `${entorno}|ticketbai-anulaciones|${nif}`;
+}
+export function ticketbaiQueueKey(entorno: string, provincia: Provincia, nif: string): string {
+  return `${entorno}|tbai-${provincia}|${nif}`;
+}
+
+/**
+ * TicketBAI issuing: the invoice is signed at the till (XAdES-EPES), chained to the previous
+ * invoice's signature, given its TBAI identifier and QR, and committed with its submission job
+ * in one transaction shared by concurrent requests (group commit).
+ */
+export class TicketbaiIssuing {
+  constructor(
+    private readonly deps: {
+      invoices: InvoiceStore;
+      issuers: IssuerStore;
+      clock: Clock;
+      ids: IdGenerator;
+      groupCommit: GroupCommit;
+      software: SoftwareTbai;
+      /** The signing identity of an environment; throws 503 when LIVE has none configured. */
+      signer: (entorno: 'test' | 'live') => SigningIdentity;
+    },
+  ) {}
+
+  private admit(caller: Caller, nif: string, provincia: Provincia, newRegistration: boolean) {
+    const issuer = admitIssuer(this.deps.issuers, caller, nif, TBAI_HACIENDAS, { newRegistration });
+    if (issuer.hacienda !== HACIENDA[provincia]) throw provinceMismatch(provincia, issuer.hacienda);
+    return issuer;
+  }
+
+  async crear(caller: Caller, factura: FacturaTicketbai): Promise<TicketbaiEmisionResponse> {
+    const issuer = this.admit(caller, factura.emisor.nif, factura.provincia, false);
+    const signer = this.deps.signer(caller.entorno);
+    const outcome = await this.deps.groupCommit.run(() => {
+      const existing = this.find(caller, factura.emisor.nif, factura.serie, factura.numero, factura.fechaExpedicion);
+      if (existing) return { answer: this.replayOf(existing, factura), replay: true };
+      // A replay is answered whatever the billing state; a new registration needs it active.
+      this.admit(caller, factura.emisor.nif, factura.provincia, true);
+      return { answer: this.issueAlta(caller, factura, signer, issuer.nombre, null), replay: false };
+    });
+    return this.withQr(outcome.answer, outcome.replay);
+  }
+
+  async subsanar(caller: Caller, body: TicketbaiSubsanarBody): Promise<TicketbaiEmisionResponse> {
+    const { subsanacion: _flag, ...factura } = body;
+    const issuer = this.admit(caller, factura.emisor.nif, factura.provincia, false);
+    const signer = this.deps.signer(caller.entorno);
+    const outcome = await this.deps.groupCommit.run(() => {
+      const existing = this.find(caller, factura.emisor.nif, factura.serie, factura.numero, factura.fechaExpedicion);
+      if (!existing || existing.sistemaFiscal !== 'ticketbai' || existing.tipoFactura === null) throw invoiceNotFound();
+      const last = this.deps.invoices.latestRegistro(existing.id, ['alta', 'subsanacion']);
+      if (!last) throw invoiceNotFound();
+      const print = createHash('sha256').update(JSON.stringify(body)).digest('hex');
+      const stored = this.deps.invoices.invoiceDocs(existing.id).respuesta;
+      if (last.tipo === 'subsanacion' && JSON.parse(last.extra).fingerprint === print && stored) {
+        return { answer: JSON.parse(stored) as StoredEmision, replay: true };
+      }
+      if (last.estado !== 'rechazada') {
+        throw statusInvalid('Solo se subsana una factura rechazada por la hacienda');
+      }
+      if (RECHAZOS_NO_DE_CONTENIDO.has(last.codigoRespuesta ?? '')) {
+        throw new EngineError(409, 'RESEND_UNMODIFIED_REQUIRED', 'El rechazo no fue por el contenido: reenvíe la factura sin modificarla', {
+          details: { codigo: last.codigoRespuesta, descripcion: last.descripcionRespuesta },
+        });
+      }
+      if (factura.provincia !== 'bizkaia') return { answer: this.viaZuzendu(caller, existing, factura, print), replay: false };
+      // Bizkaia has no Zuzendu: the corrected invoice is signed and chained again (same identity).
+      return { answer: this.issueAlta(caller, factura, signer, issuer.nombre, { existing, fingerprint: print }), replay: false };
+    });
+    return this.withQr(outcome.answer, outcome.replay);
+  }
+
+  async anular(caller: Caller, body: TicketbaiAnularBody): Promise<TicketbaiAnularResponse> {
+    const issuer = this.admit(caller, body.nifEmisor, body.provincia, false);
+    const signer = this.deps.signer(caller.entorno);
+    return this.deps.groupCommit.run(() => {
+      const invoice = this.find(caller, body.nifEmisor, body.serie, body.numero, body.fechaExpedicion);
+      if (!invoice || invoice.sistemaFiscal !== 'ticketbai' || !invoice.idTbai) throw invoiceNotFound();
+      const previous = this.deps.invoices.latestRegistro(invoice.id, ['anulacion']);
+      if (previous && previous.estado !== 'rechazada') {
+        const stored = JSON.parse(previous.extra).respuesta as TicketbaiAnularResponse;
+        return { ...stored, data: { ...stored.data, estado: previous.estado, yaAnulada: true } };
+      }
+      const now = this.deps.clock.now();
+      const nowIso = now.toISOString();
+      const xml = buildTicketBaiAnulacion({ anulacion: body, nombreEmisor: issuer.nombre, software: this.deps.software });
+      const signed = signTicketBai(xml, { ...signer, policy: POLITICAS_FIRMA[body.provincia], signingTime: now, canonicalInput: true });
+      const chainKey = anulacionesChainKey(caller.entorno, body.nifEmisor);
+      const head = this.deps.invoices.chainHead<{ n: number }>(chainKey);
+      const idRegistro = this.deps.ids.next('reg');
+      const answer: TicketbaiAnularResponse = {
+        code: 'SUCCESS',
+        data: {
+          idFactura: invoice.id,
+          idRegistro,
+          numeroFactura: invoice.numeroFactura,
+          ...(invoice.serie ? { serie: invoice.serie } : {}),
+          numero: invoice.numero,
+          estado: 'pendiente',
+          creadoEn: nowIso,
+          idTbai: invoice.idTbai,
+        },
+      };
+      const registro = this.registroRow(caller, invoice, {
+        id: idRegistro,
+        tipo: 'anulacion',
+        chainKey,
+        chainSeq: (head?.length ?? 0) + 1,
+        idMaquina: body.idMaquina ?? null,
+        extra: { respuesta: answer, fechaExpedicion: body.fechaExpedicion, provincia: body.provincia, sinRegistroPrevio: false, rechazoPrevio: 'N' },
+        now: nowIso,
+      });
+      this.deps.invoices.appendRegistro(registro, { n: registro.chainSeq }, signed.signedXml);
+      this.deps.invoices.enqueueSubmission(registro, ticketbaiQueueKey(caller.entorno, body.provincia, body.nifEmisor), nowIso);
+      this.deps.invoices.updateInvoice(invoice.id, { ultimaModificacion: nowIso });
+      return answer;
+    });
+  }
+
+  private find(caller: Caller, nif: string, serie: string | undefined, numero: string, fecha: string) {
+    return this.deps.invoices.findByIdentity({ entorno: caller.entorno, nifEmisor: nif, serie: serie ?? '', numero, fechaExpedicion: fecha });
+  }
+
+  private replayOf(existing: InvoiceRow, factura: FacturaTicketbai): StoredEmision {
+    const stored = this.deps.invoices.invoiceDocs(existing.id).respuesta;
+    if (existing.sistemaFiscal !== 'ticketbai' || !stored) throw identityConflict(['numero']);
+    const conflicts: string[] = [];
+    if (existing.importeTotal !== importeCanonico(factura.importeTotal)) conflicts.push('importeTotal');
+    if (existing.tipoFactura !== factura.tipoFactura) conflicts.push('tipoFactura');
+    if (conflicts.length > 0) throw identityConflict(conflicts);
+    return JSON.parse(stored) as StoredEmision;
+  }
+
+  private issueAlta(
+    caller: Caller,
+    factura: FacturaTicketbai,
+    signer: SigningIdentity,
+    emisorNombre: string,
+    correction: { existing: InvoiceRow; fingerprint: string } | null,
+  ): StoredEmision {
+    const now = this.deps.clock.now();
+    const nowIso = now.toISOString();
+    const nif = factura.emisor.nif;
+    const chainKey = ticketbaiChainKey(caller.entorno, nif);
+    const head = this.deps.invoices.chainHead<FacturaAnteriorTbai>(chainKey);
+    const xml = buildTicketBaiAlta({ factura, emisorNombre, anterior: head?.link ?? null, software: this.deps.software, generadoEn: now });
+    const signed = signTicketBai(xml, { ...signer, policy: POLITICAS_FIRMA[factura.provincia], signingTime: now, canonicalInput: true });
+    const idTbai = identificadorTbai({ nif, fechaExpedicion: factura.fechaExpedicion, signatureValue: signed.signatureValue });
+    const importeXml = importeTotalFacturaTbai(factura);
+    const url = urlQrTbai({
+      provincia: factura.provincia,
+      entorno: caller.entorno,
+      idTbai,
+      serie: factura.serie,
+      numero: factura.numero,
+      importeTotal: importeXml,
+    });
+    const numeroFactura = `${factura.serie ?? ''}${factura.numero}`;
+    const idFactura = correction?.existing.id ?? this.deps.ids.next('fac');
+    // Araba flags the first invoice of each new device with warning 009 and accepts it: say so now.
+    const avisos =
+      factura.provincia === 'araba' &&
+      !correction &&
+      !this.deps.invoices.hasInvoiceFromDevice(caller.entorno, nif, 'araba', factura.idMaquina ?? null)
+        ? ['009: primera factura de este dispositivo en Araba; la hacienda la aceptará con el aviso 009 (posible error de encadenamiento)']
+        : [];
+    const answer: StoredEmision = {
+      idFactura,
+      estado: 'en_cola',
+      idTbai,
+      urlValidacion: url,
+      numeroFactura,
+      sistemaFiscal: 'ticketbai',
+      entorno: caller.entorno,
+      ...(avisos.length > 0 ? { avisos } : {}),
+    };
+    const fields = {
+      tipoFactura: factura.tipoFactura,
+      importeTotal: importeCanonico(factura.importeTotal),
+      cuotaTotal: cuotaTotal(factura),
+      urlValidacion: url,
+      idTbai,
+      estadoEnvio: 'pendiente_proceso' as const,
+      ultimaModificacion: nowIso,
+    };
+    const docs = { respuesta: JSON.stringify(answer), datos: JSON.stringify(factura) };
+    if (correction) {
+      this.deps.invoices.updateInvoice(idFactura, fields, docs);
+    } else {
+      this.deps.invoices.insertInvoice(
+        {
+          id: idFactura,
+          accountId: caller.account.id,
+          entorno: caller.entorno,
+          nifEmisor: nif,
+          sistemaFiscal: 'ticketbai',
+          provincia: factura.provincia,
+          serie: factura.serie ?? '',
+          numero: factura.numero,
+          fechaExpedicion: factura.fechaExpedicion,
+          numeroFactura,
+          estadoFactura: null,
+          huella: null,
+          csvAeat: null,
+          idMaquina: factura.idMaquina ?? null,
+          creadoEn: nowIso,
+          ...fields,
+        },
+        docs,
+      );
+    }
+    const registro = this.registroRow(caller, { id: idFactura, nifEmisor: nif }, {
+      id: this.deps.ids.next('reg'),
+      tipo: correction ? 'subsanacion' : 'alta',
+      chainKey,
+      chainSeq: (head?.length ?? 0) + 1,
+      idMaquina: factura.idMaquina ?? null,
+      extra: {
+        cuotaTotal: fields.cuotaTotal,
+        importeTotal: fields.importeTotal,
+        tipoFactura: factura.tipoFactura,
+        esRectificativa: factura.tipoFactura.startsWith('R'),
+        ...(factura.rectificativa ? { tipoRectificativa: factura.rectificativa.tipo } : {}),
+        provincia: factura.provincia,
+        idTbai,
+        ...(correction ? { fingerprint: correction.fingerprint } : {}),
+      },
+      now: nowIso,
+    });
+    const link: FacturaAnteriorTbai = {
+      ...(factura.serie !== undefined ? { serie: factura.serie } : {}),
+      numero: factura.numero,
+      fechaExpedicion: factura.fechaExpedicion,
+      signatureValue: signed.signatureValue,
+    };
+    this.deps.invoices.appendRegistro(registro, link, signed.signedXml);
+    this.deps.invoices.enqueueSubmission(registro, ticketbaiQueueKey(caller.entorno, factura.provincia, nif), nowIso);
+    return answer;
+  }
+
+  /**
+   * Gipuzkoa and Araba: a record rejected for its content is corrected through Zuzendu, which
+   * keeps the original idTbai, QR and signature — the customer already holds that QR.
+   */
+  private viaZuzendu(caller: Caller, existing: InvoiceRow, factura: FacturaTicketbai, fingerprint: string): StoredEmision {
+    const nowIso = this.deps.clock.now().toISOString();
+    const original = this.deps.invoices.latestRegistro(existing.id, ['alta']);
+    const originalXml = original ? this.deps.invoices.registroXml(original.id) : undefined;
+    if (!original || !originalXml) throw invoiceNotFound();
+    const request = buildZuzenduSubsanar({ factura, originalSignedXml: originalXml, accion: 'SUBSANAR' });
+    const stored = JSON.parse(this.deps.invoices.invoiceDocs(existing.id).respuesta ?? '{}') as StoredEmision;
+    const answer: StoredEmision = { ...stored, viaZuzendu: true };
+    const chainKey = `${caller.entorno}|ticketbai-zuzendu|${existing.nifEmisor}`;
+    const head = this.deps.invoices.chainHead<{ n: number }>(chainKey);
+    const registro = this.registroRow(caller, existing, {
+      id: this.deps.ids.next('reg'),
+      tipo: 'subsanacion',
+      chainKey,
+      chainSeq: (head?.length ?? 0) + 1,
+      idMaquina: factura.idMaquina ?? null,
+      extra: { provincia: factura.provincia, idTbai: existing.idTbai, viaZuzendu: true, fingerprint, tipoFactura: factura.tipoFactura },
+      now: nowIso,
+    });
+    this.deps.invoices.appendRegistro(registro, { n: registro.chainSeq }, request);
+    this.deps.invoices.enqueueSubmission(registro, ticketbaiQueueKey(caller.entorno, factura.provincia, existing.nifEmisor), nowIso);
+    this.deps.invoices.updateInvoice(existing.id, { estadoEnvio: 'pendiente_proceso', ultimaModificacion: nowIso }, { respuesta: JSON.stringify(answer), datos: JSON.stringify(factura) });
+    return answer;
+  }
+
+  private registroRow(
+    caller: Caller,
+    invoice: Pick<InvoiceRow, 'id' | 'nifEmisor'>,
+    r: { id: string; tipo: RegistroRow['tipo']; chainKey: string; chainSeq: number; idMaquina: string | null; extra: Record<string, unknown>; now: string },
+  ): RegistroRow {
+    return {
+      id: r.id,
+      invoiceId: invoice.id,
+      accountId: caller.account.id,
+      entorno: caller.entorno,
+      nifEmisor: invoice.nifEmisor,
+      sistemaFiscal: 'ticketbai',
+      tipo: r.tipo,
+      estado: 'pendiente',
+      estadoEnvio: 'pendiente_proceso',
+      estadoEnvioFinal: null,
+      chainKey: r.chainKey,
+      chainSeq: r.chainSeq,
+      huella: null,
+      huellaAnterior: null,
+      fechaHoraHusoGenRegistro: null,
+      codigoRespuesta: null,
+      descripcionRespuesta: null,
+      csvAeat: null,
+      idLote: null,
+      idMaquina: r.idMaquina,
+      extra: JSON.stringify(r.extra),
+      creadoEn: r.now,
+      envioCompletadoEn: null,
+      ultimaModificacion: r.now,
+    };
+  }
+
+  private withQr(stored: StoredEmision, replay: boolean): TicketbaiEmisionResponse {
+    return { ...stored, qrBase64: qrTbaiPng(stored.urlValidacion).toString('base64'), ...(replay ? { yaExistente: true } : {}) };
+  }
+}
+
+/** The total tax of the breakdown (VAT and equivalence surcharge), for reads and events. */
+function cuotaTotal(factura: FacturaTicketbai): string {
+  let total = new Decimal(0);
+  for (const d of factura.desglose) {
+    if (d.cuota !== undefined) total = total.plus(d.cuota);
+    if (d.cuotaRecargoEquivalencia !== undefined) total = total.plus(d.cuotaRecargoEquivalencia);
+  }
+  return importeCanonico(total);
+}

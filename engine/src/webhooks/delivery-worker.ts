@@ -1,0 +1,285 @@
+import type { Database } from '../db/database';
+import type { Clock } from '../platform/clock';
+import type { Logger } from '../platform/logger';
+import { deliveryBody, deliveryHeaders, idEntrega } from './signing';
+import { eventosOf, WebhookStore, type DeliveryRow } from './store';
+import { postWebhook, type AttemptOutcome } from './transport';
+
+export interface WebhookDeliveryConfig {
+  /** A delivery must be answered (status line) within this time; later counts as a failure. */
+  timeoutMs: number;
+  /** Waits before each retry; its length is the number of retries (spec: up to 3). */
+  retryDelaysMs: number[];
+  /** How often an idle worker looks for new events and due retries (wake() cuts it short). */
+  pollMs: number;
+  /** Webhooks served at the same time; each webhook gets one attempt at a time, in order. */
+  parallelWebhooks: number;
+  /** Due deliveries taken per pass. */
+  batchSize: number;
+  /** Start delivering with the engine. */
+  deliverAutomatically: boolean;
+}
+
+export const DEFAULT_WEBHOOK_DELIVERY: WebhookDeliveryConfig = {
+  timeoutMs: 10_000,
+  retryDelaysMs: [30_000, 120_000, 480_000],
+  pollMs: 250,
+  parallelWebhooks: 8,
+  batchSize: 200,
+  deliverAutomatically: true,
+};
+
+/** Consecutive failed attempts after which the platform suspends a webhook (spec). */
+export const SUSPEND_AFTER_FAILURES = 20;
+const FAN_OUT_CHUNK = 500;
+
+/**
+ * Turns final-verdict events into signed webhook deliveries and sends them, at least once.
+ *
+ * Fan-out: an outbox cursor (`settings.webhookEventCursor`, the last `events.rowid` handled)
+ * advances in the same transaction that inserts the deliveries, so each event is fanned out
+ * exactly once across crashes; the deterministic idEntrega (primary key) makes a repeat a no-op.
+ * One delivery per active webhook linked to the event's issuer (same account and environment)
+ * and subscribed to the event; its body is serialized once and stored, so every retry is
+ * byte-identical. Delivery: a row stays `pendiente` until a 2xx is recorded; a crash mid-attempt
+ * leaves it due, and it is sent again with the same id, body and signature.
+ */
+export class WebhookDeliveryWorker {
+  readonly store: WebhookStore;
+  private timer: NodeJS.Timeout | undefined;
+  private running = false;
+  private stopped = true;
+  private halting = false;
+  private wakeRequested = false;
+  private current: Promise<unknown> = Promise.resolve();
+  private readonly inFlight = new Set<string>();
+  /** Aborted by stop(): attempts on the wire are dropped unrecorded and resent after a restart. */
+  private abort = new AbortController();
+
+  constructor(
+    private readonly db: Database,
+    private readonly clock: Clock,
+    private readonly logger: Logger,
+    readonly config: WebhookDeliveryConfig,
+  ) {
+    this.store = new WebhookStore(db);
+  }
+
+  start(): void {
+    this.stopped = false;
+    this.halting = false;
+    this.abort = new AbortController();
+    this.schedule(0);
+  }
+
+  /** Stops polling and cuts attempts in flight; they stay due and are resent after a restart. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.halting = true;
+    this.abort.abort();
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    await this.current.catch(() => undefined);
+  }
+
+  /** New work was committed: look now instead of at the next poll. */
+  wake(): void {
+    if (this.stopped) return;
+    if (this.running) {
+      this.wakeRequested = true;
+      return;
+    }
+    this.schedule(0);
+  }
+
+  private schedule(delayMs: number): void {
+    if (this.stopped) return;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.running = true;
+      this.current = this.tick()
+        .catch((error: unknown) => this.logger.error('webhook tick failed', { error: String(error) }))
+        .finally(() => {
+          this.running = false;
+          const again = this.wakeRequested;
+          this.wakeRequested = false;
+          this.schedule(again ? 0 : this.config.pollMs);
+        });
+    }, delayMs);
+    this.timer.unref?.();
+  }
+
+  /** One pass: fan out new events, then one round of due attempts. Returns deliveries created + attempts made. */
+  async tick(): Promise<number> {
+    const created = this.fanOut();
+    const attempted = await this.deliverDue();
+    return created + attempted;
+  }
+
+  /** Runs ticks until nothing is due now (tests and drains). */
+  async drainDue(maxTicks = 10_000): Promise<void> {
+    for (let i = 0; i < maxTicks; i++) if ((await this.tick()) === 0) return;
+  }
+
+  /** Turns every event after the cursor into deliveries. Returns how many deliveries were created. */
+  fanOut(): number {
+    let created = 0;
+    for (;;) {
+      const { count, more } = this.db.transaction(() => {
+        const events = this.store.eventsAfter(this.store.eventCursor(), FAN_OUT_CHUNK);
+        const last = events.at(-1);
+        if (!last) return { count: 0, more: false };
+        const now = this.clock.now().toISOString();
+        let n = 0;
+        for (const event of events) {
+          for (const target of this.store.targetsOf(event)) {
+            if (!eventosOf(target).includes(event.evento)) continue;
+            const id = idEntrega(target.idWebhook, event.registroId, event.evento);
+            const inserted = this.store.insertDelivery({
+              id,
+              webhookId: target.idWebhook,
+              eventId: event.id,
+              evento: event.evento,
+              body: deliveryBody({ evento: event.evento, idEntrega: id, timestamp: now, datos: this.datosOf(event) }),
+              estado: 'pendiente',
+              intentos: 0,
+              siguienteIntentoEn: now,
+              ultimoCodigo: null,
+              ultimoError: null,
+              creadoEn: now,
+              entregadaEn: null,
+            });
+            if (inserted) n += 1;
+          }
+        }
+        this.store.setEventCursor(last.seq);
+        return { count: n, more: events.length === FAN_OUT_CHUNK };
+      });
+      created += count;
+      if (!more) return created;
+    }
+  }
+
+  /** The event's `datos` as the submission worker wrote them (spec "Events"). */
+  private datosOf(event: { id: string; datos: string; nifEmisor: string; invoiceId: string }): unknown {
+    try {
+      return JSON.parse(event.datos) as unknown;
+    } catch (error) {
+      // A bug upstream must not block every webhook behind this event: deliver what is known.
+      this.logger.error('event datos is not JSON', { eventId: event.id, error: String(error) });
+      return { nifEmisor: event.nifEmisor, idFactura: event.invoiceId };
+    }
+  }
+
+  /** Sends the due deliveries: webhooks in parallel lanes, one attempt at a time per webhook. */
+  private async deliverDue(): Promise<number> {
+    const due = this.store.dueDeliveries(this.clock.now().toISOString(), this.config.batchSize);
+    const byWebhook = new Map<string, string[]>();
+    for (const d of due) {
+      if (this.inFlight.has(d.id)) continue;
+      const list = byWebhook.get(d.webhookId) ?? [];
+      list.push(d.id);
+      byWebhook.set(d.webhookId, list);
+    }
+    const queue = [...byWebhook.values()];
+    let attempts = 0;
+    const lanes = Array.from({ length: Math.max(1, Math.min(this.config.parallelWebhooks, queue.length)) }, async () => {
+      for (let ids = queue.shift(); ids !== undefined; ids = queue.shift()) {
+        for (const id of ids) {
+          if (this.halting || this.inFlight.has(id)) break;
+          this.inFlight.add(id);
+          try {
+            const result = await this.attempt(id);
+            if (result !== 'skipped') attempts += 1;
+            if (result === 'webhook-stopped') break;
+          } finally {
+            this.inFlight.delete(id);
+          }
+        }
+      }
+    });
+    await Promise.all(lanes);
+    return attempts;
+  }
+
+  /** One attempt of one delivery, with the webhook's settings as they are now. */
+  private async attempt(id: string): Promise<'delivered' | 'failed' | 'webhook-stopped' | 'skipped'> {
+    const delivery = this.store.delivery(id);
+    if (!delivery || delivery.estado !== 'pendiente') return 'skipped';
+    const webhook = this.store.byId(delivery.webhookId);
+    if (!webhook || webhook.estado !== 'activo') return 'skipped';
+    const rawBody = Buffer.from(delivery.body, 'utf8');
+    const { timestamp } = JSON.parse(delivery.body) as { timestamp: string };
+    const headers = deliveryHeaders({
+      prefix: webhook.prefijoCabeceras,
+      evento: delivery.evento,
+      idEntrega: delivery.id,
+      timestamp,
+      rawBody,
+      secreto: webhook.secreto,
+    });
+    const { signal } = this.abort;
+    const outcome = await postWebhook(webhook.url, rawBody, headers, { timeoutMs: this.config.timeoutMs, signal });
+    // Cut by stop(): not the receiver's failure, so not recorded; the delivery stays due.
+    if (signal.aborted) return 'skipped';
+    return this.record(delivery, outcome);
+  }
+
+  /** Records an attempt's outcome: delivery state, the log, the webhook's failure counter. */
+  private record(delivery: DeliveryRow, outcome: AttemptOutcome): 'delivered' | 'failed' | 'webhook-stopped' | 'skipped' {
+    const now = this.clock.now();
+    const nowIso = now.toISOString();
+    return this.db.transaction(() => {
+      const fresh = this.store.delivery(delivery.id);
+      // Deleted with its webhook, or recorded by another process meanwhile.
+      if (!fresh || fresh.estado !== 'pendiente') return 'skipped';
+      const intento = fresh.intentos + 1;
+      this.store.insertAttempt({
+        deliveryId: fresh.id,
+        intento,
+        statusCode: outcome.statusCode,
+        latencyMs: outcome.latencyMs,
+        error: outcome.ok ? null : outcome.error,
+        at: nowIso,
+      });
+      if (outcome.ok) {
+        this.store.updateDelivery(fresh.id, {
+          estado: 'entregada',
+          intentos: intento,
+          siguienteIntentoEn: null,
+          ultimoCodigo: outcome.statusCode,
+          ultimoError: null,
+          entregadaEn: nowIso,
+        });
+        this.store.update(fresh.webhookId, { fallosConsecutivos: 0 });
+        return 'delivered';
+      }
+      const delay = this.config.retryDelaysMs[intento - 1];
+      this.store.updateDelivery(fresh.id, {
+        estado: delay === undefined ? 'fallida' : 'pendiente',
+        intentos: intento,
+        siguienteIntentoEn: delay === undefined ? null : new Date(now.getTime() + delay).toISOString(),
+        ultimoCodigo: outcome.statusCode,
+        ultimoError: outcome.error,
+      });
+      this.store.addFailure(fresh.webhookId);
+      const webhook = this.store.byId(fresh.webhookId);
+      if (webhook && webhook.estado === 'activo' && webhook.fallosConsecutivos >= SUSPEND_AFTER_FAILURES) {
+        this.store.update(webhook.idWebhook, {
+          estado: 'suspendido',
+          suspendidoEn: nowIso,
+          ultimoError: outcome.error,
+          ultimaModificacion: nowIso,
+        });
+        this.logger.warn('webhook suspended after consecutive failures', {
+          idWebhook: webhook.idWebhook,
+          fallosConsecutivos: webhook.fallosConsecutivos,
+          error: outcome.error,
+        });
+        return 'webhook-stopped';
+      }
+      return webhook && webhook.estado !== 'activo' ? 'webhook-stopped' : 'failed';
+    });
+  }
+}

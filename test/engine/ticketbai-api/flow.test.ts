@@ -1,0 +1,191 @@
+import jsQR from 'jsqr';
+import { PNG } from 'pngjs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../../engine/src/platform/clock';
+import { makeTestEngine, type TestEngine } from '../../support/engine';
+import { startTestEmulators } from '../../support/emulators';
+
+type Emulators = Awaited<ReturnType<typeof startTestEmulators>>;
+let t: TestEngine;
+let emu: Emulators;
+const clock = new ManualClock('2026-11-20T10:00:00.000Z');
+const ISSUERS = { gipuzkoa: 'A58818501', araba: 'B87654323', bizkaia: 'B00000034' } as const;
+type Prov = keyof typeof ISSUERS;
+
+beforeAll(async () => {
+  emu = await startTestEmulators({ clock, waitSeconds: 0 });
+  t = await makeTestEngine({ clock, submission: { aeat: { url: { test: emu.aeatUrl, live: emu.aeatUrl }, timeoutMs: 3000 } } });
+  // The engine files with the emulators' TicketBAI services.
+  const bases = { test: '', live: '' };
+  void bases;
+  Object.assign(t.engine.context.config.ticketbai.endpoints.base, {
+    araba: { test: `${emu.url}/tbai/araba`, live: `${emu.url}/tbai/araba` },
+    bizkaia: { test: `${emu.url}/tbai/bizkaia`, live: `${emu.url}/tbai/bizkaia` },
+    gipuzkoa: { test: `${emu.url}/tbai/gipuzkoa`, live: `${emu.url}/tbai/gipuzkoa` },
+  });
+  const ctx = t.engine.context;
+  const account = ctx.accounts.listAccounts()[0]!;
+  for (const [prov, nif] of Object.entries(ISSUERS)) {
+    ctx.issuers.create({ accountId: account.id, entorno: 'test', nif, nombre: `EMISOR ${prov.toUpperCase()} SL`, hacienda: `tbai-${prov as Prov}` });
+  }
+});
+afterAll(async () => {
+  await t.close();
+  await emu.close();
+});
+
+function factura(prov: Prov, numero: string, extra: Record<string, unknown> = {}) {
+  return {
+    provincia: prov,
+    emisor: { nif: ISSUERS[prov], nombre: `EMISOR ${prov.toUpperCase()} SL` },
+    serie: 'T',
+    numero,
+    fechaExpedicion: '20-11-2026',
+    horaExpedicion: '10:00:00',
+    tipoFactura: 'F2',
+    importeTotal: '12.10',
+    descripcion: 'Venta',
+    desglose: [{ baseImponible: '10.00', tipoImpositivo: '21.00', cuota: '2.10', calificacionOperacion: 'S1' }],
+    lineas: [{ descripcion: 'Café', cantidad: '2', importeUnitario: '5.00', importeTotal: '12.10' }],
+    ...extra,
+  };
+}
+
+const jobsLeft = () => (t.engine.context.db.sqlite.prepare('SELECT COUNT(*) AS n FROM submission_jobs').get() as { n: number }).n;
+async function fileEverything(): Promise<void> {
+  for (let i = 0; i < 30 && jobsLeft() > 0; i++) {
+    await t.engine.context.submissions.drainDue();
+    clock.advance(1000);
+  }
+  expect(jobsLeft()).toBe(0);
+}
+const estado = async (prov: Prov, id: string) => (await t.billing('GET', `/v1/facturas/${id}/estado?nifEmisor=${ISSUERS[prov]}`)).json();
+const detalle = async (prov: Prov, id: string) => (await t.billing('GET', `/v1/facturas/${id}?nifEmisor=${ISSUERS[prov]}`)).json();
+
+function decodeQr(base64: string): string | undefined {
+  const png = PNG.sync.read(Buffer.from(base64, 'base64'));
+  return jsQR(new Uint8ClampedArray(png.data), png.width, png.height)?.data;
+}
+
+describe('Per province: issue → registered; cancel → anulada', () => {
+  for (const prov of ['gipuzkoa', 'araba', 'bizkaia'] as const) {
+    it(`${prov}`, async () => {
+      const res = await t.billing('POST', '/v1/ticketbai/crear', { body: factura(prov, `${prov}-1`) });
+      expect(res.statusCode, res.body).toBe(200);
+      const body = res.json();
+      expect(body).toMatchObject({ estado: 'en_cola', sistemaFiscal: 'ticketbai', entorno: 'test', numeroFactura: `T${prov}-1` });
+      expect(body.idTbai).toHaveLength(39);
+      expect(body.idTbai.startsWith(`TBAI-${ISSUERS[prov]}-201126-`)).toBe(true);
+      expect(decodeQr(body.qrBase64)).toBe(body.urlValidacion);
+      await fileEverything();
+      expect((await estado(prov, body.idFactura)).estadoFactura).toBe('registrada');
+      const reg = (await detalle(prov, body.idFactura)).registros[0];
+      expect(reg).toMatchObject({ estado: 'aceptada', estadoEnvioFinal: 'registrada', provincia: prov });
+      expect(reg.tipoRespuestaTbai).toBeDefined();
+
+      const anular = await t.billing('POST', '/v1/ticketbai/anular', {
+        body: { nifEmisor: ISSUERS[prov], serie: 'T', numero: `${prov}-1`, fechaExpedicion: '20-11-2026', provincia: prov },
+      });
+      expect(anular.statusCode, anular.body).toBe(200);
+      expect(anular.json().data.idTbai).toBe(body.idTbai);
+      await fileEverything();
+      expect((await estado(prov, body.idFactura)).estadoFactura).toBe('anulada');
+      const again = await t.billing('POST', '/v1/ticketbai/anular', {
+        body: { nifEmisor: ISSUERS[prov], serie: 'T', numero: `${prov}-1`, fechaExpedicion: '20-11-2026', provincia: prov },
+      });
+      expect(again.json().data.yaAnulada).toBe(true);
+    });
+  }
+});
+
+describe('Invoice n+1 carries the first 100 characters of invoice n’s SignatureValue', () => {
+  it('chains within the issuer', async () => {
+    const a = (await t.billing('POST', '/v1/ticketbai/crear', { body: factura('gipuzkoa', 'CH-1') })).json();
+    const b = (await t.billing('POST', '/v1/ticketbai/crear', { body: factura('gipuzkoa', 'CH-2') })).json();
+    const xmlA = (await t.billing('GET', `/v1/facturas/${a.idFactura}/xml?nifEmisor=${ISSUERS.gipuzkoa}`)).body;
+    const xmlB = (await t.billing('GET', `/v1/facturas/${b.idFactura}/xml?nifEmisor=${ISSUERS.gipuzkoa}`)).body;
+    const sigA = /<ds:SignatureValue[^>]*>([^<]+)</.exec(xmlA)?.[1]?.replace(/\s/g, '') ?? '';
+    expect(sigA.length).toBeGreaterThan(100);
+    expect(xmlB).toContain(`<SignatureValueFirmaFacturaAnterior>${sigA.slice(0, 100)}</SignatureValueFirmaFacturaAnterior>`);
+    expect(xmlB).toContain('<NumFacturaAnterior>CH-1</NumFacturaAnterior>');
+    await fileEverything();
+  });
+});
+
+describe('Araba: the first invoice of a new device → accepted with warning 009, on the record and in avisos', () => {
+  it('flags only the first invoice of the device', async () => {
+    const first = (await t.billing('POST', '/v1/ticketbai/crear', { body: factura('araba', 'DEV-1', { idMaquina: 'caja-07' }) })).json();
+    const second = (await t.billing('POST', '/v1/ticketbai/crear', { body: factura('araba', 'DEV-2', { idMaquina: 'caja-07' }) })).json();
+    expect(first.avisos?.join(' ')).toContain('009');
+    expect(second.avisos).toBeUndefined();
+    await fileEverything();
+    const reg = (await detalle('araba', first.idFactura)).registros[0];
+    expect(reg).toMatchObject({ estado: 'aceptada', codigoRespuestaTbai: '009', tipoRespuestaTbai: '00' });
+    expect((await detalle('araba', second.idFactura)).registros[0].codigoRespuestaTbai).toBeUndefined();
+  });
+});
+
+describe('A content rejection → subsanar through Zuzendu keeps idTbai and QR', () => {
+  for (const prov of ['gipuzkoa', 'araba'] as const) {
+    it(prov, async () => {
+      emu.tbai.faults[prov].set({ rejectNext: { count: 1, codigo: '004' } });
+      const res = (await t.billing('POST', '/v1/ticketbai/crear', { body: factura(prov, 'Z-1') })).json();
+      await fileEverything();
+      const rejected = await estado(prov, res.idFactura);
+      expect(rejected).toMatchObject({ estadoEnvio: 'rechazada', estadoFactura: null });
+      const fix = await t.billing('PUT', '/v1/ticketbai/subsanar', { body: { ...factura(prov, 'Z-1'), subsanacion: true } });
+      expect(fix.statusCode, fix.body).toBe(200);
+      expect(fix.json()).toMatchObject({ viaZuzendu: true, idTbai: res.idTbai, urlValidacion: res.urlValidacion, qrBase64: res.qrBase64 });
+      await fileEverything();
+      expect((await estado(prov, res.idFactura)).estadoFactura).toBe('registrada');
+    });
+  }
+
+  it('a rejection about the certificate → 409 RESEND_UNMODIFIED_REQUIRED', async () => {
+    emu.tbai.faults.gipuzkoa.set({ rejectNext: { count: 1, codigo: '001' } });
+    const res = (await t.billing('POST', '/v1/ticketbai/crear', { body: factura('gipuzkoa', 'C-1') })).json();
+    await fileEverything();
+    const fix = await t.billing('PUT', '/v1/ticketbai/subsanar', { body: { ...factura('gipuzkoa', 'C-1'), subsanacion: true } });
+    expect(fix.statusCode).toBe(409);
+    expect(fix.json()).toMatchObject({ code: 'RESEND_UNMODIFIED_REQUIRED' });
+    expect(res.idTbai).toHaveLength(39);
+  });
+});
+
+describe('Issuing rules', () => {
+  it('provincia not the issuer’s hacienda → 400 PROVINCE_MISMATCH', async () => {
+    const res = await t.billing('POST', '/v1/ticketbai/crear', { body: { ...factura('gipuzkoa', 'PM-1'), provincia: 'araba' } });
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toMatchObject({ code: 'PROVINCE_MISMATCH', campo: 'provincia' });
+  });
+  it('a VeriFactu issuer → 403 FORBIDDEN', async () => {
+    const res = await t.billing('POST', '/v1/ticketbai/crear', {
+      body: { ...factura('gipuzkoa', 'VF-1'), emisor: { nif: 'B12345674', nombre: 'COMERCIAL DEMO SL' } },
+    });
+    expect(res.statusCode).toBe(403);
+    expect(res.json()).toMatchObject({ code: 'FORBIDDEN' });
+  });
+  it('replay → yaExistente; changed importeTotal → 409', async () => {
+    const a = (await t.billing('POST', '/v1/ticketbai/crear', { body: factura('bizkaia', 'RP-1') })).json();
+    const b = (await t.billing('POST', '/v1/ticketbai/crear', { body: factura('bizkaia', 'RP-1') })).json();
+    expect(b).toMatchObject({ idFactura: a.idFactura, idTbai: a.idTbai, yaExistente: true });
+    const c = await t.billing('POST', '/v1/ticketbai/crear', { body: factura('bizkaia', 'RP-1', { importeTotal: '13.00' }) });
+    expect(c.statusCode).toBe(409);
+    expect(c.json()).toMatchObject({ code: 'INVOICE_IDENTITY_CONFLICT' });
+    await fileEverything();
+  });
+  it('lineas missing in Araba → 400 naming lineas', async () => {
+    const { lineas: _l, ...sinLineas } = factura('araba', 'NL-1');
+    const res = await t.billing('POST', '/v1/ticketbai/crear', { body: sinLineas });
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toMatchObject({ code: 'VALIDATION_ERROR', campo: 'lineas' });
+  });
+  it('LIVE without a configured signing certificate → 503 ENVIRONMENT_NOT_AVAILABLE', async () => {
+    const ctx = t.engine.context;
+    const account = ctx.accounts.listAccounts()[0]!;
+    ctx.issuers.create({ accountId: account.id, entorno: 'live', nif: account.nif === 'A58818501' ? 'B00000034' : 'A58818501', nombre: 'X', hacienda: 'tbai-gipuzkoa', estadoRepresentacion: 'firmado' });
+    const res = await t.billing('POST', '/v1/ticketbai/crear', { key: t.keys.live, body: factura('gipuzkoa', 'L-1') });
+    expect(res.statusCode).toBe(503);
+    expect(res.json()).toMatchObject({ code: 'ENVIRONMENT_NOT_AVAILABLE' });
+  });
+});

@@ -1,0 +1,31 @@
+/**
+ * The engine alone in a child process with fast webhook retries, for tests that kill it
+ * (SIGKILL) during deliveries and start it again on the same data dir. Argv: dataDir aeatUrl.
+ * Prints one JSON line {billing, manage, key, nif} when listening.
+ */
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { seedDemoAccount } from '../../engine/src/account/demo';
+import { createEngine } from '../../engine/src/index';
+import { silentLogger } from '../../engine/src/platform/logger';
+
+const [dataDir, aeatUrl] = process.argv.slice(2);
+if (!dataDir || !aeatUrl) throw new Error('usage: engine-webhooks-process.ts dataDir aeatUrl');
+const unlimited = { rps: 1e9, burst: 1e9, monthlyQuota: 1e12 };
+const engine = await createEngine({
+  dataDir,
+  logger: silentLogger,
+  limits: { test: unlimited, live: unlimited },
+  billingPort: 0,
+  managePort: 0,
+  panelPort: 0,
+  submission: { aeat: { url: { test: aeatUrl, live: aeatUrl }, timeoutMs: 5000 }, pollMs: 20, backoffBaseMs: 50, backoffMaxMs: 500 },
+  webhooks: { pollMs: 20, timeoutMs: 2000, retryDelaysMs: [50, 100, 200] },
+});
+const keysFile = path.join(dataDir, 'test-keys.json');
+const seeded = seedDemoAccount(engine.context);
+if (seeded) writeFileSync(keysFile, JSON.stringify(seeded));
+const keys = existsSync(keysFile) ? (JSON.parse(readFileSync(keysFile, 'utf8')) as { test: string; nifEmisor: string }) : undefined;
+const urls = await engine.start();
+process.stdout.write(`${JSON.stringify({ billing: urls.billing, manage: urls.manage, key: keys?.test, nif: keys?.nifEmisor })}\n`);
+process.on('SIGTERM', () => void engine.stop().then(() => process.exit(0)));
