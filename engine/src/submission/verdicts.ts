@@ -13,7 +13,14 @@ export type Verdict =
       csv?: string | undefined;
       extra?: Record<string, unknown> | undefined;
     }
-  | { kind: 'rechazado'; codigo: string; descripcion: string; extra?: Record<string, unknown> | undefined };
+  | {
+      kind: 'rechazado';
+      codigo: string;
+      descripcion: string;
+      /** Further reasons the authority gave (TicketBAI lists several); only the webhook carries them. */
+      motivosAdicionales?: { codigo: string; descripcion: string }[] | undefined;
+      extra?: Record<string, unknown> | undefined;
+    };
 
 export interface VerdictItem {
   registro: RegistroRow;
@@ -124,11 +131,18 @@ export function applyVerdicts(
       if (registro.tipo !== 'anulacion' && invoice.estadoFactura === null) changes.estadoEnvio = 'rechazada';
       evento = 'factura.rechazada';
       extra.tipoRegistro = registro.tipo;
-      extra.motivoRechazo = { codigo: verdict.codigo, descripcion: verdict.descripcion };
+      extra.motivoRechazo = {
+        codigo: verdict.codigo,
+        descripcion: verdict.descripcion,
+        ...(verdict.motivosAdicionales?.length ? { motivosAdicionales: verdict.motivosAdicionales } : {}),
+      };
     }
     changes.ultimaModificacion = now;
     invoiceUpdates.set(invoice.id, changes);
     Object.assign(invoice, changes);
+    // TicketBAI: the treasury's registration id (its CSV), when it gave one.
+    const idRegistroTbai = verdict.extra?.idRegistroTbai;
+    if (typeof idRegistroTbai === 'string' && invoice.sistemaFiscal === 'ticketbai') extra.idRegistroTbai = idRegistroTbai;
     events.push(eventRow(ids, evento, invoice, registro, now, extra));
   }
   const byChanges = new Map<string, { set: Partial<InvoiceRow>; ids: string[] }>();
@@ -195,7 +209,7 @@ function eventRow(
     ...(evento !== 'factura.rechazada' ? { fechaRegistro: now } : {}),
     ...(invoice.sistemaFiscal === 'verifactu'
       ? { ...(invoice.csvAeat ? { csvAeat: invoice.csvAeat } : {}), ...(registro.huella ? { hashVerifactu: registro.huella } : {}) }
-      : { ...(invoice.provincia ? { provincia: invoice.provincia } : {}), ...(invoice.idTbai ? { idRegistroTbai: invoice.idTbai } : {}) }),
+      : { ...(invoice.provincia ? { provincia: invoice.provincia } : {}) }),
     ...extra,
   };
   return {

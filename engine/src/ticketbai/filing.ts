@@ -118,7 +118,13 @@ export class TbaiRestAdapter implements AuthorityAdapter {
       } else if (first?.codigo === '006') {
         throw new TransportError(`servicio no disponible (006): ${first.descripcion}`);
       } else {
-        verdict = { kind: 'rechazado', codigo: first?.codigo ?? estado, descripcion: first?.descripcion ?? text(salida.Descripcion) ?? '', extra };
+        verdict = {
+          kind: 'rechazado',
+          codigo: first?.codigo ?? estado,
+          descripcion: first?.descripcion ?? text(salida.Descripcion) ?? '',
+          motivosAdicionales: resultados.slice(1),
+          extra,
+        };
       }
       verdicts.set(record.registroId, verdict);
     }

@@ -189,3 +189,26 @@ describe('Issuing rules', () => {
     expect(res.json()).toMatchObject({ code: 'ENVIRONMENT_NOT_AVAILABLE' });
   });
 });
+
+describe('Events of TicketBAI verdicts carry provincia and idRegistroTbai, motivoRechazo on rejections', () => {
+  it('a rejection: motivoRechazo with the treasury code, no motivosAdicionales for a single reason', async () => {
+    emu.tbai.faults.gipuzkoa.set({ rejectNext: { count: 1, codigo: '004' } });
+    const res = (await t.billing('POST', '/v1/ticketbai/crear', { body: factura('gipuzkoa', 'MR-1') })).json();
+    await fileEverything();
+    const row = t.engine.context.db.sqlite.prepare("SELECT datos FROM events WHERE invoiceId = ? AND evento = 'factura.rechazada'").get(res.idFactura) as { datos: string };
+    const datos = JSON.parse(row.datos);
+    expect(datos).toMatchObject({ sistemaFiscal: 'ticketbai', provincia: 'gipuzkoa', tipoRegistro: 'alta', motivoRechazo: { codigo: '004' } });
+    expect(datos.motivoRechazo.motivosAdicionales).toBeUndefined();
+    expect(datos.idRegistroTbai).toBeUndefined();
+  });
+});
+
+it('an acceptance: factura.registrada with provincia and the treasury’s idRegistroTbai', async () => {
+  const res = (await t.billing('POST', '/v1/ticketbai/crear', { body: factura('gipuzkoa', 'EV-1') })).json();
+  await fileEverything();
+  const row = t.engine.context.db.sqlite.prepare("SELECT datos FROM events WHERE invoiceId = ? AND evento = 'factura.registrada'").get(res.idFactura) as { datos: string };
+  const datos = JSON.parse(row.datos);
+  expect(datos).toMatchObject({ sistemaFiscal: 'ticketbai', provincia: 'gipuzkoa', estadoFactura: 'registrada', idRegistroTbai: expect.any(String) });
+  expect(datos.csvAeat).toBeUndefined();
+  expect(datos.hashVerifactu).toBeUndefined();
+});
