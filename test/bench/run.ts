@@ -4,6 +4,7 @@
  */
 import { load, ratio, startServer } from './harness';
 import { benchDrain } from './drain';
+import { benchTicketbaiSign } from './ticketbai-sign';
 import { benchVerifactuRecord } from './verifactu-record';
 
 interface Report {
@@ -63,6 +64,44 @@ async function verifactuCrear(report: Report, echo: { saturated: number; p99At25
   }
 }
 
+function ticketbaiBody(run: string) {
+  return (i: number) =>
+    JSON.stringify({
+      provincia: 'gipuzkoa',
+      emisor: { nif: 'A58818501', nombre: 'EMISOR GIPUZKOA SL' },
+      serie: `B${run}`,
+      numero: String(i),
+      fechaExpedicion: '20-11-2026',
+      horaExpedicion: '10:00:00',
+      tipoFactura: 'F2',
+      importeTotal: '12.10',
+      desglose: [{ baseImponible: '10.00', tipoImpositivo: '21.00', cuota: '2.10', calificacionOperacion: 'S1' }],
+      lineas: [{ descripcion: 'Café', cantidad: '2', importeUnitario: '5.00', importeTotal: '12.10' }],
+    });
+}
+
+async function ticketbai(report: Report, echo: { saturated: number }): Promise<void> {
+  const inProcess = await benchTicketbaiSign();
+  const engine = await startServer('engine');
+  try {
+    const saturated = await load({
+      url: `${engine.info.url}/v1/ticketbai/crear`,
+      method: 'POST',
+      headers: { 'x-api-key': engine.info.key ?? '' },
+      body: ticketbaiBody('t'),
+    });
+    report.ticketbaiCrear = {
+      http: saturated,
+      inProcess,
+      ratioHttpToRawRsa: ratio(saturated.requestsPerSecond, inProcess.rawRsaSignaturesPerSecond),
+      ratioHttpToEcho: ratio(saturated.requestsPerSecond, echo.saturated),
+      goal: 'ratioHttpToRawRsa >= 0.25',
+    };
+  } finally {
+    await engine.stop();
+  }
+}
+
 async function recordBuilding(report: Report): Promise<void> {
   const result = await benchVerifactuRecord();
   report.verifactuRecordInProcess = { ...result, goal: '>= 110000 records/s (public TypeScript peer ≈ 38000/s)' };
@@ -74,6 +113,7 @@ const echo = await httpBaseline(report);
 if (!only || only === 'cuenta') await cuenta(report, echo);
 if (!only || only === 'crear') await verifactuCrear(report, echo);
 if (!only || only === 'record') await recordBuilding(report);
+if (!only || only === 'tbai') await ticketbai(report, echo);
 if (!only || only === 'drain') {
   const one = await benchDrain(undefined, 1);
   const four = await benchDrain(undefined, 4);

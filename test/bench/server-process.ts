@@ -42,6 +42,11 @@ if (mode === 'echo') {
     panelPort: 0,
   });
   const keys = seedDemoAccount(engine.context);
+  // A Gipuzkoa issuer too, so TicketBAI issuing can be measured on the same engine.
+  const account = engine.context.accounts.listAccounts()[0];
+  if (account) {
+    engine.context.issuers.create({ accountId: account.id, entorno: 'test', nif: 'A58818501', nombre: 'EMISOR GIPUZKOA SL', hacienda: 'tbai-gipuzkoa' });
+  }
   const urls = await engine.start();
   process.stdout.write(`${JSON.stringify({ url: urls.billing, manageUrl: urls.manage, key: keys?.test, nif: keys?.nifEmisor, dataDir })}\n`);
   process.on('SIGTERM', () => {
