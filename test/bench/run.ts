@@ -4,6 +4,7 @@
  */
 import { load, ratio, startServer } from './harness';
 import { benchDrain } from './drain';
+import { benchReads } from './reads';
 import { benchTicketbaiSign } from './ticketbai-sign';
 import { benchVerifactuRecord } from './verifactu-record';
 
@@ -114,6 +115,7 @@ if (!only || only === 'cuenta') await cuenta(report, echo);
 if (!only || only === 'crear') await verifactuCrear(report, echo);
 if (!only || only === 'record') await recordBuilding(report);
 if (!only || only === 'tbai') await ticketbai(report, echo);
+if (!only || only === 'reads') report.readsAtScale = await benchReads();
 if (!only || only === 'drain') {
   const one = await benchDrain(undefined, 1);
   const four = await benchDrain(undefined, 4);
