@@ -1,5 +1,5 @@
 // @ts-check
-import importX from 'eslint-plugin-import-x';
+import importPlugin from 'eslint-plugin-import';
 import tseslint from 'typescript-eslint';
 
 /** The import boundaries of DESIGN.md §2, enforced. */
@@ -23,18 +23,21 @@ const boundaries = [
   // Main uses the engine only through its public entry.
   { target: './src-main', from: './engine/src', except: ['./index.ts'] },
   { target: './src-main', from: './src-renderer' },
+  // The sandboxed preload: src-shared (and electron) only, nothing else of main or the engine.
+  { target: './src-main/preload', from: './engine' },
+  { target: './src-main/preload', from: './src-main', except: ['./preload'] },
 ];
 
 export default tseslint.config(
   { ignores: ['node_modules/**', 'out/**', 'dist/**', 'release/**', 'data/**', 'test-artifacts/**'] },
   ...tseslint.configs.recommended,
   {
-    plugins: { 'import-x': importX },
+    plugins: { import: importPlugin },
     settings: {
-      'import-x/resolver-next': [importX.createNodeResolver({ extensions: ['.ts', '.tsx', '.js', '.json'] })],
+      'import/resolver': { node: { extensions: ['.ts', '.tsx', '.js', '.json'] } },
     },
     rules: {
-      'import-x/no-restricted-paths': ['error', { zones: boundaries }],
+      'import/no-restricted-paths': ['error', { zones: boundaries }],
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_' }],
       '@typescript-eslint/consistent-type-imports': 'error',
     },
@@ -64,9 +67,40 @@ export default tseslint.config(
     },
   },
   {
+    // The renderer is a browser page: no Node built-ins, no Electron (the OS only through the
+    // preload bridge, window.till), the engine only over HTTP. Type-aware TS makes no-undef moot.
+    files: ['src-renderer/**/*.ts', 'src-renderer/**/*.tsx'],
+    languageOptions: { parserOptions: { ecmaFeatures: { jsx: true } } },
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [{ name: 'electron', message: 'the renderer reaches the OS only through the preload bridge (window.till)' }],
+          patterns: [
+            { regex: '^node:', message: 'the renderer is a browser page: no Node built-ins' },
+            {
+              regex: '^(fs|path|os|child_process|crypto|net|http|https|worker_threads|module|url|util|stream|zlib|better-sqlite3|fastify|kysely)(/|$)',
+              message: 'the renderer is a browser page: no Node modules, no engine libraries',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // The preload runs sandboxed: electron and src-shared only.
+    files: ['src-main/preload/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ regex: '^(?!electron$|\\.{1,2}/)', message: 'the sandboxed preload imports electron and src-shared only' }] },
+      ],
+    },
+  },
+  {
     // The headless start is the one place that composes engine and emulators.
     files: ['engine/src/bin/serve.ts'],
-    rules: { 'import-x/no-restricted-paths': 'off' },
+    rules: { 'import/no-restricted-paths': 'off' },
   },
   {
     files: ['src-shared/**/*.ts'],

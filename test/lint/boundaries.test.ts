@@ -13,7 +13,7 @@ async function ruleIdsFor(file: string, code: string): Promise<string[]> {
 describe('Import boundaries of DESIGN.md §2 are enforced by ESLint', () => {
   it('an emulator importing engine/src fails lint', async () => {
     expect(await ruleIdsFor('engine/emulators/probe.ts', "import { Database } from '../src/db/database';\nexport const x = Database;\n")).toContain(
-      'import-x/no-restricted-paths',
+      'import/no-restricted-paths',
     );
   });
   it('the engine importing electron fails lint', async () => {
@@ -22,7 +22,7 @@ describe('Import boundaries of DESIGN.md §2 are enforced by ESLint', () => {
   it('the renderer importing the engine fails lint', async () => {
     expect(
       await ruleIdsFor('src-renderer/probe.ts', "import { createEngine } from '../engine/src/index';\nexport const x = createEngine;\n"),
-    ).toContain('import-x/no-restricted-paths');
+    ).toContain('import/no-restricted-paths');
   });
   it('src-shared importing anything but zod fails lint', async () => {
     expect(await ruleIdsFor('src-shared/probe.ts', "import { readFileSync } from 'node:fs';\nexport const x = readFileSync;\n")).toContain(
