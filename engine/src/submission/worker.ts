@@ -6,6 +6,7 @@ import type { RegistroRow } from '../invoices/store';
 import type { Clock } from '../platform/clock';
 import type { IdGenerator } from '../platform/ids';
 import type { Logger } from '../platform/logger';
+import { PollLoop } from '../platform/poll-loop';
 import { AeatAdapter, type AeatEndpointConfig } from './aeat-adapter';
 import type { AuthorityAdapter, Interpretation, OutgoingRecord } from './authority';
 import { applyVerdicts, type Verdict, type VerdictItem } from './verdicts';
@@ -44,13 +45,9 @@ function autoridadOf(queueKey: string): string {
  * duplicate answers for it are reconciled into the original verdict.
  */
 export class SubmissionWorker {
-  private timer: NodeJS.Timeout | undefined;
-  private running = false;
-  private stopped = true;
   private readonly inFlight = new Set<string>();
-  private current: Promise<unknown> = Promise.resolve();
-  private wakeRequested = false;
   private readonly adapters = new Map<string, AuthorityAdapter>();
+  private readonly loop: PollLoop;
 
   constructor(
     private readonly db: Database,
@@ -60,6 +57,7 @@ export class SubmissionWorker {
     private readonly config: SubmissionConfig,
   ) {
     this.register(new AeatAdapter(config.aeat));
+    this.loop = new PollLoop('submission', () => this.tick(), () => this.config.pollMs, logger);
   }
 
   /** Adds an authority (TicketBAI treasuries register theirs). */
@@ -74,43 +72,16 @@ export class SubmissionWorker {
   }
 
   start(): void {
-    this.stopped = false;
-    this.schedule(0);
+    this.loop.start();
   }
 
   async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = undefined;
-    await this.current.catch(() => undefined);
+    await this.loop.stop();
   }
 
   /** New work was committed: look now instead of at the next poll. */
   wake(): void {
-    if (this.stopped) return;
-    if (this.running) {
-      this.wakeRequested = true;
-      return;
-    }
-    this.schedule(0);
-  }
-
-  private schedule(delayMs: number): void {
-    if (this.stopped) return;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      this.running = true;
-      this.current = this.tick()
-        .catch((error: unknown) => this.logger.error('submission tick failed', { error: String(error) }))
-        .finally(() => {
-          this.running = false;
-          const again = this.wakeRequested;
-          this.wakeRequested = false;
-          this.schedule(again ? 0 : this.config.pollMs);
-        });
-    }, delayMs);
-    this.timer.unref?.();
+    this.loop.wake();
   }
 
   /** One pass: every due queue sends at most one submission. Returns how many were sent. */

@@ -1,6 +1,7 @@
 import type { Database } from '../db/database';
 import type { Clock } from '../platform/clock';
 import type { Logger } from '../platform/logger';
+import { PollLoop } from '../platform/poll-loop';
 import { deliveryBody, deliveryHeaders, idEntrega } from './signing';
 import { eventosOf, WebhookStore, type DeliveryRow } from './store';
 import { postWebhook, type AttemptOutcome } from './transport';
@@ -45,13 +46,9 @@ const FAN_OUT_CHUNK = 500;
  * leaves it due, and it is sent again with the same id, body and signature.
  */
 export class WebhookDeliveryWorker {
+  private readonly loop: PollLoop;
   readonly store: WebhookStore;
-  private timer: NodeJS.Timeout | undefined;
-  private running = false;
-  private stopped = true;
   private halting = false;
-  private wakeRequested = false;
-  private current: Promise<unknown> = Promise.resolve();
   private readonly inFlight = new Set<string>();
   /** Aborted by stop(): attempts on the wire are dropped unrecorded and resent after a restart. */
   private abort = new AbortController();
@@ -63,51 +60,25 @@ export class WebhookDeliveryWorker {
     readonly config: WebhookDeliveryConfig,
   ) {
     this.store = new WebhookStore(db);
+    this.loop = new PollLoop('webhook', () => this.tick(), () => this.config.pollMs, logger);
   }
 
   start(): void {
-    this.stopped = false;
     this.halting = false;
     this.abort = new AbortController();
-    this.schedule(0);
+    this.loop.start();
   }
 
   /** Stops polling and cuts attempts in flight; they stay due and are resent after a restart. */
   async stop(): Promise<void> {
-    this.stopped = true;
     this.halting = true;
     this.abort.abort();
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = undefined;
-    await this.current.catch(() => undefined);
+    await this.loop.stop();
   }
 
   /** New work was committed: look now instead of at the next poll. */
   wake(): void {
-    if (this.stopped) return;
-    if (this.running) {
-      this.wakeRequested = true;
-      return;
-    }
-    this.schedule(0);
-  }
-
-  private schedule(delayMs: number): void {
-    if (this.stopped) return;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      this.running = true;
-      this.current = this.tick()
-        .catch((error: unknown) => this.logger.error('webhook tick failed', { error: String(error) }))
-        .finally(() => {
-          this.running = false;
-          const again = this.wakeRequested;
-          this.wakeRequested = false;
-          this.schedule(again ? 0 : this.config.pollMs);
-        });
-    }, delayMs);
-    this.timer.unref?.();
+    this.loop.wake();
   }
 
   /** One pass: fan out new events, then one round of due attempts. Returns deliveries created + attempts made. */
