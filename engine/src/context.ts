@@ -43,6 +43,8 @@ export interface EngineContext {
   representation: ClientsModule['representation'];
   /** Addresses known once the servers listen (ports may be 0 in tests). */
   urls: { billing: string; manage: string; panel: string };
+  /** Per-launch secret the panel relay sends so the till's own UI is not metered like POS traffic. */
+  relaySecret: string;
 }
 
 export function buildContext(config: ResolvedConfig, db: Database, logger: Logger): EngineContext {
@@ -88,6 +90,7 @@ export function buildContext(config: ResolvedConfig, db: Database, logger: Logge
     webhookDeliveries,
     ...buildClientsModule({ config, db, logger, issuers, cursors }),
     declarations: new DeclarationService(db, clock, ids, config.assetsDir, config.software),
+    relaySecret: ids.secret(24),
     urls: {
       billing: `http://${config.host}:${config.billingPort}`,
       manage: `http://${config.host}:${config.managePort}`,

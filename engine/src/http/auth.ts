@@ -3,6 +3,7 @@ import type { Entorno } from '../../../src-shared/api/common';
 import { limitsFor, type LimitsConfig, type RateLimits } from '../account/plans';
 import type { Account, AccountStore } from '../account/store';
 import type { UsageMeter } from '../account/usage';
+import { safeEqual } from '../platform/secrets';
 import { GatewayForbidden } from './errors';
 
 /** Who is calling: resolved from `x-api-key` once per request. */
@@ -27,7 +28,11 @@ export interface KeyAuthDeps {
   accounts: AccountStore;
   usage: UsageMeter;
   limits?: LimitsConfig;
+  /** Requests relayed by the panel for the till's own UI carry it and are not metered. */
+  relaySecret?: string;
 }
+
+export const RELAY_SECRET_HEADER = 'x-panel-relay';
 
 /**
  * Like the API gateway of the hosted service: a missing, unknown or revoked key is refused before
@@ -42,7 +47,11 @@ export function registerKeyAuth(app: FastifyInstance, deps: KeyAuthDeps): void {
     const found = typeof header === 'string' && header.length > 0 ? deps.accounts.findActiveKey(header) : undefined;
     if (!found) throw new GatewayForbidden();
     const limits = limitsFor(found.key.entorno, found.account.plan, deps.limits);
-    deps.usage.admit(found.key.id, limits);
+    // The till's own screens poll status every second: they are local use, not POS traffic, so
+    // neither the per-second limit nor the monthly quota applies to them (the key still does).
+    const relayed = request.headers[RELAY_SECRET_HEADER];
+    const fromPanel = typeof relayed === 'string' && deps.relaySecret !== undefined && safeEqual(relayed, deps.relaySecret);
+    if (!fromPanel) deps.usage.admit(found.key.id, limits);
     request.caller = { keyId: found.key.id, entorno: found.key.entorno, account: found.account, limits };
   });
 }

@@ -15,7 +15,7 @@ export async function buildKeyedApi(
     logger: ctx.logger,
     allowedHosts: () => allowedHostNames(ctx.config.host),
   });
-  registerKeyAuth(app, { accounts: ctx.accounts, usage: ctx.usage, limits: ctx.config.limits });
+  registerKeyAuth(app, { accounts: ctx.accounts, usage: ctx.usage, limits: ctx.config.limits, relaySecret: ctx.relaySecret });
   app.setNotFoundHandler(async () => {
     throw notFound('Ruta no encontrada');
   });

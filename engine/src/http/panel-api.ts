@@ -66,7 +66,7 @@ export async function buildPanelApi(ctx: EngineContext, token: string, options: 
   syncPanelRoutes(app, { db: ctx.db, submissions: ctx.submissions, emulatorUrl: () => ctx.config.emulatorUrl });
   webhookPanelRoutes(app, ctx.webhooks.store);
   clientPanelRoutes(app, { clients: ctx.clients, accounts: ctx.accounts, emulatorUrl: () => ctx.config.emulatorUrl });
-  panelRelayRoutes(app, { targets: options.relay ?? {}, keys: () => readDemoKeys(ctx.config.dataDir) });
+  panelRelayRoutes(app, { targets: options.relay ?? {}, keys: () => readDemoKeys(ctx.config.dataDir), relaySecret: ctx.relaySecret });
   if (ctx.config.uiDir) tillUiRoutes(app, ctx.config.uiDir);
 
   app.withTypeProvider<ZodTypeProvider>().get(

@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
+import { RELAY_SECRET_HEADER } from './auth';
 import { EngineError, validation } from './errors';
 
 /**
@@ -23,6 +24,8 @@ export interface PanelRelayDeps {
   targets: RelayTargets;
   /** The till's API keys per environment (the data dir's keys file, as `/panel/v1/arranque` shows). */
   keys: () => Promise<{ test?: string | undefined; live?: string | undefined } | undefined>;
+  /** Marks relayed calls as the till's own (see auth.ts): not metered against the key's limits. */
+  relaySecret?: string;
 }
 
 export const RELAY_PREFIX = '/panel/v1/api';
@@ -57,7 +60,12 @@ export function panelRelayRoutes(app: FastifyInstance, deps: PanelRelayDeps): vo
         const key = (await deps.keys())?.[entorno];
         if (!key) throw new EngineError(409, 'TILL_KEY_MISSING', `La caja no tiene clave de API para ${entorno}`);
 
-        const headers: Record<string, string> = { host: '127.0.0.1', 'x-api-key': key, 'x-request-id': request.id };
+        const headers: Record<string, string> = {
+          host: '127.0.0.1',
+          'x-api-key': key,
+          'x-request-id': request.id,
+          ...(deps.relaySecret ? { [RELAY_SECRET_HEADER]: deps.relaySecret } : {}),
+        };
         for (const name of REQUEST_HEADERS) {
           const value = request.headers[name];
           if (typeof value === 'string') headers[name] = value;

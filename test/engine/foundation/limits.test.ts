@@ -83,3 +83,18 @@ describe('Monthly quota, TEST: 1,000 requests', () => {
     expect((await t.billing('GET', '/v1/cuenta', { key: t.keys.test })).statusCode).toBe(403);
   });
 });
+
+describe('The till’s own UI (panel relay) is not metered; a forged relay header is', () => {
+  it('relayed reads pass the per-second limit and leave the quota untouched', async () => {
+    const { writeFileSync } = await import('node:fs');
+    t = await makeTestEngine({ limits: DEFAULTS });
+    writeFileSync(path.join(t.dataDir, 'demo-keys.json'), JSON.stringify({ test: t.keys.test, live: t.keys.live }));
+    for (let i = 0; i < 40; i++) {
+      const res = await t.engine.apps.panel.inject({ method: 'GET', url: '/panel/v1/api/billing/v1/cuenta', headers: { authorization: 'Bearer panel-test-token' } });
+      expect(res.statusCode, res.body).toBe(200);
+    }
+    // A POS client that copies the header does not get the exemption.
+    for (let i = 0; i < 20; i++) await t.billing('GET', '/v1/cuenta', { headers: { 'x-panel-relay': 'guess' } });
+    expect((await t.billing('GET', '/v1/cuenta', { headers: { 'x-panel-relay': 'guess' } })).json()).toMatchObject({ code: 'RATE_LIMITED' });
+  });
+});

@@ -1,0 +1,190 @@
+// The till session: token, environment, issuer, device, language and screen. Boot reads the token
+// from `?token=` (headless UI) or the preload bridge (Electron), then asks the panel what it needs.
+import { create } from 'zustand';
+import { clienteEnvelopeSchema } from '../../src-shared/api/clientes';
+import type { Entorno, Hacienda } from '../../src-shared/api/common';
+import type { AppInfo, DeviceInfo } from '../../src-shared/bridge';
+import { createEngineClient, describeError, type EngineClient } from '../api/engine-client';
+import { arranqueSchema, type Arranque } from '../api/panel-schemas';
+import { isLang, translate, type Lang, type MessageKey } from '../i18n';
+import { tillBridge } from '../platform/bridge';
+import { browserStore, type KeyValueStore } from '../platform/storage';
+import { defaultSerie } from './serie';
+
+export const SCREENS = ['venta', 'facturas', 'sync', 'ajustes'] as const;
+export type Screen = (typeof SCREENS)[number];
+
+export interface Emisor {
+  nif: string;
+  nombre: string;
+  hacienda: Hacienda;
+}
+
+export interface TillSettings {
+  serie: string;
+  ancho: 80 | 58;
+  imprimirAlCobrar: boolean;
+}
+
+export interface SessionState {
+  state: 'loading' | 'ready' | 'error';
+  error: string | undefined;
+  client: EngineClient | undefined;
+  arranque: Arranque | undefined;
+  entorno: Entorno;
+  lang: Lang;
+  screen: Screen;
+  emisor: Emisor | undefined;
+  idMaquina: string;
+  deviceInfo: DeviceInfo | undefined;
+  appInfo: AppInfo | undefined;
+  settings: TillSettings;
+  store: KeyValueStore;
+  boot(): Promise<void>;
+  setScreen(screen: Screen): void;
+  setLang(lang: Lang): void;
+  setEntorno(entorno: Entorno): Promise<void>;
+  setEmisor(nif: string): Promise<void>;
+  updateSettings(patch: Partial<TillSettings>): void;
+  t(key: MessageKey, vars?: Record<string, string | number>): string;
+}
+
+const TOKEN_KEY = 'till.panelToken';
+
+/** The panel token: from `?token=` (then removed from the address bar), the tab's session, or the bridge. */
+async function findToken(): Promise<{ token: string; appInfo?: AppInfo } | undefined> {
+  const url = new URL(window.location.href);
+  const fromUrl = url.searchParams.get('token');
+  if (fromUrl) {
+    sessionStorage.setItem(TOKEN_KEY, fromUrl);
+    url.searchParams.delete('token');
+    window.history.replaceState(null, '', `${url.pathname}${url.search}${url.hash}`);
+    return { token: fromUrl };
+  }
+  const bridge = tillBridge();
+  if (bridge) {
+    const appInfo = await bridge.appInfo();
+    return { token: appInfo.panelToken, appInfo };
+  }
+  const saved = sessionStorage.getItem(TOKEN_KEY);
+  return saved ? { token: saved } : undefined;
+}
+
+function randomId(prefix: string): string {
+  const bytes = new Uint8Array(10);
+  crypto.getRandomValues(bytes);
+  const alphabet = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
+  return `${prefix}${[...bytes].map((b) => alphabet[b % 32]).join('')}`;
+}
+
+
+function loadSettings(store: KeyValueStore, idMaquina: string): TillSettings {
+  const serie = store.get('till.serie') ?? defaultSerie(idMaquina);
+  const ancho = store.get('till.ancho') === '58' ? 58 : 80;
+  return { serie, ancho, imprimirAlCobrar: store.get('till.imprimirAlCobrar') === '1' };
+}
+
+function screenFromHash(): Screen {
+  const name = window.location.hash.replace(/^#\/?/, '');
+  return (SCREENS as readonly string[]).includes(name) ? (name as Screen) : 'venta';
+}
+
+export const useSession = create<SessionState>((set, get) => {
+  const store = browserStore();
+  const savedLang = store.get('till.lang');
+  return {
+    state: 'loading',
+    error: undefined,
+    client: undefined,
+    arranque: undefined,
+    entorno: store.get('till.entorno') === 'live' ? 'live' : 'test',
+    lang: isLang(savedLang) ? savedLang : 'es',
+    screen: 'venta',
+    emisor: undefined,
+    idMaquina: '',
+    deviceInfo: undefined,
+    appInfo: undefined,
+    settings: { serie: 'T', ancho: 80, imprimirAlCobrar: false },
+    store,
+
+    async boot() {
+      set({ state: 'loading', error: undefined, screen: screenFromHash() });
+      try {
+        const found = await findToken();
+        if (!found) {
+          set({ state: 'error', error: get().t('app.sinToken') });
+          return;
+        }
+        const bridge = tillBridge();
+        const deviceInfo = bridge ? await bridge.deviceInfo() : undefined;
+        let idMaquina = deviceInfo?.idMaquina ?? store.get('till.idMaquina');
+        if (!idMaquina) {
+          // A browser till has no installation of its own: it keeps a random identity in its profile.
+          idMaquina = randomId('WEB-');
+          store.set('till.idMaquina', idMaquina);
+        }
+        const client = createEngineClient({ token: found.token, entorno: () => get().entorno });
+        const arranque = await client.panel.get('/panel/v1/arranque', arranqueSchema);
+        const settings = loadSettings(store, idMaquina);
+        if (deviceInfo) settings.ancho = deviceInfo.impresora.ancho;
+        set({ client, arranque, idMaquina, deviceInfo, appInfo: found.appInfo, settings });
+        await get().setEmisor(store.get(`till.emisor.${get().entorno}`) ?? arranque.nifEmisor ?? '');
+        set({ state: 'ready' });
+      } catch (error) {
+        set({ state: 'error', error: `${get().t('app.errorArranque')}: ${describeError(error)}` });
+      }
+    },
+
+    setScreen(screen) {
+      if (window.location.hash !== `#/${screen}`) window.history.replaceState(null, '', `#/${screen}`);
+      set({ screen });
+    },
+
+    setLang(lang) {
+      store.set('till.lang', lang);
+      document.documentElement.lang = lang;
+      set({ lang });
+    },
+
+    async setEntorno(entorno) {
+      store.set('till.entorno', entorno);
+      set({ entorno });
+      const nif = store.get(`till.emisor.${entorno}`) ?? get().arranque?.nifEmisor ?? '';
+      await get().setEmisor(nif);
+    },
+
+    async setEmisor(nif) {
+      const client = get().client;
+      if (!client || !nif) {
+        set({ emisor: undefined });
+        return;
+      }
+      store.set(`till.emisor.${get().entorno}`, nif);
+      try {
+        const { cliente } = await client.manage.get(`/v1/clientes/${encodeURIComponent(nif)}`, clienteEnvelopeSchema);
+        set({ emisor: { nif: cliente.nif, nombre: cliente.nombre, hacienda: cliente.hacienda } });
+      } catch {
+        // The issuer's details are not readable (no key, no seat): sell under its NIF, VeriFactu.
+        set({ emisor: { nif, nombre: nif, hacienda: 'verifactu' } });
+      }
+    },
+
+    updateSettings(patch) {
+      const settings = { ...get().settings, ...patch };
+      store.set('till.serie', settings.serie);
+      store.set('till.ancho', String(settings.ancho));
+      store.set('till.imprimirAlCobrar', settings.imprimirAlCobrar ? '1' : '0');
+      set({ settings });
+    },
+
+    t(key, vars) {
+      return translate(get().lang, key, vars);
+    },
+  };
+});
+
+/** The translate function bound to the session's language, re-rendering on change. */
+export function useT(): (key: MessageKey, vars?: Record<string, string | number>) => string {
+  const lang = useSession((s) => s.lang);
+  return (key, vars) => translate(lang, key, vars);
+}

@@ -1,0 +1,73 @@
+// The customer's ticket as it will print: 80 mm or 58 mm wide, the QR 35 mm square (the rule asks
+// for 30–40 mm) with "QR tributario:" above and "VERI*FACTU" below it, or the TicketBAI identifier
+// under its QR. The QR image is the engine's PNG (the same one a reprint fetches again).
+import type { Receipt } from '../../../src-shared/bridge';
+import { formatAmount, type Lang } from '../../i18n';
+
+export interface ReceiptPreviewProps {
+  receipt: Receipt;
+  qrBase64: string;
+  lang: Lang;
+  labels: { fecha: string; cliente: string; base: string; cuota: string; total: string; copia: string };
+}
+
+export function ReceiptPreview({ receipt, qrBase64, lang, labels }: ReceiptPreviewProps) {
+  const money = (v: string) => formatAmount(lang, v);
+  return (
+    <div className={`receipt receipt-${receipt.ancho}`} data-testid="receipt" data-ancho={receipt.ancho} aria-label="ticket">
+      {receipt.copia ? <div className="receipt-copia">*** {labels.copia} ***</div> : null}
+      <div className="receipt-center receipt-strong">{receipt.emisor.nombre}</div>
+      <div className="receipt-center">NIF {receipt.emisor.nif}</div>
+      <div className="receipt-qr-block">
+        <div className="receipt-qr-label">QR tributario:</div>
+        <img className="receipt-qr" data-testid="receipt-qr" src={`data:image/png;base64,${qrBase64}`} alt={receipt.qr.url} />
+        {receipt.qr.sistema === 'verifactu' ? (
+          <div className="receipt-qr-legend" data-testid="receipt-legend">VERI*FACTU</div>
+        ) : (
+          <div className="receipt-qr-legend" data-testid="receipt-legend">{receipt.qr.idTbai}</div>
+        )}
+      </div>
+      <div className="receipt-center receipt-strong">{receipt.titulo}</div>
+      <div className="receipt-row">
+        <span data-testid="receipt-numero">{receipt.numeroFactura}</span>
+        <span>
+          {receipt.fechaExpedicion} {receipt.hora ?? ''}
+        </span>
+      </div>
+      {receipt.destinatario ? (
+        <div className="receipt-block">
+          {labels.cliente}: {receipt.destinatario.nombre} · NIF {receipt.destinatario.nif}
+        </div>
+      ) : null}
+      <div className="receipt-rule" />
+      {receipt.lineas.map((l, i) => (
+        <div key={i} className="receipt-line">
+          <div className="receipt-row">
+            <span className="receipt-desc">{l.descripcion}</span>
+            <span>{money(l.importe)}</span>
+          </div>
+          <div className="receipt-sub">
+            {formatAmount(lang, l.cantidad)} × {money(l.precio)} · {formatAmount(lang, l.tipoIva)}%
+          </div>
+        </div>
+      ))}
+      <div className="receipt-rule" />
+      {receipt.desglose.map((d) => (
+        <div key={d.tipoIva} className="receipt-row receipt-sub">
+          <span>
+            {formatAmount(lang, d.tipoIva)}% {labels.base} {money(d.base)}
+          </span>
+          <span>
+            {labels.cuota} {money(d.cuota)}
+          </span>
+        </div>
+      ))}
+      <div className="receipt-row receipt-total">
+        <span>{labels.total}</span>
+        <span data-testid="receipt-total">{money(receipt.importeTotal)} €</span>
+      </div>
+      {receipt.pie ? <div className="receipt-center receipt-pie">{receipt.pie}</div> : null}
+      {receipt.caja ? <div className="receipt-center receipt-sub">{receipt.caja}</div> : null}
+    </div>
+  );
+}

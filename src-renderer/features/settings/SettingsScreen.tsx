@@ -1,0 +1,176 @@
+// Settings and support: language, environment, this till's series and paper, the issuers, the
+// till's keys (only their ending), the device, webhooks, data folder and log.
+import { useEffect, useState } from 'react';
+import { clientesListResponseSchema, type ClientesListResponse } from '../../../src-shared/api/clientes';
+import { webhooksListResponse } from '../../../src-shared/api/webhooks';
+import type { z } from 'zod';
+import { describeError } from '../../api/engine-client';
+import { useSession, useT } from '../../app/session';
+import { LANGS, type Lang } from '../../i18n';
+
+type Webhooks = z.infer<typeof webhooksListResponse>['webhooks'];
+
+const LANG_NAMES: Record<Lang, string> = { es: 'Español', eu: 'Euskara', en: 'English' };
+
+function mask(key: string | undefined): string {
+  return key ? `${key.slice(0, 8)}…${key.slice(-4)}` : '—';
+}
+
+export function SettingsScreen() {
+  const t = useT();
+  const s = useSession();
+  const [clientes, setClientes] = useState<ClientesListResponse | undefined>();
+  const [webhooks, setWebhooks] = useState<Webhooks | undefined>();
+  const [error, setError] = useState<string | undefined>();
+  const [serie, setSerie] = useState(s.settings.serie);
+
+  useEffect(() => {
+    const client = s.client;
+    if (!client) return;
+    client.manage.get('/v1/clientes', clientesListResponseSchema).then(setClientes, (e: unknown) => setError(describeError(e)));
+    client.manage.get('/v1/webhooks', webhooksListResponse).then((r) => setWebhooks(r.webhooks), () => setWebhooks(undefined));
+  }, [s.client, s.entorno]);
+
+  const serieValida = /^[\x21-\x7E]{1,20}$/.test(serie);
+  const carpeta = s.appInfo?.carpetaDatos ?? s.arranque?.carpetaDatos;
+  const log = s.appInfo?.archivoLog ?? (carpeta ? `${carpeta}/logs/engine.log` : undefined);
+
+  return (
+    <div className="settings" data-testid="screen-ajustes">
+      <h1>{t('ajustes.titulo')}</h1>
+      {error ? <div className="banner banner-error">{error}</div> : null}
+      <section className="cards">
+        <div className="card">
+          <h2>{t('app.caja')}</h2>
+          <label>
+            {t('ajustes.idioma')}
+            <select data-testid="settings-lang" value={s.lang} onChange={(e) => s.setLang(e.target.value as Lang)}>
+              {LANGS.map((l) => (
+                <option key={l} value={l}>
+                  {LANG_NAMES[l]}
+                </option>
+              ))}
+            </select>
+          </label>
+          <label>
+            {t('ajustes.entorno')}
+            <select data-testid="settings-entorno" value={s.entorno} onChange={(e) => void s.setEntorno(e.target.value === 'live' ? 'live' : 'test')}>
+              <option value="test">{t('entorno.test')}</option>
+              <option value="live">{t('entorno.live')}</option>
+            </select>
+          </label>
+          <label>
+            {t('ajustes.serie')}
+            <input
+              data-testid="settings-serie"
+              value={serie}
+              aria-invalid={!serieValida}
+              onChange={(e) => setSerie(e.target.value)}
+              onBlur={() => serieValida && s.updateSettings({ serie })}
+              onKeyDown={(e) => e.key === 'Enter' && serieValida && s.updateSettings({ serie })}
+            />
+          </label>
+          <label>
+            {t('ajustes.ancho')}
+            <select value={s.settings.ancho} onChange={(e) => s.updateSettings({ ancho: e.target.value === '58' ? 58 : 80 })}>
+              <option value={80}>80 mm</option>
+              <option value={58}>58 mm</option>
+            </select>
+          </label>
+          <label className="check">
+            <input type="checkbox" checked={s.settings.imprimirAlCobrar} onChange={(e) => s.updateSettings({ imprimirAlCobrar: e.target.checked })} />
+            {t('ajustes.imprimirAlCobrar')}
+          </label>
+        </div>
+
+        <div className="card" data-testid="settings-device">
+          <h2>{t('ajustes.dispositivo')}</h2>
+          <dl className="facts">
+            <dt>idMaquina</dt>
+            <dd className="mono" data-testid="settings-idmaquina">{s.idMaquina}</dd>
+            {s.deviceInfo ? (
+              <>
+                <dt>{t('ajustes.impresora')}</dt>
+                <dd>
+                  {s.deviceInfo.impresora.nombre} ({s.deviceInfo.impresora.tipo}, {s.deviceInfo.impresora.ancho} mm)
+                </dd>
+              </>
+            ) : null}
+            <dt>{t('ajustes.carpetaDatos')}</dt>
+            <dd className="mono small" data-testid="settings-datadir">{carpeta ?? '—'}</dd>
+            <dt>{t('ajustes.log')}</dt>
+            <dd className="mono small">{log ?? '—'}</dd>
+            {s.appInfo ? (
+              <>
+                <dt>{t('ajustes.version')}</dt>
+                <dd>
+                  {s.appInfo.version} (Electron {s.appInfo.electron})
+                </dd>
+              </>
+            ) : null}
+          </dl>
+        </div>
+
+        <div className="card">
+          <h2>{t('ajustes.claves')}</h2>
+          <dl className="facts">
+            <dt>{t('entorno.test')}</dt>
+            <dd className="mono">{mask(s.arranque?.claves.test)}</dd>
+            <dt>{t('entorno.live')}</dt>
+            <dd className="mono">{mask(s.arranque?.claves.live)}</dd>
+          </dl>
+          <p className="hint">{t('ajustes.clavesNota')}</p>
+        </div>
+      </section>
+
+      <section>
+        <h2>{t('ajustes.emisores')}</h2>
+        <table className="grid" data-testid="settings-issuers">
+          <thead>
+            <tr>
+              <th>NIF</th>
+              <th>{t('venta.clienteNombre')}</th>
+              <th>{t('app.regimen')}</th>
+              <th>{t('facturas.estado')}</th>
+              <th />
+            </tr>
+          </thead>
+          <tbody>
+            {(clientes?.clientes ?? []).map((c) => (
+              <tr key={c.nif}>
+                <td className="mono">{c.nif}</td>
+                <td>{c.nombre}</td>
+                <td>{t(`regimen.${c.hacienda}`)}</td>
+                <td>{c.estado}</td>
+                <td>
+                  {s.emisor?.nif === c.nif ? (
+                    <strong>{t('ajustes.enUso')}</strong>
+                  ) : (
+                    <button type="button" onClick={() => void s.setEmisor(c.nif)}>
+                      {t('ajustes.usar')}
+                    </button>
+                  )}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </section>
+
+      <section>
+        <h2>{t('ajustes.webhooks')}</h2>
+        {webhooks && webhooks.length > 0 ? (
+          <ul className="plain">
+            {webhooks.map((w) => (
+              <li key={w.idWebhook}>
+                <strong>{w.nombre}</strong> · <span className="mono small">{w.url}</span> · {w.estado}
+              </li>
+            ))}
+          </ul>
+        ) : (
+          <p className="hint">{t('ajustes.ninguno')}</p>
+        )}
+      </section>
+    </div>
+  );
+}

@@ -1,0 +1,12 @@
+// The preload bridge when the UI runs in the Electron till window; undefined in a plain browser.
+import type { TillBridge } from '../../src-shared/bridge';
+
+declare global {
+  interface Window {
+    till?: TillBridge;
+  }
+}
+
+export function tillBridge(): TillBridge | undefined {
+  return typeof window !== 'undefined' ? window.till : undefined;
+}

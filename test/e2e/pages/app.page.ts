@@ -1,0 +1,45 @@
+/** The till shell: opening it, the app-ready marker, navigation by keyboard, screenshots. */
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import type { Page } from 'playwright-core';
+import { ROOT } from '../support/headless';
+
+export const ARTIFACTS = path.join(ROOT, 'test-artifacts', 'e2e');
+
+const SCREEN_KEYS = { venta: '1', facturas: '2', sync: '3', ajustes: '4' } as const;
+export type ScreenName = keyof typeof SCREEN_KEYS;
+
+export class TillAppPage {
+  constructor(readonly page: Page) {}
+
+  /** Opens the panel URL (with its ?token=) and waits for the app-ready marker. */
+  async open(panelUrl: string): Promise<void> {
+    await this.page.goto(panelUrl);
+    await this.ready();
+  }
+
+  async ready(): Promise<void> {
+    await this.page.locator('[data-app-state="ready"]').waitFor();
+  }
+
+  /** Alt+1…4, as staff switch screens. */
+  async goTo(screen: ScreenName): Promise<void> {
+    await this.page.keyboard.press(`Alt+${SCREEN_KEYS[screen]}`);
+    await this.page.getByTestId(`screen-${screen}`).waitFor();
+  }
+
+  entorno() {
+    return this.page.getByTestId('entorno');
+  }
+
+  currentUrl(): string {
+    return this.page.url();
+  }
+
+  async screenshot(name: string): Promise<string> {
+    mkdirSync(ARTIFACTS, { recursive: true });
+    const file = path.join(ARTIFACTS, `${name}.png`);
+    await this.page.screenshot({ path: file, fullPage: true });
+    return file;
+  }
+}

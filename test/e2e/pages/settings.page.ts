@@ -1,0 +1,22 @@
+/** Settings and support. */
+import type { Page } from 'playwright-core';
+
+export class SettingsPage {
+  constructor(readonly page: Page) {}
+
+  async setLanguage(lang: 'es' | 'eu' | 'en'): Promise<void> {
+    await this.page.getByTestId('settings-lang').selectOption(lang);
+  }
+
+  idMaquina() {
+    return this.page.getByTestId('settings-idmaquina');
+  }
+
+  dataDir() {
+    return this.page.getByTestId('settings-datadir');
+  }
+
+  heading() {
+    return this.page.getByTestId('screen-ajustes').locator('h1');
+  }
+}

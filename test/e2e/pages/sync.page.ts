@@ -1,0 +1,41 @@
+/** The sync view: queue by estadoEnvio, authorities, retry now, and the AEAT emulator's faults. */
+import type { Page } from 'playwright-core';
+
+export class SyncPage {
+  constructor(readonly page: Page) {}
+
+  async waitLoaded(): Promise<void> {
+    await this.page.locator('[data-testid="screen-sync"][data-ready="true"]').waitFor();
+  }
+
+  async takeAeatDown(): Promise<void> {
+    await this.page.getByTestId('sync-aeat-down').click();
+    await this.page.locator('[data-testid="sync-faults"][data-mode="down"]').waitFor();
+  }
+
+  async bringAeatUp(): Promise<void> {
+    await this.page.getByTestId('sync-aeat-up').click();
+    await this.page.locator('[data-testid="sync-faults"][data-mode="none"]').waitFor();
+  }
+
+  async retryNow(): Promise<void> {
+    await this.page.getByTestId('sync-retry').click();
+  }
+
+  /** Waits until `n` records of the environment are still in flight (not yet concluded). */
+  async waitInFlight(entorno: 'test' | 'live', n: number, timeout = 30_000): Promise<void> {
+    await this.page.locator(`[data-testid="sync-entorno-${entorno}"][data-en-vuelo="${n}"]`).waitFor({ timeout });
+  }
+
+  async inFlight(entorno: 'test' | 'live'): Promise<number> {
+    return Number(await this.page.getByTestId(`sync-entorno-${entorno}`).getAttribute('data-en-vuelo'));
+  }
+
+  async waitUnreachable(autoridad = 'aeat', entorno: 'test' | 'live' = 'test', timeout = 30_000): Promise<void> {
+    await this.page.locator(`[data-testid="sync-authority"][data-autoridad="${autoridad}"][data-entorno="${entorno}"][data-alcanzable="false"]`).waitFor({ timeout });
+  }
+
+  queueStates(entorno: 'test' | 'live') {
+    return this.page.getByTestId(`sync-entorno-${entorno}`).getByTestId('sync-estado');
+  }
+}

@@ -1,0 +1,49 @@
+/**
+ * A backlog of LIVE VeriFactu records issued straight at the billing API (as POS software would),
+ * 24 requests at a time, honouring 429 Retry-After. LIVE because TEST keys are capped at 1,000
+ * requests a month (account/plans.ts); the demo account's LIVE plan allows 250 req/s.
+ */
+import type { DemoKeys } from './headless';
+
+function todayInMadrid(): string {
+  const p = new Intl.DateTimeFormat('en-GB', { timeZone: 'Europe/Madrid', day: '2-digit', month: '2-digit', year: 'numeric' }).format(new Date());
+  return p.replaceAll('/', '-');
+}
+
+export async function issueBacklog(keys: DemoKeys, count: number, serie = 'BL'): Promise<{ ms: number }> {
+  const fecha = todayInMadrid();
+  const t0 = performance.now();
+  let next = 0;
+  const one = async (n: number): Promise<void> => {
+    for (;;) {
+      const res = await fetch(`${keys.billingUrl}/v1/verifactu/crear`, {
+        method: 'POST',
+        headers: { 'x-api-key': keys.live, 'content-type': 'application/json' },
+        body: JSON.stringify({
+          version: '1.0',
+          emisor: { nif: keys.nifEmisor, nombre: 'COMERCIAL DEMO SL' },
+          cabecera: { serie, numero: String(n), fechaExpedicion: fecha, tipoFactura: 'F2', descripcion: 'Venta de fondo' },
+          detalleDesglose: [{ claveRegimen: '01', calificacionOperacion: 'S1', baseImponible: '10.00', tipoImpositivo: '21', cuotaRepercutida: '2.10' }],
+          totales: { cuotaTotal: '2.10', importeTotal: '12.10' },
+        }),
+      });
+      if (res.status === 200) {
+        await res.arrayBuffer();
+        return;
+      }
+      const text = await res.text();
+      if (res.status !== 429) throw new Error(`backlog crear ${n}: ${res.status} ${text}`);
+      // The per-second limit: wait what the API asks (a second or two).
+      const wait = Number(res.headers.get('retry-after') ?? '1');
+      await new Promise((resolve) => setTimeout(resolve, Math.max(1, wait) * 1000));
+    }
+  };
+  const worker = async () => {
+    while (next < count) {
+      next += 1;
+      await one(next);
+    }
+  };
+  await Promise.all(Array.from({ length: 24 }, worker));
+  return { ms: performance.now() - t0 };
+}
