@@ -1,6 +1,6 @@
 import type { CensusDirectory } from './census-data';
 import { TaxpayerSchema } from './census-data';
-import { readJson, sendJson } from './http-util';
+import { readJsonBody, sendJson } from './http-util';
 import type { SubHandler } from './router';
 
 /** `/__control/census`: GET lists, POST adds/replaces one taxpayer, DELETE resets to the seed. */
@@ -14,19 +14,8 @@ export function censusControlHandler(census: CensusDirectory, prefix = '/__contr
         return;
       }
       if (req.method === 'POST') {
-        let body: unknown;
-        try {
-          body = await readJson(req);
-        } catch {
-          sendJson(res, 400, { error: 'invalid_json' });
-          return;
-        }
-        const parsed = TaxpayerSchema.safeParse(body);
-        if (!parsed.success) {
-          sendJson(res, 400, { error: 'invalid_body', issues: parsed.error.issues });
-          return;
-        }
-        sendJson(res, 201, { taxpayer: census.addTaxpayer(parsed.data) });
+        const taxpayer = await readJsonBody(req, res, TaxpayerSchema);
+        if (taxpayer) sendJson(res, 201, { taxpayer: census.addTaxpayer(taxpayer) });
         return;
       }
       if (req.method === 'DELETE') {

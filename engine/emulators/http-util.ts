@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { z } from 'zod';
 
 export class BodyTooLargeError extends Error {}
 
@@ -38,4 +39,21 @@ export async function readJson(req: IncomingMessage, limitBytes = 1_000_000): Pr
   const buf = await readBody(req, limitBytes);
   if (buf.length === 0) return {};
   return JSON.parse(buf.toString('utf8')) as unknown;
+}
+
+/** Reads a JSON body checked against `schema`; on a bad one answers 400 and returns undefined. */
+export async function readJsonBody<T>(req: IncomingMessage, res: ServerResponse, schema: z.ZodType<T>): Promise<T | undefined> {
+  let raw: unknown;
+  try {
+    raw = await readJson(req);
+  } catch {
+    sendJson(res, 400, { error: 'invalid_json' });
+    return undefined;
+  }
+  const parsed = schema.safeParse(raw);
+  if (!parsed.success) {
+    sendJson(res, 400, { error: 'invalid_body', issues: parsed.error.issues });
+    return undefined;
+  }
+  return parsed.data;
 }

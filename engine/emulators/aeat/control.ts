@@ -1,7 +1,7 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import { z } from 'zod';
-import { readJson, sendJson } from '../http-util';
+import { readJsonBody, sendJson } from '../http-util';
 import type { SubHandler } from '../router';
+import { serveFaults } from '../shared/control';
 import { FaultsPatch } from './faults';
 import type { AeatEmulator } from './index';
 
@@ -22,22 +22,6 @@ export const ConfigPatch = z
   .strict();
 export type ConfigPatch = z.infer<typeof ConfigPatch>;
 
-async function body<T>(req: IncomingMessage, res: ServerResponse, schema: z.ZodType<T>): Promise<T | undefined> {
-  let raw: unknown;
-  try {
-    raw = await readJson(req);
-  } catch {
-    sendJson(res, 400, { error: 'invalid_json' });
-    return undefined;
-  }
-  const parsed = schema.safeParse(raw);
-  if (!parsed.success) {
-    sendJson(res, 400, { error: 'invalid_body', issues: parsed.error.issues });
-    return undefined;
-  }
-  return parsed.data;
-}
-
 /**
  * JSON control API of the AEAT emulator, mounted at `/__control/aeat/` and, for
  * convenience while it is the only emulator, at `/__control/`.
@@ -53,25 +37,16 @@ export function aeatControlHandler(emu: AeatEmulator, prefix: string): SubHandle
       const m = req.method ?? 'GET';
 
       if (sub === 'faults') {
-        if (m === 'GET') return sendJson(res, 200, emu.faults.state);
-        if (m === 'PUT' || m === 'POST') {
-          const patch = await body(req, res, FaultsPatch);
-          if (patch) sendJson(res, 200, emu.faults.set(patch));
-          return;
-        }
-        if (m === 'DELETE') {
-          emu.faults.reset();
-          return sendJson(res, 200, emu.faults.state);
-        }
+        if (await serveFaults(req, res, emu.faults, FaultsPatch)) return;
       } else if (sub === 'reset' && m === 'POST') {
-        const b = await body(req, res, ResetBody);
+        const b = await readJsonBody(req, res, ResetBody);
         if (!b) return;
         emu.reset({ census: b.census ?? false });
         return sendJson(res, 200, { ok: true });
       } else if (sub === 'config') {
         if (m === 'GET') return sendJson(res, 200, emu.config());
         if (m === 'PUT') {
-          const patch = await body(req, res, ConfigPatch);
+          const patch = await readJsonBody(req, res, ConfigPatch);
           if (patch) sendJson(res, 200, emu.configure(patch));
           return;
         }

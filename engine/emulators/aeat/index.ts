@@ -1,14 +1,14 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import path from 'node:path';
 import type { TLSSocket } from 'node:tls';
 import { CensusDirectory } from '../census-data';
 import { censusControlHandler } from '../census-control';
-import { BodyTooLargeError, readBody, sendText } from '../http-util';
+import { sendText } from '../http-util';
 import { referenceDir } from '../paths';
 import type { EmulatorRouter, TlsOptions } from '../router';
 import { createRouter } from '../router';
+import { ledgerPath } from '../shared/sqlite';
+import { HTTP500_HTML, Parking, certNif, cutAnswer, serveWithFaults } from '../shared/transport';
 import { isoMadrid, madridCompact } from '../time';
 import type { Clock, IdSource } from '../types';
 import type { ConfigPatch } from './control';
@@ -116,17 +116,6 @@ function makeIdPeticion(now: Date, id: string): string {
   return madridCompact(now) + String(n).padStart(6, '0');
 }
 
-function certNif(req: IncomingMessage): string | null {
-  const sock = req.socket as Partial<TLSSocket>;
-  if (typeof sock.getPeerCertificate !== 'function') return null;
-  const cert = sock.getPeerCertificate();
-  const serial = (cert?.subject as Record<string, unknown> | undefined)?.serialNumber;
-  if (typeof serial !== 'string') return null;
-  // Spanish certificates carry e.g. IDCES-12345678Z or VATES-B12345674.
-  const nif = serial.replace(/^(IDCES|VATES|PNOES)-/, '').toUpperCase();
-  return /^[0-9A-Z]{9}$/.test(nif) ? nif : null;
-}
-
 function schemaFaultText(errors: readonly string[]): string {
   const first = errors[0] ?? '';
   const clean = first.replace(/\{[^}]*\}/g, '').replace(/^.*?Schemas validity error\s*:\s*/, '');
@@ -157,12 +146,7 @@ export function createAeatEmulator(opts: AeatEmulatorOptions = {}): AeatEmulator
   };
   const maxBodyBytes = opts.maxBodyBytes ?? 64 * 1024 * 1024;
 
-  let dbPath = opts.dbPath ?? ':memory:';
-  if (!opts.dbPath && opts.dataDir) {
-    mkdirSync(opts.dataDir, { recursive: true });
-    dbPath = path.join(opts.dataDir, 'aeat-ledger.sqlite');
-  }
-  const ledger = new Ledger(dbPath);
+  const ledger = new Ledger(ledgerPath(opts, 'aeat-ledger.sqlite'));
   const faults = new Faults();
   const refDir = referenceDir(opts.referenceDir);
   // Schema texts are read once; workers keep them for every request.
@@ -171,18 +155,8 @@ export function createAeatEmulator(opts: AeatEmulatorOptions = {}): AeatEmulator
 
   const ownsRouter = !opts.router;
   const router = opts.router ?? createRouter(opts.tls ? { tls: opts.tls } : {});
-  const held = new Set<ServerResponse>();
-  const timers = new Set<NodeJS.Timeout>();
+  const parking = new Parking();
   let closed = false;
-
-  const sleep = (ms: number): Promise<void> =>
-    new Promise((resolve) => {
-      const t = setTimeout(() => {
-        timers.delete(t);
-        resolve();
-      }, ms);
-      timers.add(t);
-    });
 
   const send = (res: ServerResponse, r: Reply): void => {
     if (res.destroyed || res.writableEnded) return;
@@ -328,11 +302,7 @@ export function createAeatEmulator(opts: AeatEmulatorOptions = {}): AeatEmulator
   const injectedReply = (mode: string, processed: Reply | null): Reply => {
     switch (mode) {
       case 'http500':
-        return {
-          status: 500,
-          contentType: 'text/html; charset=UTF-8',
-          body: '<html><head><title>500 Internal Server Error</title></head><body><h1>Internal Server Error</h1></body></html>',
-        };
+        return { status: 500, contentType: 'text/html; charset=UTF-8', body: HTTP500_HTML };
       case 'serverFault':
         return {
           status: 500,
@@ -347,7 +317,7 @@ export function createAeatEmulator(opts: AeatEmulatorOptions = {}): AeatEmulator
         const whole =
           processed?.body ??
           `<?xml version="1.0" encoding="UTF-8"?><env:Envelope xmlns:env="http://schemas.xmlsoap.org/soap/envelope/">\n<env:Header/>\n<env:Body Id="Body"><tikR:RespuestaRegFactuSistemaFacturacion xmlns:tikR="x"><tikR:CSV>A-`;
-        return { status: 200, contentType: XML_CT, body: whole.slice(0, Math.max(40, Math.floor(whole.length * 0.6))) };
+        return { status: 200, contentType: XML_CT, body: cutAnswer(whole) };
       }
     }
   };
@@ -366,57 +336,21 @@ export function createAeatEmulator(opts: AeatEmulatorOptions = {}): AeatEmulator
       send(res, { status: 403, contentType: 'text/html; charset=UTF-8', body: '<html><body>403 Forbidden</body></html>' });
       return;
     }
-    const fault = faults.takeTransport();
-    if (fault?.mode === 'down') {
-      // Reset without a byte of answer: to the client this is an unreachable host.
-      logRefused(Buffer.alloc(0), null, 'injected', 'down', null);
-      const s = req.socket;
-      try {
-        s.resetAndDestroy();
-      } catch {
-        s.destroy();
-      }
-      return;
-    }
-    let body: Buffer;
-    try {
-      body = await readBody(req, maxBodyBytes);
-    } catch (err) {
-      if (err instanceof BodyTooLargeError) {
-        send(res, { status: 413, contentType: 'text/plain', body: 'Request Entity Too Large' });
-        return;
-      }
-      throw err;
-    }
-    if (fault && !fault.afterProcessing) {
-      if (fault.mode === 'slow') {
-        await sleep(fault.delayMs);
-      } else {
-        logRefused(body, body.toString('utf8'), 'injected', fault.mode, null);
-        if (fault.mode === 'timeout') {
-          held.add(res);
-          res.on('close', () => held.delete(res));
-          return;
-        }
-        send(res, injectedReply(fault.mode, null));
-        return;
-      }
-    }
-    if (closed) return;
-    const reply = await serve(req, body);
-    if (fault?.afterProcessing) {
-      if (fault.mode === 'slow') {
-        await sleep(fault.delayMs);
-      } else if (fault.mode === 'timeout') {
-        held.add(res);
-        res.on('close', () => held.delete(res));
-        return;
-      } else {
-        send(res, injectedReply(fault.mode, reply));
-        return;
-      }
-    }
-    send(res, reply);
+    await serveWithFaults(
+      {
+        takeTransport: () => faults.takeTransport(),
+        maxBodyBytes,
+        parking,
+        closed: () => closed,
+        logInjected: (body, mode) => logRefused(body, body.toString('utf8'), 'injected', mode, null),
+        send,
+        tooLarge: { status: 413, contentType: 'text/plain', body: 'Request Entity Too Large' },
+        broken: injectedReply,
+      },
+      req,
+      res,
+      (body) => serve(req, body),
+    );
   };
 
   const emu: AeatEmulator = {
@@ -443,10 +377,7 @@ export function createAeatEmulator(opts: AeatEmulatorOptions = {}): AeatEmulator
     async close() {
       if (closed) return;
       closed = true;
-      for (const t of timers) clearTimeout(t);
-      timers.clear();
-      for (const r of held) r.destroy();
-      held.clear();
+      parking.release();
       if (ownsRouter) await router.close();
       await xsd.close();
       ledger.close();

@@ -1,5 +1,6 @@
-import Database from 'better-sqlite3';
 import type { Statement } from 'better-sqlite3';
+import type { Row } from '../shared/sqlite';
+import { SqliteLedger, boolOrNull, num, numOrNull, str, strOrNull } from '../shared/sqlite';
 import type { EstadoEnvio, EstadoRegistro } from './soap';
 
 // What the emulated AEAT "holds", in its own SQLite file. Three levels:
@@ -238,13 +239,6 @@ CREATE TABLE IF NOT EXISTS chain_heads (
 );
 `;
 
-type Row = Record<string, unknown>;
-
-const str = (v: unknown): string => (typeof v === 'string' ? v : v == null ? '' : String(v));
-const strOrNull = (v: unknown): string | null => (v == null ? null : String(v));
-const num = (v: unknown): number => (typeof v === 'number' ? v : typeof v === 'bigint' ? Number(v) : Number(v ?? 0));
-const numOrNull = (v: unknown): number | null => (v == null ? null : num(v));
-
 function toSubmission(r: Row): Submission {
   return {
     id: num(r.id),
@@ -322,7 +316,7 @@ function toPresentation(r: Row): Presentation {
     estado: str(r.estado) as EstadoRegistro,
     codigo: numOrNull(r.codigo),
     retransmission: num(r.retransmission) === 1,
-    chainOk: r.chain_ok == null ? null : num(r.chain_ok) === 1,
+    chainOk: boolOrNull(r.chain_ok),
     chainProblem: strOrNull(r.chain_problem),
     receivedAt: str(r.received_at),
   };
@@ -340,78 +334,26 @@ function toHead(r: Row): ChainHead {
   };
 }
 
-export interface NewSubmission {
-  idPeticion: string | null;
-  receivedAt: string;
-  receivedMs: number;
-  obligado: string | null;
-  presentador: string | null;
-  recordCount: number;
-  requestSha256: string;
-  requestBytes: number;
-  outcome: SubmissionOutcome;
-  faultCode?: string | null;
-  faultString?: string | null;
-  waitSeconds?: number | null;
-  sincePreviousMs?: number | null;
-  requiredWaitMs?: number | null;
-  flowViolation?: boolean;
-  validateMs?: number | null;
-}
+export type NewSubmission = Pick<
+  Submission,
+  'idPeticion' | 'receivedAt' | 'obligado' | 'presentador' | 'recordCount' | 'requestSha256' | 'requestBytes' | 'outcome'
+> &
+  Partial<Pick<Submission, 'faultCode' | 'faultString' | 'sincePreviousMs' | 'requiredWaitMs' | 'flowViolation' | 'validateMs'>> & {
+    receivedMs: number;
+    waitSeconds?: number | null;
+  };
 
-export interface RecordWrite {
-  key: string;
-  obligado: string;
-  emisor: string;
-  numSerie: string;
-  fecha: string;
-  tipo: 'alta' | 'anulacion';
-  estado: EstadoRegistro;
-  registered: boolean;
-  codigo: number | null;
-  descripcion: string | null;
-  warnings: number[];
-  huella: string;
-  huellaCheck: 'exact' | 'amount-variant' | 'mismatch';
-  csv: string | null;
-  submissionId: number;
-  idPeticion: string | null;
+export type RecordWrite = Omit<LedgerRecord, 'estadoRegistro' | 'receivedCount' | 'firstReceivedAt' | 'updatedAt'> & {
   at: string;
-}
+};
 
-export interface PresentationWrite {
-  submissionId: number;
-  line: number;
-  obligado: string;
-  key: string;
-  tipo: 'alta' | 'anulacion';
-  subsanacion: string | null;
-  rechazoPrevio: string | null;
-  sinRegistroPrevio: string | null;
-  huella: string;
-  huellaCheck: 'exact' | 'amount-variant' | 'mismatch';
-  prevKey: string | null;
-  prevHuella: string | null;
-  primerRegistro: boolean;
-  fechaHoraHusoGenRegistro: string;
-  estado: EstadoRegistro;
-  codigo: number | null;
-  retransmission: boolean;
-  chainOk: boolean | null;
-  chainProblem: string | null;
-  receivedAt: string;
-}
+export type PresentationWrite = Omit<Presentation, 'id'>;
 
-export class Ledger implements LedgerApi {
-  readonly db: Database.Database;
+export class Ledger extends SqliteLedger implements LedgerApi {
   private readonly st: Record<string, Statement>;
 
   constructor(dbPath: string) {
-    this.db = new Database(dbPath);
-    if (dbPath !== ':memory:') this.db.pragma('journal_mode = WAL');
-    // A test double, not a system of record: durability per transaction is enough.
-    this.db.pragma('synchronous = NORMAL');
-    this.db.exec(SCHEMA);
+    super(dbPath, SCHEMA);
     const p = (sql: string): Statement => this.db.prepare(sql);
     this.st = {
       insertSubmission: p(`INSERT INTO submissions (id_peticion, received_at, received_ms, obligado, presentador,
@@ -450,10 +392,6 @@ export class Ledger implements LedgerApi {
   }
 
   // ---- writes (used by the processor, inside one transaction per request) ----
-
-  transaction<T>(fn: () => T): T {
-    return this.db.transaction(fn)();
-  }
 
   insertSubmission(s: NewSubmission): number {
     const info = this.st.insertSubmission!.run({
@@ -520,10 +458,6 @@ export class Ledger implements LedgerApi {
       'DELETE FROM submissions; DELETE FROM records; DELETE FROM presentations; DELETE FROM chain_heads; ' +
         "DELETE FROM sqlite_sequence WHERE name IN ('submissions', 'presentations');",
     );
-  }
-
-  close(): void {
-    if (this.db.open) this.db.close();
   }
 
   // ---- queries ----

@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import type { TransportFaultState } from '../shared/faults';
+import { patchTransport, takeTransport, transportPatchFields } from '../shared/faults';
 
 // Fault injection of the census service: transport faults act on whole requests; `omit` and
 // `noProcesado` act on the entries of the answer.
@@ -21,9 +23,7 @@ export const CensusFaultsPatch = z
      * timeout: the request is accepted and never answered.
      */
     mode: CensusTransportMode.optional(),
-    delayMs: z.number().int().min(0).max(600_000).optional(),
-    /** How many requests the transport fault applies to; null = until changed. */
-    times: z.number().int().min(1).nullable().optional(),
+    ...transportPatchFields,
     /** These NIFs are left out of every answer (the census "omits" them). */
     omit: NifList.optional(),
     /** These NIFs are answered `NO PROCESADO`. */
@@ -31,10 +31,7 @@ export const CensusFaultsPatch = z
   });
 export type CensusFaultsPatch = z.infer<typeof CensusFaultsPatch>;
 
-export interface CensusFaultState {
-  mode: CensusTransportMode;
-  delayMs: number;
-  times: number | null;
+export interface CensusFaultState extends TransportFaultState<CensusTransportMode> {
   omit: string[];
   noProcesado: string[];
 }
@@ -50,12 +47,7 @@ export class CensusFaults {
 
   set(patch: CensusFaultsPatch): CensusFaultState {
     const p = CensusFaultsPatch.parse(patch);
-    if (p.mode !== undefined) {
-      this.s.mode = p.mode;
-      if (p.times === undefined) this.s.times = null;
-    }
-    if (p.delayMs !== undefined) this.s.delayMs = p.delayMs;
-    if (p.times !== undefined) this.s.times = p.times;
+    patchTransport(this.s, p);
     if (p.omit !== undefined) this.s.omit = [...p.omit];
     if (p.noProcesado !== undefined) this.s.noProcesado = [...p.noProcesado];
     return this.state;
@@ -67,16 +59,7 @@ export class CensusFaults {
 
   /** Takes one use of the transport fault, or null when the service is normal. */
   takeTransport(): { mode: Exclude<CensusTransportMode, 'none'>; delayMs: number } | null {
-    if (this.s.mode === 'none') return null;
-    const taken = { mode: this.s.mode, delayMs: this.s.delayMs };
-    if (this.s.times !== null) {
-      this.s.times -= 1;
-      if (this.s.times <= 0) {
-        this.s.mode = 'none';
-        this.s.times = null;
-      }
-    }
-    return taken;
+    return takeTransport<CensusTransportMode>(this.s);
   }
 
   omits(nif: string): boolean {

@@ -1,7 +1,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { CensusDirectory, Taxpayer } from '../census-data';
-import { BodyTooLargeError, readBody, readJson, sendJson, sendText } from '../http-util';
+import { BodyTooLargeError, readBody, sendJson, sendText } from '../http-util';
 import type { EmulatorRouter, SubHandler } from '../router';
+import { serveFaults } from '../shared/control';
+import { Parking } from '../shared/transport';
 import { CensusFaults, CensusFaultsPatch } from './faults';
 import { matchPersonName } from './names';
 import { BadRequest, buildFault, buildRespuesta, CENSUS_SOAP_PATH, parseConsulta, type Consulta, type Respuesta } from './soap';
@@ -75,17 +77,7 @@ export function createCensusEmulator(opts: { router: EmulatorRouter; directory: 
   const { directory } = opts;
   const faults = new CensusFaults();
   const counters: CensusServiceStats = { requests: 0, entries: 0 };
-  const timers = new Set<NodeJS.Timeout>();
-  const held = new Set<ServerResponse>();
-
-  const sleep = (ms: number) =>
-    new Promise<void>((resolve) => {
-      const t = setTimeout(() => {
-        timers.delete(t);
-        resolve();
-      }, ms);
-      timers.add(t);
-    });
+  const parking = new Parking();
 
   const xml = (res: ServerResponse, status: number, text: string) => {
     if (res.destroyed || res.writableEnded) return;
@@ -115,11 +107,7 @@ export function createCensusEmulator(opts: { router: EmulatorRouter; directory: 
         req.socket.destroy();
         return;
       }
-      if (fault?.mode === 'timeout') {
-        held.add(res);
-        res.on('close', () => held.delete(res));
-        return;
-      }
+      if (fault?.mode === 'timeout') return parking.hold(res);
       let body: Buffer;
       try {
         body = await readBody(req, 8 * 1024 * 1024);
@@ -127,7 +115,7 @@ export function createCensusEmulator(opts: { router: EmulatorRouter; directory: 
         if (error instanceof BodyTooLargeError) return xml(res, 413, buildFault('env:Client', 'Petición demasiado grande'));
         throw error;
       }
-      if (fault?.mode === 'slow') await sleep(fault.delayMs);
+      if (fault?.mode === 'slow') await parking.sleep(fault.delayMs);
       if (fault?.mode === 'http500') return sendText(res, 500, 'text/html', '<html><body>500 Internal Server Error</body></html>');
       if (fault?.mode === 'serverFault') return xml(res, 500, buildFault('env:Server', 'Servicio no disponible temporalmente'));
       let consultas: Consulta[];
@@ -151,22 +139,7 @@ export function createCensusEmulator(opts: { router: EmulatorRouter; directory: 
       const sub = path.slice('/__control/census/'.length).replace(/\/+$/, '');
       const method = req.method ?? 'GET';
       if (sub === 'faults') {
-        if (method === 'GET') return sendJson(res, 200, faults.state);
-        if (method === 'DELETE') {
-          faults.reset();
-          return sendJson(res, 200, faults.state);
-        }
-        if (method === 'PUT' || method === 'POST') {
-          let raw: unknown;
-          try {
-            raw = await readJson(req);
-          } catch {
-            return sendJson(res, 400, { error: 'invalid_json' });
-          }
-          const parsed = CensusFaultsPatch.safeParse(raw);
-          if (!parsed.success) return sendJson(res, 400, { error: 'invalid_body', issues: parsed.error.issues });
-          return sendJson(res, 200, faults.set(parsed.data));
-        }
+        if (await serveFaults(req, res, faults, CensusFaultsPatch)) return;
       } else if (sub === 'stats') {
         if (method === 'GET') return sendJson(res, 200, { ...counters });
         if (method === 'DELETE') {
@@ -192,10 +165,7 @@ export function createCensusEmulator(opts: { router: EmulatorRouter; directory: 
       counters.entries = 0;
     },
     close() {
-      for (const t of timers) clearTimeout(t);
-      timers.clear();
-      for (const r of held) r.destroy();
-      held.clear();
+      parking.release();
     },
   };
 }

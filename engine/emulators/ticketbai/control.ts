@@ -1,8 +1,8 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import { z } from 'zod';
-import { readJson, sendJson } from '../http-util';
+import { readJsonBody, sendJson } from '../http-util';
 import type { SubHandler } from '../router';
-import { CodeError, TbaiFaultsPatch } from './faults';
+import { serveFaults } from '../shared/control';
+import { TbaiFaultsPatch } from './faults';
 import type { TicketBaiEmulator } from './index';
 import type { Provincia } from './urls';
 import { PROVINCIAS, TBAI_CONTROL_PREFIX } from './urls';
@@ -21,22 +21,6 @@ export const TbaiConfigPatch = z
   })
   .strict();
 export type TbaiConfigPatch = z.infer<typeof TbaiConfigPatch>;
-
-async function body<T>(req: IncomingMessage, res: ServerResponse, schema: z.ZodType<T>): Promise<T | undefined> {
-  let raw: unknown;
-  try {
-    raw = await readJson(req);
-  } catch {
-    sendJson(res, 400, { error: 'invalid_json' });
-    return undefined;
-  }
-  const parsed = schema.safeParse(raw);
-  if (!parsed.success) {
-    sendJson(res, 400, { error: 'invalid_body', issues: parsed.error.issues });
-    return undefined;
-  }
-  return parsed.data;
-}
 
 /**
  * JSON control API of the TicketBAI emulators, at `/__control/tbai/`:
@@ -74,28 +58,14 @@ export function tbaiControlHandler(emu: TicketBaiEmulator, prefix = TBAI_CONTROL
       const faults = emu.faults[prov];
 
       if (rest === 'faults') {
-        if (m === 'GET') return sendJson(res, 200, faults.state);
-        if (m === 'PUT' || m === 'POST') {
-          const patch = await body(req, res, TbaiFaultsPatch);
-          if (!patch) return;
-          try {
-            return sendJson(res, 200, faults.set(patch));
-          } catch (e) {
-            if (e instanceof CodeError) return sendJson(res, 400, { error: 'invalid_body', message: e.message });
-            throw e;
-          }
-        }
-        if (m === 'DELETE') {
-          faults.reset();
-          return sendJson(res, 200, faults.state);
-        }
+        if (await serveFaults(req, res, faults, TbaiFaultsPatch)) return;
       } else if (rest === 'reset' && m === 'POST') {
         emu.reset(prov);
         return sendJson(res, 200, { ok: true });
       } else if (rest === 'config') {
         if (m === 'GET') return sendJson(res, 200, emu.config(prov));
         if (m === 'PUT') {
-          const patch = await body(req, res, TbaiConfigPatch);
+          const patch = await readJsonBody(req, res, TbaiConfigPatch);
           if (patch) sendJson(res, 200, emu.configure(prov, patch));
           return;
         }

@@ -1,11 +1,11 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import path from 'node:path';
 import { sendText } from '../http-util';
 import { referenceDir } from '../paths';
 import type { EmulatorRouter, TlsOptions } from '../router';
 import { createRouter } from '../router';
+import { ledgerPath } from '../shared/sqlite';
+import { Parking } from '../shared/transport';
 import type { Clock, IdSource } from '../types';
 import type { TbaiConfigPatch } from './control';
 import { tbaiControlHandler } from './control';
@@ -109,12 +109,7 @@ export function createTicketBaiEmulator(opts: TicketBaiEmulatorOptions = {}): Ti
   const clock: Clock = opts.clock ?? (() => new Date());
   const ids: IdSource = opts.ids ?? randomUUID;
   const maxBodyBytes = opts.maxBodyBytes ?? 32 * 1024 * 1024;
-  let dbPath = opts.dbPath ?? ':memory:';
-  if (!opts.dbPath && opts.dataDir) {
-    mkdirSync(opts.dataDir, { recursive: true });
-    dbPath = path.join(opts.dataDir, 'ticketbai-ledger.sqlite');
-  }
-  const ledger = new TbaiLedger(dbPath);
+  const ledger = new TbaiLedger(ledgerPath(opts, 'ticketbai-ledger.sqlite'));
   const faults: Record<Provincia, TbaiFaults> = {
     araba: new TbaiFaults(/^\d{3}$/),
     gipuzkoa: new TbaiFaults(/^\d{3}$/),
@@ -128,23 +123,13 @@ export function createTicketBaiEmulator(opts: TicketBaiEmulatorOptions = {}): Ti
 
   const ownsRouter = !opts.router;
   const router = opts.router ?? createRouter(opts.tls ? { tls: opts.tls } : {});
-  const held = new Set<ServerResponse>();
-  const timers = new Set<NodeJS.Timeout>();
+  const parking = new Parking();
   let closed = false;
-  const sleep = (ms: number): Promise<void> =>
-    new Promise((resolve) => {
-      const t = setTimeout(() => {
-        timers.delete(t);
-        resolve();
-      }, ms);
-      timers.add(t);
-    });
 
   const transportEnv = (p: Provincia, service: SubmissionService): TransportEnv => ({
     faults: faults[p],
     maxBodyBytes,
-    held,
-    sleep,
+    parking,
     closed: () => closed,
     logInjected(body, mode) {
       ledger.insertSubmission({
@@ -215,10 +200,7 @@ export function createTicketBaiEmulator(opts: TicketBaiEmulatorOptions = {}): Ti
     async close() {
       if (closed) return;
       closed = true;
-      for (const t of timers) clearTimeout(t);
-      timers.clear();
-      for (const r of held) r.destroy();
-      held.clear();
+      parking.release();
       if (ownsRouter) await router.close();
       await xsd.close();
       ledger.close();

@@ -1,5 +1,6 @@
-import Database from 'better-sqlite3';
 import type { Statement } from 'better-sqlite3';
+import type { Row } from '../shared/sqlite';
+import { SqliteLedger, boolOrNull, num, numOrNull, str, strOrNull } from '../shared/sqlite';
 import type { Provincia } from './urls';
 
 // What the emulated treasuries hold, in one SQLite file with a `provincia`
@@ -277,12 +278,6 @@ CREATE TABLE IF NOT EXISTS devices (
 );
 `;
 
-type Row = Record<string, unknown>;
-const str = (v: unknown): string => (typeof v === 'string' ? v : v == null ? '' : String(v));
-const strOrNull = (v: unknown): string | null => (v == null ? null : String(v));
-const num = (v: unknown): number => (typeof v === 'number' ? v : typeof v === 'bigint' ? Number(v) : Number(v ?? 0));
-const boolOrNull = (v: unknown): boolean | null => (v == null ? null : num(v) === 1);
-
 function toSubmission(r: Row): TbaiSubmission {
   return {
     id: num(r.id),
@@ -300,7 +295,7 @@ function toSubmission(r: Row): TbaiSubmission {
     mensaje: strOrNull(r.mensaje),
     csv: strOrNull(r.csv),
     identificativo: strOrNull(r.identificativo),
-    processMs: r.process_ms == null ? null : num(r.process_ms),
+    processMs: numOrNull(r.process_ms),
   };
 }
 
@@ -373,20 +368,11 @@ function toHead(r: Row): ChainHead {
   };
 }
 
-export interface NewSubmission {
-  provincia: Provincia;
-  service: SubmissionService;
-  receivedAt: string;
-  nif: string | null;
-  requestSha256: string;
-  requestBytes: number;
-  recordCount: number;
-  outcome: SubmissionOutcome;
-  faultCode?: string | null;
-  estado?: string | null;
-  codigo?: string | null;
-  mensaje?: string | null;
-}
+export type NewSubmission = Pick<
+  TbaiSubmission,
+  'provincia' | 'service' | 'receivedAt' | 'nif' | 'requestSha256' | 'requestBytes' | 'recordCount' | 'outcome'
+> &
+  Partial<Pick<TbaiSubmission, 'faultCode' | 'estado' | 'codigo' | 'mensaje'>>;
 
 export type InvoiceWrite = Omit<TbaiInvoice, 'receivedCount' | 'firstReceivedAt' | 'updatedAt'> & {
   at: string;
@@ -396,15 +382,11 @@ export type InvoiceWrite = Omit<TbaiInvoice, 'receivedCount' | 'firstReceivedAt'
 
 export type PresentationWrite = Omit<TbaiPresentation, 'id'>;
 
-export class TbaiLedger implements TbaiLedgerApi {
-  readonly db: Database.Database;
+export class TbaiLedger extends SqliteLedger implements TbaiLedgerApi {
   private readonly st: Record<string, Statement>;
 
   constructor(dbPath: string) {
-    this.db = new Database(dbPath);
-    if (dbPath !== ':memory:') this.db.pragma('journal_mode = WAL');
-    this.db.pragma('synchronous = NORMAL');
-    this.db.exec(SCHEMA);
+    super(dbPath, SCHEMA);
     const p = (sql: string): Statement => this.db.prepare(sql);
     this.st = {
       insertSubmission: p(`INSERT INTO submissions (provincia, service, received_at, nif, request_sha256, request_bytes,
@@ -449,10 +431,6 @@ export class TbaiLedger implements TbaiLedgerApi {
   }
 
   // ---- writes (used by the services) ----
-
-  transaction<T>(fn: () => T): T {
-    return this.db.transaction(fn)();
-  }
 
   insertSubmission(s: NewSubmission): number {
     const r = this.st.insertSubmission!.run({
@@ -533,10 +511,6 @@ export class TbaiLedger implements TbaiLedgerApi {
       }
       if (!provincia) this.db.exec("DELETE FROM sqlite_sequence WHERE name IN ('submissions', 'presentations')");
     });
-  }
-
-  close(): void {
-    if (this.db.open) this.db.close();
   }
 
   // ---- queries ----

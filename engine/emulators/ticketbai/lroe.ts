@@ -1,21 +1,19 @@
 import { createHash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import type { TLSSocket } from 'node:tls';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { z } from 'zod';
-import type { Clock, IdSource } from '../types';
+import { certNif, cutAnswer } from '../shared/transport';
 import { LROE, lroeText } from './codes';
-import type { TbaiFaults } from './faults';
-import type { TbaiLedger, TbaiService } from './ledger';
-import type { CodeDetail, Dialect, Outcome, ProvinciaConfig, RecordCtx } from './process';
+import type { TbaiService } from './ledger';
+import type { CodeDetail, Dialect, Outcome, RecordCtx } from './process';
 import { processAlta, processAnulacion, rejectUnread } from './process';
 import type { ParsedAlta, ParsedAnulacion } from './parse';
 import { EXPECTED_ROOT, XmlError, all, el, parseTicketBai, parseXml, rootName, txt } from './parse';
 import type { EstadoRegistro, LroeCabecera, LroeModel, LroeOp, LroeRegistro } from './response';
 import { LROE_ROOTS, fechaHora, lroeResponseXml, makeIdentificativo } from './response';
 import type { Reply } from './transport';
+import type { ServiceEnv } from './rest';
 import { xsdDetail } from './rest';
-import type { TbaiXsdPool } from './xsd';
 import type { SignatureCheck } from './xmldsig';
 import { verifyTicketBaiSignature } from './xmldsig';
 
@@ -73,14 +71,7 @@ export const LROE_DIALECT: Dialect = {
   estado: (v) => (v === 'rejected' ? 'Incorrecto' : v === 'accepted' ? 'Correcto' : 'AceptadoConErrores'),
 };
 
-export interface LroeEnv {
-  ledger: TbaiLedger;
-  faults: TbaiFaults;
-  config: ProvinciaConfig;
-  xsd: TbaiXsdPool;
-  clock: Clock;
-  ids: IdSource;
-}
+export type LroeEnv = ServiceEnv;
 
 /** Header values must be Latin-1. */
 const latin1 = (s: string): string => s.replace(/[^\x20-\x7e\xa0-\xff]/g, '?');
@@ -99,15 +90,6 @@ function headerReply(tipo: string, codigo: string, mensaje: string, identificati
     },
     body: body ?? Buffer.alloc(0),
   };
-}
-
-function certNif(req: IncomingMessage): string | null {
-  const sock = req.socket as Partial<TLSSocket>;
-  if (typeof sock.getPeerCertificate !== 'function') return null;
-  const serial = (sock.getPeerCertificate()?.subject as Record<string, unknown> | undefined)?.serialNumber;
-  if (typeof serial !== 'string') return null;
-  const nif = serial.replace(/^(IDCES|VATES|PNOES)-/, '').toUpperCase();
-  return /^[0-9A-Z]{9}$/.test(nif) ? nif : null;
 }
 
 function identify(ns: string | null, name: string): { model: LroeModel; op: LroeOp } | null {
@@ -342,7 +324,7 @@ export function malformedLroe(processed: Reply | null): Reply {
       /* keep the stub */
     }
   }
-  const cut = xml.slice(0, Math.max(40, Math.floor(xml.length * 0.6)));
+  const cut = cutAnswer(xml);
   return {
     status: 200,
     headers: {

@@ -157,6 +157,21 @@ function altaBody(root: XElement): Omit<ParsedAlta, 'kind' | 'signatureValue'> {
   };
 }
 
+/** The cancelled invoice's identification (AnulaTicketBai and Zuzendu baja share it). */
+function anulacionBody(root: XElement): Omit<ParsedAnulacion, 'kind' | 'signatureValue'> {
+  const id = el(root, 'IDFactura');
+  const huella = el(root, 'HuellaTBAI');
+  return {
+    nif: txt(id, 'Emisor', 'NIF'),
+    nombre: txt(id, 'Emisor', 'ApellidosNombreRazonSocial'),
+    serie: txt(id, 'CabeceraFactura', 'SerieFactura'),
+    num: txt(id, 'CabeceraFactura', 'NumFactura'),
+    fecha: txt(id, 'CabeceraFactura', 'FechaExpedicionFactura'),
+    software: software(huella),
+    device: txt(huella, 'NumSerieDispositivo'),
+  };
+}
+
 function signatureValueOf(root: XElement): string {
   for (let c = root.firstChild; c; c = c.nextSibling) {
     if (c.nodeType === 1 && (c as XElement).localName === 'Signature' && (c as XElement).namespaceURI === DS_NS) {
@@ -178,19 +193,7 @@ export function parseTicketBai(doc: XDocument): ParsedTbai {
     return { kind: 'alta', ...altaBody(root), signatureValue: signatureValueOf(root) };
   }
   if (ns === NS_ANULACION && name === 'AnulaTicketBai') {
-    const id = el(root, 'IDFactura');
-    const huella = el(root, 'HuellaTBAI');
-    return {
-      kind: 'anulacion',
-      nif: txt(id, 'Emisor', 'NIF'),
-      nombre: txt(id, 'Emisor', 'ApellidosNombreRazonSocial'),
-      serie: txt(id, 'CabeceraFactura', 'SerieFactura'),
-      num: txt(id, 'CabeceraFactura', 'NumFactura'),
-      fecha: txt(id, 'CabeceraFactura', 'FechaExpedicionFactura'),
-      software: software(huella),
-      device: txt(huella, 'NumSerieDispositivo'),
-      signatureValue: signatureValueOf(root),
-    };
+    return { kind: 'anulacion', ...anulacionBody(root), signatureValue: signatureValueOf(root) };
   }
   if (ns === NS_ZUZENDU_ALTA && name === 'SubsanacionModificacionTicketBAI') {
     const accion = txt(root, 'Cabecera', 'Accion') === 'MODIFICAR' ? 'MODIFICAR' : 'SUBSANAR';
@@ -202,17 +205,9 @@ export function parseTicketBai(doc: XDocument): ParsedTbai {
     };
   }
   if (ns === NS_ZUZENDU_BAJA && name === 'SubsanacionAnulacionTicketBAI') {
-    const id = el(root, 'IDFactura');
-    const huella = el(root, 'HuellaTBAI');
     return {
       kind: 'zuzendu-baja',
-      nif: txt(id, 'Emisor', 'NIF'),
-      nombre: txt(id, 'Emisor', 'ApellidosNombreRazonSocial'),
-      serie: txt(id, 'CabeceraFactura', 'SerieFactura'),
-      num: txt(id, 'CabeceraFactura', 'NumFactura'),
-      fecha: txt(id, 'CabeceraFactura', 'FechaExpedicionFactura'),
-      software: software(huella),
-      device: txt(huella, 'NumSerieDispositivo'),
+      ...anulacionBody(root),
       signatureValue: txt(root, 'SignatureValueFirmaAnulacion').replace(/\s+/g, ''),
     };
   }

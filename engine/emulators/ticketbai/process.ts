@@ -1,5 +1,5 @@
 import type { TbaiFaults } from './faults';
-import type { TbaiLedger, TbaiService, Verdict } from './ledger';
+import type { InvoiceWrite, TbaiLedger, TbaiService, Verdict } from './ledger';
 import { invoiceKey } from './ledger';
 import type { ParsedAlta, ParsedAnulacion, ParsedZuzenduAlta, ParsedZuzenduBaja } from './parse';
 import { ddmmyy, tbaiIdentifier } from './tbai-id';
@@ -163,6 +163,30 @@ export function processAlta(
   if (duplicate) rejection = { codigo: dialect.code('alta', 'duplicate') };
   if (!rejection && config.requireLines && a.lineCount === 0) rejection = { codigo: dialect.code('alta', 'noLines') };
 
+  /** The invoice as received, with the verdict's fields. */
+  const writeAlta = (verdict: Pick<InvoiceWrite, 'estado' | 'registered' | 'codigo' | 'warnings' | 'csv'>): void =>
+    ledger.writeInvoice({
+      key,
+      provincia,
+      nif: a.nif,
+      serie: a.serie,
+      num: a.num,
+      fecha: a.fecha,
+      idTbai,
+      signatureValue: a.signatureValue,
+      device: a.device,
+      importeTotal: a.importeTotal || null,
+      ...verdict,
+      corrected: false,
+      correction: null,
+      correctedAt: null,
+      anuladaAt: null,
+      anulacionCorrected: false,
+      submissionId: ctx.submissionId,
+      at: ctx.at,
+      countReceived: true,
+    });
+
   const head = ledger.chainHead(provincia, a.nif, a.device);
   const advanceChain = (): void => {
     if (!a.signatureValue) return;
@@ -187,31 +211,7 @@ export function processAlta(
       // exists in the issuer's chain (the next one is chained to it) and can be
       // corrected through Zuzendu. A registered or cancelled invoice is not downgraded.
       if (!existing || existing.estado === 'rechazada') {
-        ledger.writeInvoice({
-          key,
-          provincia,
-          nif: a.nif,
-          serie: a.serie,
-          num: a.num,
-          fecha: a.fecha,
-          idTbai,
-          signatureValue: a.signatureValue,
-          device: a.device,
-          importeTotal: a.importeTotal || null,
-          estado: 'rechazada',
-          registered: false,
-          codigo: rejection.codigo,
-          warnings: [],
-          csv: null,
-          corrected: false,
-          correction: null,
-          correctedAt: null,
-          anuladaAt: null,
-          anulacionCorrected: false,
-          submissionId: ctx.submissionId,
-          at: ctx.at,
-          countReceived: true,
-        });
+        writeAlta({ estado: 'rechazada', registered: false, codigo: rejection.codigo, warnings: [], csv: null });
       } else {
         ledger.bumpReceived(key);
       }
@@ -259,31 +259,7 @@ export function processAlta(
   if (forced) warnings.push({ codigo: forced });
   const ws = dedupe(warnings);
 
-  ledger.writeInvoice({
-    key,
-    provincia,
-    nif: a.nif,
-    serie: a.serie,
-    num: a.num,
-    fecha: a.fecha,
-    idTbai,
-    signatureValue: a.signatureValue,
-    device: a.device,
-    importeTotal: a.importeTotal || null,
-    estado: 'registrada',
-    registered: true,
-    codigo: null,
-    warnings: ws.map((w) => w.codigo),
-    csv: ctx.csv,
-    corrected: false,
-    correction: null,
-    correctedAt: null,
-    anuladaAt: null,
-    anulacionCorrected: false,
-    submissionId: ctx.submissionId,
-    at: ctx.at,
-    countReceived: true,
-  });
+  writeAlta({ estado: 'registrada', registered: true, codigo: null, warnings: ws.map((w) => w.codigo), csv: ctx.csv });
   if (newDevice) ledger.addDevice(provincia, a.nif, a.device, key, ctx.at);
   advanceChain();
   return finish(ctx, 'alta', base, { rejection: null, warnings: ws, sig, chainOk, chainProblem, newDevice });

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { TLSSocket } from 'node:tls';
+import { cutAnswer } from '../shared/transport';
 import type { IdSource, Clock } from '../types';
 import type { ResultCode } from './codes';
 import { ALTA, ANULA, resultCode } from './codes';
@@ -56,14 +57,18 @@ export const REST_DIALECT: Dialect = {
   estado: (v) => (v === 'rejected' ? '01' : '00'),
 };
 
-export interface RestEnv {
-  provincia: ProvinciaRest;
+/** What a TicketBAI service works with (this file for Araba and Gipuzkoa, lroe.ts for Bizkaia). */
+export interface ServiceEnv {
   ledger: TbaiLedger;
   faults: TbaiFaults;
   config: ProvinciaConfig;
   xsd: TbaiXsdPool;
   clock: Clock;
   ids: IdSource;
+}
+
+export interface RestEnv extends ServiceEnv {
+  provincia: ProvinciaRest;
   tls: boolean;
 }
 
@@ -197,5 +202,5 @@ export function malformedRest(processed: Reply | null): Reply {
     typeof processed?.body === 'string'
       ? processed.body
       : '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<ns2:TicketBaiResponse xmlns:ns2="urn:ticketbai:emision">\n    <Salida>\n        <FechaRecepcion>';
-  return { status: 200, headers: { 'content-type': XML_CT }, body: whole.slice(0, Math.max(40, Math.floor(whole.length * 0.6))) };
+  return { status: 200, headers: { 'content-type': XML_CT }, body: cutAnswer(whole) };
 }

@@ -3,20 +3,14 @@ import type { Element } from '@xmldom/xmldom';
 import type { AeatEmulator, AeatEmulatorOptions } from '../../../engine/emulators/aeat/index';
 import { createAeatEmulator, extractBodyPayload, loadVerifactuSchemas, XsdValidator } from '../../../engine/emulators/aeat/index';
 import { referenceDir } from '../../../engine/emulators/paths';
+import { TestClock, T0, controlClient, listenWarm, testIds } from '../harness';
 import { NS_SI, SOAP_PATH } from './builders';
+
+export { TestClock, T0 } from '../harness';
 
 export const DEMO = { nif: 'B12345674', nombre: 'COMERCIAL DEMO SL' };
 export const NS_RESP =
   'https://www2.agenciatributaria.gob.es/static_files/common/internet/dep/aplicaciones/es/aeat/tike/cont/ws/RespuestaSuministro.xsd';
-
-/** A clock tests move by hand. */
-export class TestClock {
-  constructor(public ms: number) {}
-  now = (): Date => new Date(this.ms);
-  advance(seconds: number): void {
-    this.ms += seconds * 1000;
-  }
-}
 
 export interface Harness {
   emu: AeatEmulator;
@@ -28,15 +22,10 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export const T0 = Date.parse('2025-03-01T10:00:00Z');
-
 export async function startHarness(opts: Partial<AeatEmulatorOptions> = {}): Promise<Harness> {
   const clock = new TestClock(T0);
-  let n = 0;
-  const emu = createAeatEmulator({ clock: clock.now, ids: () => `test-${++n}`, xsdPoolSize: 1, ...opts });
-  const port = await emu.listen(0);
-  await emu.ready();
-  const base = `http://127.0.0.1:${port}`;
+  const emu = createAeatEmulator({ clock: clock.now, ids: testIds(), xsdPoolSize: 1, ...opts });
+  const base = await listenWarm(emu);
   return {
     emu,
     clock,
@@ -51,14 +40,7 @@ export async function startHarness(opts: Partial<AeatEmulatorOptions> = {}): Pro
       });
       return { status: r.status, text: await r.text() };
     },
-    async control(method, path, body) {
-      const r = await fetch(base + path, {
-        method,
-        ...(body !== undefined ? { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } } : {}),
-      });
-      const t = await r.text();
-      return { status: r.status, json: t ? (JSON.parse(t) as unknown) : null };
-    },
+    control: controlClient(base),
     close: () => emu.close(),
   };
 }

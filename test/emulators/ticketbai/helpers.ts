@@ -6,19 +6,16 @@ import type { Element } from '@xmldom/xmldom';
 import type { TicketBaiEmulator, TicketBaiEmulatorOptions } from '../../../engine/emulators/ticketbai/index';
 import { TBAI_PATHS, TbaiXsdPool, createTicketBaiEmulator, loadTicketBaiSchemas } from '../../../engine/emulators/ticketbai/index';
 import { referenceDir } from '../../../engine/emulators/paths';
+import { TestClock, T0, controlClient, listenWarm, testIds } from '../harness';
 import { gz, lroeHeaders } from './builders';
+
+export { TestClock, T0 } from '../harness';
 
 export const EXAMPLES = path.join(referenceDir(), 'ticketbai', 'examples');
 export const official = (f: string): string => readFileSync(path.join(EXAMPLES, 'gipuzkoa-official-1_2_2', f), 'utf8');
 export const OFFICIAL_1 = 'TicketBAI_Alta_Faktura__Alta_Factura_01_lehena__primera.xml';
 export const OFFICIAL_2 = 'TicketBAI_Alta_Faktura__Alta_Factura_02_hurrengoa__sucesiva.xml';
 export const OFFICIAL_ANULA_2 = 'TicketBAI_Baligabetzea_Faktura__Anulacion_Factura_02.xml';
-
-export class TestClock {
-  constructor(public ms: number) {}
-  now = (): Date => new Date(this.ms);
-}
-export const T0 = Date.parse('2025-03-01T10:00:00Z');
 
 export interface Harness {
   emu: TicketBaiEmulator;
@@ -32,11 +29,8 @@ export interface Harness {
 
 export async function startHarness(opts: Partial<TicketBaiEmulatorOptions> = {}): Promise<Harness> {
   const clock = new TestClock(T0);
-  let n = 0;
-  const emu = createTicketBaiEmulator({ clock: clock.now, ids: () => `test-${++n}`, ...opts });
-  const port = await emu.listen(0);
-  await emu.ready();
-  const base = `http://127.0.0.1:${port}`;
+  const emu = createTicketBaiEmulator({ clock: clock.now, ids: testIds(), ...opts });
+  const base = await listenWarm(emu);
   return {
     emu,
     clock,
@@ -60,14 +54,7 @@ export async function startHarness(opts: Partial<TicketBaiEmulatorOptions> = {})
       // fetch undoes Content-Encoding: gzip, so text() is the XML.
       return { status: r.status, text: await r.text(), headers: r.headers };
     },
-    async control(method, p, body) {
-      const r = await fetch(base + p, {
-        method,
-        ...(body !== undefined ? { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } } : {}),
-      });
-      const t = await r.text();
-      return { status: r.status, json: t ? (JSON.parse(t) as unknown) : null };
-    },
+    control: controlClient(base),
     close: () => emu.close(),
   };
 }
