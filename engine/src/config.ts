@@ -6,7 +6,7 @@ import type { TbaiEndpoints } from './ticketbai/filing';
 import type { TbaiCertificateConfig } from './ticketbai/signing-identity';
 import { DEFAULT_WEBHOOK_DELIVERY, type WebhookDeliveryConfig } from './webhooks/delivery-worker';
 import { systemClock, type Clock } from './platform/clock';
-import { randomIds, type IdGenerator } from './platform/ids';
+import { timeOrderedIds, type IdGenerator } from './platform/ids';
 import type { Logger } from './platform/logger';
 
 /** Who made this software and how it identifies itself to the AEAT (SistemaInformatico). */
@@ -104,7 +104,7 @@ export function resolveConfig(config: EngineConfig): ResolvedConfig {
     uiDir: config.uiDir,
     assetsDir: config.assetsDir ?? path.join(REPO_ROOT, 'assets'),
     clock: config.clock ?? systemClock,
-    ids: config.ids ?? randomIds,
+    ids: config.ids ?? timeOrderedIds(config.clock ?? systemClock),
     limits: config.limits ?? {},
     software: { ...DEFAULT_SOFTWARE, ...config.software },
     usageFlushMs: config.usageFlushMs ?? 1000,

@@ -67,6 +67,7 @@ export async function createEngine(input: EngineConfig): Promise<Engine> {
       ctx.urls.manage = await listen(apps.manage, config.managePort);
       ctx.urls.panel = await listen(apps.panel, config.panelPort);
       ctx.usage.startFlushing(config.usageFlushMs);
+      db.startBackgroundCheckpoints();
       if (config.submitAutomatically) ctx.submissions.start();
       if (config.webhooks.deliverAutomatically) ctx.webhookDeliveries.start();
       started = true;

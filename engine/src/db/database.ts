@@ -9,6 +9,7 @@ import {
   type CompiledQuery,
   type MigrationResultSet,
 } from 'kysely';
+import { BackgroundCheckpointer } from './checkpointer';
 import { migrations } from './migrations';
 import type { Tables } from './schema';
 
@@ -37,8 +38,9 @@ export class Database {
   readonly kysely: Kysely<Tables>;
   private readonly statements = new Map<string, BetterSqlite3.Statement>();
   private commitHooks: (() => void)[] | null = null;
+  private readonly checkpointer = new BackgroundCheckpointer();
 
-  constructor(file: string) {
+  constructor(private readonly file: string) {
     if (file !== ':memory:') mkdirSync(path.dirname(file), { recursive: true });
     this.sqlite = new BetterSqlite3(file);
     // An acknowledged invoice must be on disk: WAL with a full fsync on every commit.
@@ -46,6 +48,8 @@ export class Database {
     this.sqlite.pragma('synchronous = FULL');
     this.sqlite.pragma('foreign_keys = ON');
     this.sqlite.pragma('busy_timeout = 5000');
+    // Checkpoints run on a background thread (startBackgroundCheckpoints), not inside a COMMIT.
+    if (file !== ':memory:') this.sqlite.pragma('wal_autocheckpoint = 0');
     this.kysely = new Kysely<Tables>({ dialect: new SqliteDialect({ database: this.sqlite }) });
   }
 
@@ -135,7 +139,13 @@ export class Database {
     else fn();
   }
 
+  /** For a long-running engine: without it the WAL only shrinks at close. */
+  startBackgroundCheckpoints(intervalMs = 500): void {
+    this.checkpointer.start(this.file, intervalMs);
+  }
+
   async close(): Promise<void> {
+    await this.checkpointer.stop();
     this.statements.clear();
     if (this.sqlite.open) this.sqlite.close();
   }

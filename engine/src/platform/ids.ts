@@ -1,4 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
+import type { Clock } from './clock';
 
 /** Every identifier the engine mints comes from an IdGenerator, so tests can make them predictable. */
 export interface IdGenerator {
@@ -12,6 +13,27 @@ export const randomIds: IdGenerator = {
   next: (prefix) => (prefix ? `${prefix}_${randomUUID().replaceAll('-', '')}` : randomUUID()),
   secret: (bytes) => randomBytes(bytes).toString('base64url'),
 };
+
+/**
+ * Time-ordered opaque ids (in the spirit of UUIDv7): 12 hex digits of the clock's milliseconds, a
+ * 4-digit counter and 16 random hex digits. New rows then land at the right-hand edge of every
+ * primary-key B-tree instead of at random pages: the issuing transaction dirties a few pages,
+ * not one per index per row. Still unguessable (64 random bits) and never reused.
+ */
+export function timeOrderedIds(clock: Clock): IdGenerator {
+  let lastMs = -1;
+  let counter = 0;
+  return {
+    next: (prefix) => {
+      const ms = clock.now().getTime();
+      counter = ms === lastMs ? (counter + 1) & 0xffff : 0;
+      lastMs = ms;
+      const id = ms.toString(16).padStart(12, '0') + counter.toString(16).padStart(4, '0') + randomBytes(8).toString('hex');
+      return prefix ? `${prefix}_${id}` : id;
+    },
+    secret: (bytes) => randomBytes(bytes).toString('base64url'),
+  };
+}
 
 /** Deterministic ids for tests: `fac_000001`, `fac_000002`, … */
 export function sequentialIds(seed = 0): IdGenerator {

@@ -1,4 +1,4 @@
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -58,5 +58,24 @@ describe('Database.prepare: built once, run with named values', () => {
     expect(find.first({ key: 'x' })).toEqual({ value: 'one' });
     expect(find.first({ key: 'y' })).toBeUndefined();
     expect(find.all({ key: 'x' })).toEqual([{ value: 'one' }]);
+  });
+});
+
+describe('WAL checkpoints run on a background thread, not inside a COMMIT', () => {
+  it('commits leave the main file alone; the background thread copies the log into it', async () => {
+    expect(db.sqlite.pragma('wal_autocheckpoint', { simple: true })).toBe(0);
+    const file = db.sqlite.name;
+    const before = statSync(file).size;
+    db.transaction(() => {
+      for (let i = 0; i < 500; i++) db.run(db.kysely.insertInto('settings').values({ key: `k${i}`, value: 'x'.repeat(200) }));
+    });
+    expect(statSync(file).size).toBe(before); // the rows are only in the WAL
+    db.startBackgroundCheckpoints(20);
+    let after = before;
+    for (let i = 0; i < 100 && after === before; i++) {
+      await new Promise((r) => setTimeout(r, 20));
+      after = statSync(file).size;
+    }
+    expect(after).toBeGreaterThan(before + 100_000);
   });
 });
