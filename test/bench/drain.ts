@@ -6,8 +6,9 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
 import BetterSqlite3 from 'better-sqlite3';
-import { startEmulators } from '../../engine/emulators/index';
 import { seedDemoAccount } from '../../engine/src/account/demo';
 import { createEngine } from '../../engine/src/index';
 import { silentLogger } from '../../engine/src/platform/logger';
@@ -35,11 +36,37 @@ function rawUpdateRate(rows: number): number {
   return Math.round((rows * 1000) / ms);
 }
 
+/** The authority is another machine: the emulator runs in its own process, as `npm run emulators`. */
+async function startEmulatorProcess(dataDir: string) {
+  const root = path.resolve(import.meta.dirname, '../..');
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'engine/emulators/bin/serve.ts')], {
+    cwd: root,
+    env: { ...process.env, POS_EMULATOR_PORT: '0', POS_EMULATOR_WAIT_S: '0', POS_EMULATOR_DATA_DIR: dataDir },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const first = await new Promise<string>((resolve, reject) => {
+    createInterface({ input: child.stdout! }).once('line', resolve);
+    child.once('exit', (code) => reject(new Error(`emulators exited ${code}`)));
+  });
+  const aeatUrl = first.slice(first.indexOf('http'));
+  const url = new URL(aeatUrl).origin;
+  return {
+    aeatUrl,
+    addTaxpayer: (t: { nif: string; nombre: string; estado: 'alta' }) =>
+      fetch(`${url}/__control/census`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(t) }),
+    countRecords: async () => ((await (await fetch(`${url}/__control/ledger/summary`)).json()) as { records: number }).records,
+    close: () => new Promise<void>((resolve) => {
+      child.once('exit', () => resolve());
+      child.kill('SIGTERM');
+    }),
+  };
+}
+
 export async function benchDrain(records = Number(process.env.BENCH_DRAIN_RECORDS ?? 100_000), issuers = 1) {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'bench-drain-'));
-  const emulators = await startEmulators({ port: 0, dataDir: path.join(dataDir, 'emu'), aeat: { waitSeconds: 0 } });
+  const emulators = await startEmulatorProcess(path.join(dataDir, 'emu'));
   const unlimited = { rps: 1e9, burst: 1e9, monthlyQuota: 1e12 };
-  const aeatUrl = `${emulators.url}/wlpl/TIKE-CONT/ws/SistemaFacturacion/VerifactuSOAP`;
+  const aeatUrl = emulators.aeatUrl;
   const engine = await createEngine({
     dataDir,
     logger: silentLogger,
@@ -53,7 +80,7 @@ export async function benchDrain(records = Number(process.env.BENCH_DRAIN_RECORD
   const nifs = ['B12345674', 'A58818501', 'B87654323', 'B00000034'].slice(0, issuers);
   for (const nif of nifs.slice(1)) {
     ctx.issuers.create({ accountId: account.id, entorno: 'test', nif, nombre: `EMISOR ${nif}`, hacienda: 'verifactu' });
-    emulators.census.addTaxpayer({ nif, nombre: `EMISOR ${nif}`, estado: 'alta' });
+    await emulators.addTaxpayer({ nif, nombre: `EMISOR ${nif}`, estado: 'alta' });
   }
   const caller: Caller = { keyId: 'bench', entorno: 'test', account, limits: unlimited };
   const t0 = performance.now();
@@ -77,7 +104,7 @@ export async function benchDrain(records = Number(process.env.BENCH_DRAIN_RECORD
   const left = () => (ctx.db.sqlite.prepare('SELECT COUNT(*) AS n FROM submission_jobs').get() as { n: number }).n;
   while (left() > 0) await ctx.submissions.drainDue();
   const drainMs = performance.now() - t1;
-  const filed = emulators.aeat.ledger.countRecords();
+  const filed = await emulators.countRecords();
   await engine.stop();
   await emulators.close();
   return {

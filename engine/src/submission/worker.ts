@@ -32,6 +32,9 @@ export const DEFAULT_AEAT_EMULATOR_URL = 'http://127.0.0.1:8790/wlpl/TIKE-CONT/w
 type Batch = SubmissionBatchesTable;
 type QueueState = SubmissionQueuesTable;
 
+/** Submissions one queue may chain back to back before its lane is handed to other queues. */
+const PIPELINE_ROUNDS = 20;
+
 /** The authority of a queue: its key is `entorno|autoridad|obligado`. */
 function autoridadOf(queueKey: string): string {
   return queueKey.split('|')[1] ?? '';
@@ -48,6 +51,8 @@ export class SubmissionWorker {
   private readonly inFlight = new Set<string>();
   private readonly adapters = new Map<string, AuthorityAdapter>();
   private readonly loop: PollLoop;
+  /** Set by stop(): no new submission is chained onto one in flight. */
+  private stopping = false;
 
   constructor(
     private readonly db: Database,
@@ -72,10 +77,12 @@ export class SubmissionWorker {
   }
 
   start(): void {
+    this.stopping = false;
     this.loop.start();
   }
 
   async stop(): Promise<void> {
+    this.stopping = true;
     await this.loop.stop();
   }
 
@@ -137,16 +144,14 @@ export class SubmissionWorker {
     return this.db.first(this.db.kysely.selectFrom('submission_queues').selectAll().where('queueKey', '=', queueKey));
   }
 
-  private openBatch(queueKey: string): Batch | undefined {
-    return this.db.first(
-      this.db.kysely
-        .selectFrom('submission_batches')
-        .selectAll()
-        .where('queueKey', '=', queueKey)
-        .where('estado', '=', 'pendiente_respuesta')
-        .orderBy('creadoEn')
-        .limit(1),
-    );
+  private openBatch(queueKey: string, exceptId?: string): Batch | undefined {
+    let q = this.db.kysely
+      .selectFrom('submission_batches')
+      .selectAll()
+      .where('queueKey', '=', queueKey)
+      .where('estado', '=', 'pendiente_respuesta');
+    if (exceptId) q = q.where('id', '!=', exceptId);
+    return this.db.first(q.orderBy('creadoEn').orderBy('id').limit(1));
   }
 
   private pendingCount(queueKey: string, cap: number): number {
@@ -161,10 +166,57 @@ export class SubmissionWorker {
   }
 
   /** Sends the queue's open submission, or builds the next one. True when something was sent. */
+  /**
+   * Sends the queue's open submission, or builds the next one; true when something was sent.
+   * While the authority lets the queue go on at once (TiempoEsperaEnvio 0, or a full submission
+   * waiting), the next submission is built and sent before the previous answer is applied, so
+   * the local bookkeeping overlaps the authority's work. Order is kept: a submission leaves only
+   * after the answer to the one before it has arrived; a crash in between resends both, oldest
+   * first, and their duplicates are reconciled.
+   */
   private async processQueue(queueKey: string): Promise<boolean> {
     const adapter = this.adapterFor(queueKey);
-    const batch = this.openBatch(queueKey) ?? this.buildBatch(queueKey, adapter);
+    let batch = this.openBatch(queueKey) ?? this.buildBatch(queueKey, adapter);
     if (!batch) return false;
+    let inFlight = this.sendBatch(adapter, batch);
+    for (let round = 0; round < PIPELINE_ROUNDS; round++) {
+      const result = await inFlight;
+      if (result.kind === 'failed') {
+        this.recordFailure(batch, result.error);
+        return true;
+      }
+      const { outcome, raw } = result;
+      let next: Batch | undefined;
+      if (outcome.kind === 'verdicts' && !this.stopping && !this.isPaused(batch.entorno)) {
+        const full = this.pendingCount(queueKey, adapter.maxRecords) >= adapter.maxRecords;
+        // An older submission still unanswered (after a crash) goes before any new one.
+        if (outcome.waitSeconds <= 0 || full) next = this.openBatch(queueKey, batch.id) ?? this.buildBatch(queueKey, adapter);
+      }
+      if (next) inFlight = this.sendBatch(adapter, next);
+      if (outcome.kind === 'refused') this.refuseBatch(batch, outcome, raw);
+      else this.applyReply(batch, outcome, raw);
+      if (!next) return true;
+      batch = next;
+    }
+    // Leave the last one in flight to be answered and applied before handing the lane back.
+    const last = await inFlight;
+    if (last.kind === 'failed') this.recordFailure(batch, last.error);
+    else if (last.outcome.kind === 'refused') this.refuseBatch(batch, last.outcome, last.raw);
+    else this.applyReply(batch, last.outcome, last.raw);
+    return true;
+  }
+
+  private isPaused(entorno: Entorno): boolean {
+    return (
+      this.db.first(this.db.kysely.selectFrom('submission_control').select('pausado').where('entorno', '=', entorno))?.pausado === 1
+    );
+  }
+
+  /** Marks the attempt (committed) and sends the stored bytes; never throws. */
+  private async sendBatch(
+    adapter: AuthorityAdapter,
+    batch: Batch,
+  ): Promise<{ kind: 'answered'; outcome: Interpretation; raw: string } | { kind: 'failed'; error: unknown }> {
     const now = this.clock.now().toISOString();
     this.db.transaction(() => {
       this.db.run(
@@ -175,19 +227,12 @@ export class SubmissionWorker {
       );
       if (batch.intentos === 0) this.setEstadoEnvio(batch.id, 'en_cola', now);
     });
-    let raw: string;
-    let outcome: Interpretation;
     try {
       const sent = await adapter.send(batch.entorno, batch.peticion);
-      raw = sent.body;
-      outcome = adapter.interpret(sent, this.outgoing(batch.id));
+      return { kind: 'answered', outcome: adapter.interpret(sent, this.outgoing(batch.id)), raw: sent.body };
     } catch (error) {
-      this.recordFailure(batch, error);
-      return true;
+      return { kind: 'failed', error };
     }
-    if (outcome.kind === 'refused') this.refuseBatch(batch, outcome, raw);
-    else this.applyReply(batch, outcome, raw);
-    return true;
   }
 
   /**
