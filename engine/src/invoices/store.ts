@@ -43,6 +43,31 @@ export interface InvoiceListFilter {
 
 type Values = Record<string, string | number | null>;
 
+/** A record as it is created: pending, not yet in any submission. */
+export function nuevoRegistro(
+  r: Pick<RegistroRow, 'id' | 'invoiceId' | 'accountId' | 'entorno' | 'nifEmisor' | 'sistemaFiscal' | 'tipo' | 'chainKey' | 'chainSeq' | 'idMaquina'> &
+    Partial<Pick<RegistroRow, 'huella' | 'huellaAnterior' | 'fechaHoraHusoGenRegistro'>> & { extra: Record<string, unknown>; now: string },
+): RegistroRow {
+  const { extra, now, ...fields } = r;
+  return {
+    huella: null,
+    huellaAnterior: null,
+    fechaHoraHusoGenRegistro: null,
+    ...fields,
+    estado: 'pendiente',
+    estadoEnvio: 'pendiente_proceso',
+    estadoEnvioFinal: null,
+    codigoRespuesta: null,
+    descripcionRespuesta: null,
+    csvAeat: null,
+    idLote: null,
+    extra: JSON.stringify(extra),
+    creadoEn: now,
+    envioCompletadoEn: null,
+    ultimaModificacion: now,
+  };
+}
+
 // Column lists of the hot inserts; a row type change that misses one fails its first insert.
 const INVOICE_COLUMNS = [
   'id', 'accountId', 'entorno', 'nifEmisor', 'sistemaFiscal', 'provincia', 'serie', 'numero', 'fechaExpedicion',

@@ -12,7 +12,7 @@ import type { Hacienda } from '../../../src-shared/api/common';
 import type { IssuerStore } from '../clients/store';
 import { EngineError } from '../http/errors';
 import type { Caller } from '../http/auth';
-import type { InvoiceRow, InvoiceStore, RegistroRow } from '../invoices/store';
+import { nuevoRegistro, type InvoiceRow, type InvoiceStore, type RegistroRow } from '../invoices/store';
 import type { GroupCommit } from '../issuing/group-commit';
 import { admitIssuer } from '../issuing/issuer-gate';
 import type { Clock } from '../platform/clock';
@@ -335,32 +335,14 @@ export class TicketbaiIssuing {
     invoice: Pick<InvoiceRow, 'id' | 'nifEmisor'>,
     r: { id: string; tipo: RegistroRow['tipo']; chainKey: string; chainSeq: number; idMaquina: string | null; extra: Record<string, unknown>; now: string },
   ): RegistroRow {
-    return {
-      id: r.id,
+    return nuevoRegistro({
+      ...r,
       invoiceId: invoice.id,
       accountId: caller.account.id,
       entorno: caller.entorno,
       nifEmisor: invoice.nifEmisor,
       sistemaFiscal: 'ticketbai',
-      tipo: r.tipo,
-      estado: 'pendiente',
-      estadoEnvio: 'pendiente_proceso',
-      estadoEnvioFinal: null,
-      chainKey: r.chainKey,
-      chainSeq: r.chainSeq,
-      huella: null,
-      huellaAnterior: null,
-      fechaHoraHusoGenRegistro: null,
-      codigoRespuesta: null,
-      descripcionRespuesta: null,
-      csvAeat: null,
-      idLote: null,
-      idMaquina: r.idMaquina,
-      extra: JSON.stringify(r.extra),
-      creadoEn: r.now,
-      envioCompletadoEn: null,
-      ultimaModificacion: r.now,
-    };
+    });
   }
 
   private withQr(stored: StoredEmision, replay: boolean): TicketbaiEmisionResponse {

@@ -6,7 +6,7 @@ import type {
   VerifactuSubsanarBody,
 } from '../../../src-shared/api/verifactu';
 import type { IssuerStore } from '../clients/store';
-import type { RegistroRow, InvoiceStore, InvoiceRow } from '../invoices/store';
+import { nuevoRegistro, type InvoiceStore, type InvoiceRow } from '../invoices/store';
 import { EngineError, paymentRequired } from '../http/errors';
 import type { Caller } from '../http/auth';
 import type { GroupCommit } from '../issuing/group-commit';
@@ -227,7 +227,7 @@ export class VerifactuIssuing {
           huella: rec.huella,
         },
       };
-      const registro: RegistroRow = {
+      const registro = nuevoRegistro({
         id: idRegistro,
         invoiceId: invoice.id,
         accountId: caller.account.id,
@@ -235,29 +235,20 @@ export class VerifactuIssuing {
         nifEmisor: fa.nifEmisor,
         sistemaFiscal: 'verifactu',
         tipo: 'anulacion',
-        estado: 'pendiente',
-        estadoEnvio: 'pendiente_proceso',
-        estadoEnvioFinal: null,
         chainKey,
         chainSeq: (head?.length ?? 0) + 1,
         huella: rec.huella,
         huellaAnterior: head?.link.huella ?? null,
         fechaHoraHusoGenRegistro: rec.fechaHoraHusoGenRegistro,
-        codigoRespuesta: null,
-        descripcionRespuesta: null,
-        csvAeat: null,
-        idLote: null,
         idMaquina: body.idMaquina ?? null,
-        extra: JSON.stringify({
+        extra: {
           respuesta: answer,
           fechaExpedicion: fa.fechaExpedicion,
           sinRegistroPrevio: body.sinRegistroPrevio === true,
           rechazoPrevio: rejectedBefore ? 'S' : 'N',
-        }),
-        creadoEn: nowIso,
-        envioCompletadoEn: null,
-        ultimaModificacion: nowIso,
-      };
+        },
+        now: nowIso,
+      });
       const link: RegistroAnterior = {
         idEmisorFactura: fa.nifEmisor,
         numSerieFactura: numSerie,
@@ -394,7 +385,7 @@ export class VerifactuIssuing {
     if (factura.facturasSustituidas) {
       this.deps.invoices.insertRefs(idFactura, caller.entorno, nif, factura.facturasSustituidas.map(ref), 'sustituida');
     }
-    const registro: RegistroRow = {
+    const registro = nuevoRegistro({
       id: this.deps.ids.next('reg'),
       invoiceId: idFactura,
       accountId: caller.account.id,
@@ -402,31 +393,22 @@ export class VerifactuIssuing {
       nifEmisor: nif,
       sistemaFiscal: 'verifactu',
       tipo: correction ? 'subsanacion' : 'alta',
-      estado: 'pendiente',
-      estadoEnvio: 'pendiente_proceso',
-      estadoEnvioFinal: null,
       chainKey,
       chainSeq: (head?.length ?? 0) + 1,
       huella: rec.huella,
       huellaAnterior: head?.link.huella ?? null,
       fechaHoraHusoGenRegistro: rec.fechaHoraHusoGenRegistro,
-      codigoRespuesta: null,
-      descripcionRespuesta: null,
-      csvAeat: null,
-      idLote: null,
       idMaquina: factura.idMaquina ?? null,
-      extra: JSON.stringify({
+      extra: {
         cuotaTotal: rec.cuotaTotal,
         importeTotal: rec.importeTotal,
         tipoFactura: factura.cabecera.tipoFactura,
         esRectificativa: factura.cabecera.tipoFactura.startsWith('R'),
         ...(factura.rectificativa ? { tipoRectificativa: factura.rectificativa.tipo } : {}),
         ...(correction ? { fingerprint: correction.fingerprint, rechazoPrevio: correction.rechazoPrevio ?? 'N' } : {}),
-      }),
-      creadoEn: nowIso,
-      envioCompletadoEn: null,
-      ultimaModificacion: nowIso,
-    };
+      },
+      now: nowIso,
+    });
     const link: RegistroAnterior = {
       idEmisorFactura: nif,
       numSerieFactura: rec.numSerieFactura,
