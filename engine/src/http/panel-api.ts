@@ -10,6 +10,7 @@ import { allowedHostNames } from './keyed-api';
 import { panelRelayRoutes, type RelayTargets } from './panel-relay';
 import { buildApiServer } from './server';
 import { safeEqual } from '../platform/secrets';
+import { TILL_UI_CSP } from '../../../src-shared/csp';
 import { syncPanelRoutes } from '../submission/panel-routes';
 import { clientPanelRoutes } from '../clients/panel-routes';
 import { webhookPanelRoutes } from '../webhooks/panel-routes';
@@ -118,19 +119,6 @@ const UI_TYPES: Record<string, string> = {
   '.txt': 'text/plain; charset=utf-8',
 };
 
-/** The UI's CSP: its own scripts and styles only, the QR as data: images, HTTP to its own origin. */
-export const TILL_UI_CSP = [
-  "default-src 'self'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self' data: blob:",
-  "connect-src 'self'",
-  "font-src 'self'",
-  "object-src 'none'",
-  "base-uri 'none'",
-  "form-action 'none'",
-  "frame-ancestors 'none'",
-].join('; ');
 
 function isUiRequest(request: FastifyRequest): boolean {
   return request.routeOptions.config?.ui === true && !request.url.startsWith('/panel/');
