@@ -43,6 +43,8 @@ export interface EngineClient {
   panel: Api;
   billing: Api;
   manage: Api;
+  /** A panel document as text (the engine log for support). */
+  panelText(path: string): Promise<string>;
 }
 
 export function createEngineClient(options: EngineClientOptions): EngineClient {
@@ -93,7 +95,15 @@ export function createEngineClient(options: EngineClientOptions): EngineClient {
     post: (path, body, schema) => call(prefix, 'POST', path, body, schema),
     put: (path, body, schema) => call(prefix, 'PUT', path, body, schema),
   });
-  return { panel: api(''), billing: api('/panel/v1/api/billing'), manage: api('/panel/v1/api/manage') };
+  const panelText = async (path: string): Promise<string> => {
+    const res = await doFetch(`${base}${path}`, {
+      headers: { authorization: `Bearer ${options.token}` },
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+    if (!res.ok) throw new ApiError(res.status, undefined, `HTTP ${res.status}`);
+    return res.text();
+  };
+  return { panel: api(''), billing: api('/panel/v1/api/billing'), manage: api('/panel/v1/api/manage'), panelText };
 }
 
 /** Human message of any error thrown by the client (code first when the engine sent one). */

@@ -203,6 +203,9 @@ describe('Settings and languages', () => {
     expect(await settings.idMaquina().textContent()).toMatch(/^WEB-[0-9A-Z]{10}$/);
     expect(await settings.dataDir().textContent()).toBe(server.dataDir);
     expect(await settings.heading().textContent()).toBe('Ajustes y soporte');
+    // Support creates a key for the POS software: shown once, and it works.
+    const key = await settings.createKey('test');
+    expect(key).toMatch(/^sk_test_/);
     await app.screenshot('14-ajustes');
     await settings.setLanguage('eu');
     await page.locator('h1', { hasText: 'Ezarpenak eta laguntza' }).waitFor();

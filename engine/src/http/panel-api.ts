@@ -12,6 +12,7 @@ import { buildApiServer } from './server';
 import { safeEqual } from '../platform/secrets';
 import { TILL_UI_CSP } from '../../../src-shared/csp';
 import { syncPanelRoutes } from '../submission/panel-routes';
+import { accountPanelRoutes } from '../account/panel-routes';
 import { clientPanelRoutes } from '../clients/panel-routes';
 import { webhookPanelRoutes } from '../webhooks/panel-routes';
 
@@ -64,6 +65,7 @@ export async function buildPanelApi(ctx: EngineContext, token: string, options: 
     throw notFound('Ruta no encontrada');
   });
 
+  accountPanelRoutes(app, { accounts: ctx.accounts, dataDir: ctx.config.dataDir, tillKeys: () => readDemoKeys(ctx.config.dataDir) });
   syncPanelRoutes(app, { db: ctx.db, submissions: ctx.submissions, emulatorUrl: () => ctx.config.emulatorUrl });
   webhookPanelRoutes(app, ctx.webhooks.store);
   clientPanelRoutes(app, { clients: ctx.clients, accounts: ctx.accounts, emulatorUrl: () => ctx.config.emulatorUrl });

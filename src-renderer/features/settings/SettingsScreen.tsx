@@ -3,7 +3,7 @@
 import { useEffect, useState } from 'react';
 import { clientesListResponseSchema, type ClientesListResponse } from '../../../src-shared/api/clientes';
 import { webhooksListResponse } from '../../../src-shared/api/webhooks';
-import type { z } from 'zod';
+import { z } from 'zod';
 import { describeError } from '../../api/engine-client';
 import { useSession, useT } from '../../app/session';
 import { LANGS, type Lang } from '../../i18n';
@@ -11,6 +11,8 @@ import { LANGS, type Lang } from '../../i18n';
 type Webhooks = z.infer<typeof webhooksListResponse>['webhooks'];
 
 const LANG_NAMES: Record<Lang, string> = { es: 'Español', eu: 'Euskara', en: 'English' };
+
+const nuevaClaveSchema = z.object({ entorno: z.string(), clave: z.string() });
 
 function mask(key: string | undefined): string {
   return key ? `${key.slice(0, 8)}…${key.slice(-4)}` : '—';
@@ -23,6 +25,32 @@ export function SettingsScreen() {
   const [webhooks, setWebhooks] = useState<Webhooks | undefined>();
   const [error, setError] = useState<string | undefined>();
   const [serie, setSerie] = useState(s.settings.serie);
+  const [nuevaClave, setNuevaClave] = useState<{ entorno: string; clave: string } | undefined>();
+
+  const crearClave = async (entorno: 'test' | 'live') => {
+    if (!s.client) return;
+    try {
+      const created = await s.client.panel.post('/panel/v1/claves', { entorno }, nuevaClaveSchema);
+      setNuevaClave({ entorno: created.entorno, clave: created.clave });
+    } catch (e) {
+      setError(describeError(e));
+    }
+  };
+
+  const exportarRegistro = async () => {
+    if (!s.client) return;
+    try {
+      const text = await s.client.panelText('/panel/v1/registro');
+      const url = URL.createObjectURL(new Blob([text], { type: 'text/plain' }));
+      const a = document.createElement('a');
+      a.href = url;
+      a.download = 'engine.log';
+      a.click();
+      URL.revokeObjectURL(url);
+    } catch (e) {
+      setError(describeError(e));
+    }
+  };
 
   useEffect(() => {
     const client = s.client;
@@ -99,7 +127,12 @@ export function SettingsScreen() {
             <dt>{t('ajustes.carpetaDatos')}</dt>
             <dd className="mono small" data-testid="settings-datadir">{carpeta ?? '—'}</dd>
             <dt>{t('ajustes.log')}</dt>
-            <dd className="mono small">{log ?? '—'}</dd>
+            <dd className="mono small">
+              {log ?? '—'}{' '}
+              <button type="button" data-testid="settings-export-log" onClick={() => void exportarRegistro()}>
+                {t('ajustes.exportarLog')}
+              </button>
+            </dd>
             {s.appInfo ? (
               <>
                 <dt>{t('ajustes.version')}</dt>
@@ -120,6 +153,19 @@ export function SettingsScreen() {
             <dd className="mono">{mask(s.arranque?.claves.live)}</dd>
           </dl>
           <p className="hint">{t('ajustes.clavesNota')}</p>
+          <p>
+            <button type="button" data-testid="settings-new-key-test" onClick={() => void crearClave('test')}>
+              {t('ajustes.nuevaClave')} TEST
+            </button>{' '}
+            <button type="button" data-testid="settings-new-key-live" onClick={() => void crearClave('live')}>
+              {t('ajustes.nuevaClave')} LIVE
+            </button>
+          </p>
+          {nuevaClave ? (
+            <p data-testid="settings-new-key">
+              <code className="mono">{nuevaClave.clave}</code> — {t('ajustes.nuevaClaveNota')}
+            </p>
+          ) : null}
         </div>
       </section>
 

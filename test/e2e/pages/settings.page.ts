@@ -19,4 +19,12 @@ export class SettingsPage {
   heading() {
     return this.page.getByTestId('screen-ajustes').locator('h1');
   }
+
+  /** Creates an API key for POS software; resolves with the key shown once. */
+  async createKey(entorno: 'test' | 'live'): Promise<string> {
+    await this.page.getByTestId(`settings-new-key-${entorno}`).click();
+    const shown = this.page.getByTestId('settings-new-key').locator('code');
+    await shown.waitFor();
+    return (await shown.textContent()) ?? '';
+  }
 }
