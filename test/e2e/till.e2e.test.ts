@@ -112,8 +112,9 @@ describe('Sale: a keyboard-only sale, issued through the panel relay', () => {
 describe('Sale: a full invoice (F1) with the customer, by keyboard', () => {
   it('F4, NIF ⏎ name ⏎ — the NIF is checked, the lines follow, Enter issues an F1', async () => {
     await sale.typeCustomer('78901234X', 'LOPEZ AGIRRE ANE');
-    // The check character here; the census verdict too once the billing API offers /v1/nif/validar.
+    // The check character at once, then the census verdict (management API /v1/nif/validar).
     await page.locator('[data-testid="cliente-check"]', { hasText: 'NIF válido' }).waitFor();
+    await page.locator('[data-testid="cliente-check"]', { hasText: 'Censo AEAT:' }).waitFor();
     expect(await sale.tipo().textContent()).toBe('Completa (F1)');
     await sale.typeLine('Bicicleta', '1', '450', '21');
     await sale.completeWithEnter();

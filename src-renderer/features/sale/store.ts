@@ -184,7 +184,7 @@ export const useSale = create<SaleState>((set, get) => {
       const { client } = session();
       if (!check.valid || !client || !cliente.nombre.trim()) return;
       try {
-        const res = await client.billing.post('/v1/nif/validar', { nifs: [{ nif: check.normalized, nombre: cliente.nombre.trim() }] }, nifValidarResponseSchema);
+        const res = await client.manage.post('/v1/nif/validar', { nifs: [{ nif: check.normalized, nombre: cliente.nombre.trim() }] }, nifValidarResponseSchema);
         const r = res.resultados[0];
         if (r) set({ censo: { nif: check.normalized, estado: r.estado, nombreCenso: r.nombreCenso } });
       } catch {
