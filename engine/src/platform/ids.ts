@@ -1,4 +1,4 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { Clock } from './clock';
 
 /** Every identifier the engine mints comes from an IdGenerator, so tests can make them predictable. */
@@ -8,11 +8,6 @@ export interface IdGenerator {
   /** URL-safe random secret material (API keys, panel tokens). */
   secret(bytes: number): string;
 }
-
-export const randomIds: IdGenerator = {
-  next: (prefix) => (prefix ? `${prefix}_${randomUUID().replaceAll('-', '')}` : randomUUID()),
-  secret: (bytes) => randomBytes(bytes).toString('base64url'),
-};
 
 /**
  * Time-ordered opaque ids (in the spirit of UUIDv7): 12 hex digits of the clock's milliseconds, a
