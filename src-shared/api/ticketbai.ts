@@ -5,6 +5,7 @@
 // `campo` names the field.
 import { z } from 'zod';
 import { fechaDdMmAaaa, idMaquina, importe, importe8, nifBasico, porcentaje, textoPlano } from '../primitives';
+import { anulacionDataBaseFields, emisionBaseFields } from './emision';
 import { codigoPais, TIPOS_FACTURA } from './verifactu';
 
 export const PROVINCIAS = ['araba', 'bizkaia', 'gipuzkoa'] as const;
@@ -306,17 +307,10 @@ export const idTbai = z
 
 /** Answer of crear and subsanar. */
 export const ticketbaiEmisionResponse = z.strictObject({
-  idFactura: z.string().min(1),
+  ...emisionBaseFields,
   estado: z.literal('en_cola'),
-  idTbai,
-  urlValidacion: z.string().startsWith('https://'),
-  /** PNG as base64, without a `data:` prefix. */
-  qrBase64: z.string().regex(/^[A-Za-z0-9+/]+={0,2}$/),
-  numeroFactura: z.string().min(1),
   sistemaFiscal: z.literal('ticketbai'),
-  entorno: z.enum(['test', 'live']),
-  avisos: z.array(z.string()).optional(),
-  yaExistente: z.boolean().optional(),
+  idTbai,
   /** subsanar only: the correction went through Zuzendu and kept idTbai, QR and signature. */
   viaZuzendu: z.boolean().optional(),
 });
@@ -327,17 +321,6 @@ export const ticketbaiSubsanarResponse = ticketbaiEmisionResponse;
 /** Answer of anular: VeriFactu's shape, with the cancelled invoice's idTbai instead of huella. */
 export const ticketbaiAnularResponse = z.strictObject({
   code: z.literal('SUCCESS'),
-  data: z.strictObject({
-    idFactura: z.string().min(1),
-    idRegistro: z.string().min(1),
-    numeroFactura: z.string().min(1),
-    serie: z.string().optional(),
-    numero: z.string().min(1),
-    /** State of the cancellation record (billing record `estado`). */
-    estado: z.enum(['pendiente', 'procesando', 'aceptada', 'rechazada']),
-    creadoEn: z.iso.datetime(),
-    idTbai,
-    yaAnulada: z.boolean().optional(),
-  }),
+  data: z.strictObject({ ...anulacionDataBaseFields, idTbai }),
 });
 export type TicketbaiAnularResponse = z.infer<typeof ticketbaiAnularResponse>;

@@ -3,6 +3,7 @@
 // shape live here (with `path`, so `campo` names the field); the AEAT business rules with their
 // error codes live in engine/src/verifactu/reglas.ts.
 import { z } from 'zod';
+import { anulacionDataBaseFields, emisionBaseFields } from './emision';
 import {
   fechaDdMmAaaa,
   idMaquina,
@@ -282,18 +283,11 @@ export const fechaHoraHuso = z
 
 /** Answer of crear and subsanar. */
 export const verifactuEmisionResponse = z.strictObject({
-  idFactura: z.string().min(1),
+  ...emisionBaseFields,
   estado: z.literal('pendiente_proceso'),
-  numeroFactura: z.string().min(1),
   sistemaFiscal: z.literal('verifactu'),
-  entorno: z.enum(['test', 'live']),
   huella,
   fechaHoraHusoGenRegistro: fechaHoraHuso,
-  urlValidacion: z.string().startsWith('https://'),
-  /** PNG as base64, without a `data:` prefix. */
-  qrBase64: z.string().regex(/^[A-Za-z0-9+/]+={0,2}$/),
-  avisos: z.array(z.string()).optional(),
-  yaExistente: z.boolean().optional(),
 });
 export type VerifactuEmisionResponse = z.infer<typeof verifactuEmisionResponse>;
 export const verifactuCrearResponse = verifactuEmisionResponse;
@@ -302,18 +296,6 @@ export const verifactuSubsanarResponse = verifactuEmisionResponse;
 /** Answer of anular. */
 export const verifactuAnularResponse = z.strictObject({
   code: z.literal('SUCCESS'),
-  data: z.strictObject({
-    idFactura: z.string().min(1),
-    idRegistro: z.string().min(1),
-    numeroFactura: z.string().min(1),
-    /** Absent when the invoice has no series. */
-    serie: z.string().min(1).optional(),
-    numero: z.string().min(1),
-    /** State of the cancellation record (billing record `estado`). */
-    estado: z.enum(['pendiente', 'procesando', 'aceptada', 'rechazada']),
-    creadoEn: z.iso.datetime(),
-    huella,
-    yaAnulada: z.boolean().optional(),
-  }),
+  data: z.strictObject({ ...anulacionDataBaseFields, huella }),
 });
 export type VerifactuAnularResponse = z.infer<typeof verifactuAnularResponse>;
