@@ -98,8 +98,9 @@ export default tseslint.config(
     },
   },
   {
-    // The headless start is the one place that composes engine and emulators.
-    files: ['engine/src/bin/serve.ts'],
+    // The start shared by `npm start` and the desktop's engine process is the one place that
+    // composes engine and emulators.
+    files: ['engine/src/bin/start.ts'],
     rules: { 'import/no-restricted-paths': 'off' },
   },
   {

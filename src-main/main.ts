@@ -49,6 +49,9 @@ async function main(): Promise<void> {
       POS_PANEL_TOKEN: panelToken,
       POS_ASSETS_DIR: path.join(APP_ROOT, 'assets'),
       POS_UI_DIR: path.join(APP_ROOT, 'out/renderer'),
+      // The engine process starts the emulators as `npm start` does; installed, they validate
+      // against the official XSDs shipped as extra resources (electron-builder.yml), not ../shared.
+      ...(app.isPackaged && !process.env.POS_REFERENCE_DIR ? { POS_REFERENCE_DIR: path.join(process.resourcesPath, 'reference') } : {}),
     },
     fork: (modulePath, args, options): EngineChild => {
       const child = utilityProcess.fork(modulePath, args, options);

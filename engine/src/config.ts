@@ -1,13 +1,18 @@
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { createSecureContext, rootCertificates } from 'node:tls';
 import type { LimitsConfig } from './account/plans';
 import { DEFAULT_CENSUS_CONFIG, type CensusConfig } from './census/service';
 import { DEFAULT_AEAT_EMULATOR_URL, type SubmissionConfig } from './submission/worker';
 import type { TbaiEndpoints } from './ticketbai/filing';
 import type { TbaiCertificateConfig } from './ticketbai/signing-identity';
+import { POLITICAS_FIRMA, type PoliticaFirma } from './ticketbai/politicas';
+import type { Provincia } from '../../src-shared/api/ticketbai';
 import { DEFAULT_WEBHOOK_DELIVERY, type WebhookDeliveryConfig } from './webhooks/delivery-worker';
 import { systemClock, type Clock } from './platform/clock';
 import { timeOrderedIds, type IdGenerator } from './platform/ids';
 import type { Logger } from './platform/logger';
+import type { TlsClientConfig } from './submission/transport';
 
 /** Who made this software and how it identifies itself to the AEAT (SistemaInformatico). */
 export interface SoftwareIdentity {
@@ -47,12 +52,19 @@ export interface EngineConfig {
   webhooks?: Partial<WebhookDeliveryConfig>;
   /** Base URL of the shipped emulators, when they play the authorities (fault controls in the panel). */
   /** TicketBAI reception services per province and environment, and the LIVE signing certificate. */
-  ticketbai?: { endpoints?: Partial<TbaiEndpoints>; certificate?: TbaiCertificateConfig };
+  ticketbai?: {
+    endpoints?: Partial<TbaiEndpoints>;
+    certificate?: TbaiCertificateConfig;
+    /** XAdES-EPES signature policy per treasury (identifier and digest); defaults to POLITICAS_FIRMA. */
+    politicasFirma?: Partial<Record<Provincia, PoliticaFirma>>;
+  };
   emulatorUrl?: string;
   /** The census NIF check service (default: the shipped emulator), its time-out and verdict cache. */
   census?: Partial<CensusConfig>;
   /** The IAE catalogue CSV for `epigrafeIAE` (default assets/iae/epigrafes-lroe.csv). */
   iaeCatalogue?: string;
+  /** CAs trusted for representation signatures: PEM text, or paths of PEM/DER files or folders. None by default. */
+  representacionCas?: string[];
 }
 
 export const DEFAULT_SOFTWARE: SoftwareIdentity = {
@@ -85,7 +97,8 @@ export interface ResolvedConfig {
   emulatorUrl: string | undefined;
   census: CensusConfig;
   iaeCatalogue: string;
-  ticketbai: { endpoints: TbaiEndpoints; certificate: TbaiCertificateConfig };
+  representacionCas: string[];
+  ticketbai: { endpoints: TbaiEndpoints; certificate: TbaiCertificateConfig; politicasFirma: Record<Provincia, PoliticaFirma> };
 }
 
 /** The shipped emulators' TicketBAI services, below one base URL. */
@@ -131,9 +144,11 @@ export function resolveConfig(config: EngineConfig): ResolvedConfig {
         ...config.ticketbai?.endpoints,
       },
       certificate: config.ticketbai?.certificate ?? {},
+      politicasFirma: { ...POLITICAS_FIRMA, ...config.ticketbai?.politicasFirma },
     },
     census: { ...DEFAULT_CENSUS_CONFIG, ...config.census },
     iaeCatalogue: config.iaeCatalogue ?? path.join(config.assetsDir ?? path.join(REPO_ROOT, 'assets'), 'iae', 'epigrafes-lroe.csv'),
+    representacionCas: config.representacionCas ?? [],
   };
 }
 
@@ -148,10 +163,12 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): EngineConfi
   };
   const emulatorPort = port('POS_EMULATOR_PORT', 8790);
   const emulatorAeat = `http://127.0.0.1:${emulatorPort}/wlpl/TIKE-CONT/ws/SistemaFacturacion/VerifactuSOAP`;
+  const tls = aeatTlsFromEnv(env);
   return {
     submission: {
       aeat: {
         url: { test: env.POS_AEAT_URL_TEST ?? emulatorAeat, live: env.POS_AEAT_URL_LIVE ?? emulatorAeat },
+        ...(tls ? { tls } : {}),
       },
     },
     dataDir: env.POS_DATA_DIR ?? './data',
@@ -160,5 +177,41 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): EngineConfi
     managePort: port('POS_MANAGE_PORT', 8781),
     panelPort: port('POS_PANEL_PORT', 8782),
     census: { url: env.POS_CENSUS_URL ?? `http://127.0.0.1:${emulatorPort}/wlpl/BURT-JDIT/ws/VNifV2SOAP` },
+    // Paths separated like PATH (':' here, ';' on Windows).
+    representacionCas: (env.POS_REPRESENTACION_CAS ?? '').split(path.delimiter).filter((p) => p.trim() !== ''),
   };
+}
+
+/**
+ * Mutual TLS towards the AEAT: POS_AEAT_P12 (PKCS#12 with the seal or representative certificate),
+ * POS_AEAT_P12_PASSWORD, POS_AEAT_CA (a PEM bundle trusted besides the system CAs). Files are read
+ * at start so a wrong path stops the engine there, naming the variable, not at the first filing.
+ */
+function aeatTlsFromEnv(env: NodeJS.ProcessEnv): TlsClientConfig | undefined {
+  const read = (name: string): Buffer | undefined => {
+    const file = env[name];
+    if (file === undefined || file === '') return undefined;
+    try {
+      return readFileSync(file);
+    } catch (error) {
+      throw new Error(`${name}: cannot read ${file} (${error instanceof Error ? error.message : String(error)})`);
+    }
+  };
+  const pfx = read('POS_AEAT_P12');
+  const ca = read('POS_AEAT_CA');
+  if (!pfx) {
+    // AEAT refuses every request without a client certificate: a CA alone is a configuration mistake.
+    if (ca || env.POS_AEAT_P12_PASSWORD) throw new Error('POS_AEAT_CA and POS_AEAT_P12_PASSWORD need POS_AEAT_P12');
+    return undefined;
+  }
+  // Node's `ca` replaces its bundled roots: keep them, so the CA adds trust instead of narrowing it.
+  const trusted = ca ? Buffer.concat([Buffer.from(`${rootCertificates.join('\n')}\n`), ca]) : undefined;
+  const tls: TlsClientConfig = { pfx, ...(env.POS_AEAT_P12_PASSWORD ? { passphrase: env.POS_AEAT_P12_PASSWORD } : {}), ...(trusted ? { ca: trusted } : {}) };
+  try {
+    // A wrong password or a broken file fails here, not as endless transport retries.
+    createSecureContext(tls);
+  } catch (error) {
+    throw new Error(`POS_AEAT_P12: cannot use the PKCS#12 (${error instanceof Error ? error.message : String(error)})`);
+  }
+  return tls;
 }

@@ -67,6 +67,7 @@ export function buildContext(config: ResolvedConfig, db: Database, logger: Logge
     groupCommit,
     software: { licenciaTbai: software.licenciaTbai, nifDesarrolladora: software.productorNif, nombre: software.nombreSistema, version: software.version },
     signer: tbaiSigner(db, clock, { nif: software.productorNif, nombre: software.productorNombre }, config.ticketbai.certificate),
+    politicas: config.ticketbai.politicasFirma,
   });
   const webhookDeliveries = new WebhookDeliveryWorker(db, clock, logger, config.webhooks);
   const webhooks = new WebhookService(db, issuers, clock, ids);

@@ -5,12 +5,16 @@ import QRCode from 'qrcode';
 import type { Receipt } from '../../src-shared/bridge';
 import { QR_TARGET_MM } from './qr-size';
 
+/** Quiet zone around the symbol: ≥ 2 mm (FACTS.md) and ≥ 4 modules for any URL of 35+ modules. */
+const QR_QUIET_MM = 4;
+
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 export const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => ESCAPES[c] ?? c);
 const money = (v: string) => v.replace('.', ',');
 
 export async function receiptHtml(receipt: Receipt): Promise<string> {
-  const svg = await QRCode.toString(receipt.qr.url, { type: 'svg', errorCorrectionLevel: 'M', margin: 4 });
+  // No margin: the SVG box is the symbol itself (35 mm); the quiet zone is the padding below.
+  const svg = await QRCode.toString(receipt.qr.url, { type: 'svg', errorCorrectionLevel: 'M', margin: 0 });
   const e = escapeHtml;
   const legend = receipt.qr.sistema === 'verifactu' ? 'VERI*FACTU' : e(receipt.qr.idTbai);
   const lines = receipt.lineas
@@ -35,6 +39,7 @@ body { margin: 0; width: ${receipt.ancho}mm; font-family: 'DejaVu Sans Mono', mo
 .rule { border-top: 1px dashed #000; margin: 1.5mm 0; }
 .qr { display: flex; flex-direction: column; align-items: center; margin: 2mm 0; }
 .qr svg { width: ${QR_TARGET_MM}mm; height: ${QR_TARGET_MM}mm; }
+.qr svg { padding: ${QR_QUIET_MM}mm; background: #fff; }
 .qr .legend { font-weight: bold; }
 .total { font-weight: bold; font-size: 1.25em; }
 </style></head>

@@ -4,6 +4,7 @@
 // Every answer is parsed with the shared zod schema of its route.
 import type { z } from 'zod';
 import { errorBodySchema, type Entorno, type ErrorBody } from '../../src-shared/api/common';
+import { translate, type MessageKey } from '../i18n';
 
 export class ApiError extends Error {
   constructor(
@@ -29,6 +30,8 @@ export interface EngineClientOptions {
   base?: string;
   fetch?: typeof fetch;
   timeoutMs?: number;
+  /** The till's language for the client's own messages (Spanish when not given). */
+  t?: (key: MessageKey, vars: Record<string, string>) => string;
 }
 
 type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -51,6 +54,7 @@ export function createEngineClient(options: EngineClientOptions): EngineClient {
   const base = options.base ?? '';
   const doFetch = options.fetch ?? globalThis.fetch.bind(globalThis);
   const timeoutMs = options.timeoutMs ?? 20_000;
+  const t = options.t ?? ((key: MessageKey, vars: Record<string, string>) => translate('es', key, vars));
 
   async function call<S extends z.ZodType>(prefix: string, method: Method, path: string, body: unknown, schema: S): Promise<z.infer<S>> {
     const headers: Record<string, string> = {
@@ -68,7 +72,7 @@ export function createEngineClient(options: EngineClientOptions): EngineClient {
         signal: AbortSignal.timeout(timeoutMs),
       });
     } catch (error) {
-      throw new ApiError(0, undefined, `Sin conexión con el motor: ${error instanceof Error ? error.message : String(error)}`);
+      throw new ApiError(0, undefined, t('error.sinConexion', { detalle: error instanceof Error ? error.message : String(error) }));
     }
     const text = await res.text();
     let json: unknown;
@@ -85,7 +89,7 @@ export function createEngineClient(options: EngineClientOptions): EngineClient {
     }
     const parsed = schema.safeParse(json);
     if (!parsed.success) {
-      throw new ApiError(res.status, undefined, `Respuesta inesperada de ${path}: ${parsed.error.issues[0]?.message ?? ''}`);
+      throw new ApiError(res.status, undefined, t('error.respuestaInesperada', { ruta: path, detalle: parsed.error.issues[0]?.message ?? '' }));
     }
     return parsed.data;
   }

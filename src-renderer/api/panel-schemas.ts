@@ -15,13 +15,16 @@ export const arranqueSchema = z.object({
 });
 export type Arranque = z.infer<typeof arranqueSchema>;
 
-/** GET/PUT /panel/v1/emuladores/aeat/faults (the emulator's fault state, relayed). */
+/** A verdict override of an emulator: AEAT codes are numbers, TicketBAI codes strings. */
+const overrideSchema = z.object({ count: z.number(), codigo: z.union([z.number(), z.string()]) });
+
+/** GET/PUT /panel/v1/emuladores/{aeat|censo|…}/faults (an emulator's fault state, relayed). */
 export const faultsSchema = z.object({
   mode: z.string(),
   delayMs: z.number().optional(),
   times: z.number().nullable().optional(),
-  rejectNext: z.object({ count: z.number(), codigo: z.number() }).nullable().optional(),
-  acceptWithErrorsNext: z.object({ count: z.number(), codigo: z.number() }).nullable().optional(),
+  rejectNext: overrideSchema.nullable().optional(),
+  acceptWithErrorsNext: overrideSchema.nullable().optional(),
 });
 export type Faults = z.infer<typeof faultsSchema>;
 

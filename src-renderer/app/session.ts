@@ -6,8 +6,9 @@ import type { Entorno, Hacienda } from '../../src-shared/api/common';
 import type { AppInfo, DeviceInfo } from '../../src-shared/bridge';
 import { createEngineClient, describeError, type EngineClient } from '../api/engine-client';
 import { arranqueSchema, type Arranque } from '../api/panel-schemas';
-import { isLang, translate, type Lang, type MessageKey } from '../i18n';
+import { isLang, translate, type DynamicKey, type Lang, type MessageKey } from '../i18n';
 import { tillBridge } from '../platform/bridge';
+import { pageHash, pageHref, replacePageUrl, sessionGet, sessionSet, setPageLang } from '../platform/page';
 import { browserStore, type KeyValueStore } from '../platform/storage';
 import { defaultSerie } from './serie';
 
@@ -46,19 +47,19 @@ export interface SessionState {
   setEntorno(entorno: Entorno): Promise<void>;
   setEmisor(nif: string): Promise<void>;
   updateSettings(patch: Partial<TillSettings>): void;
-  t(key: MessageKey, vars?: Record<string, string | number>): string;
+  t(key: MessageKey | DynamicKey, vars?: Record<string, string | number>): string;
 }
 
 const TOKEN_KEY = 'till.panelToken';
 
 /** The panel token: from `?token=` (then removed from the address bar), the tab's session, or the bridge. */
 async function findToken(): Promise<{ token: string; appInfo?: AppInfo } | undefined> {
-  const url = new URL(window.location.href);
+  const url = new URL(pageHref());
   const fromUrl = url.searchParams.get('token');
   if (fromUrl) {
-    sessionStorage.setItem(TOKEN_KEY, fromUrl);
+    sessionSet(TOKEN_KEY, fromUrl);
     url.searchParams.delete('token');
-    window.history.replaceState(null, '', `${url.pathname}${url.search}${url.hash}`);
+    replacePageUrl(`${url.pathname}${url.search}${url.hash}`);
     return { token: fromUrl };
   }
   const bridge = tillBridge();
@@ -66,7 +67,7 @@ async function findToken(): Promise<{ token: string; appInfo?: AppInfo } | undef
     const appInfo = await bridge.appInfo();
     return { token: appInfo.panelToken, appInfo };
   }
-  const saved = sessionStorage.getItem(TOKEN_KEY);
+  const saved = sessionGet(TOKEN_KEY);
   return saved ? { token: saved } : undefined;
 }
 
@@ -85,7 +86,7 @@ function loadSettings(store: KeyValueStore, idMaquina: string): TillSettings {
 }
 
 function screenFromHash(): Screen {
-  const name = window.location.hash.replace(/^#\/?/, '');
+  const name = pageHash().replace(/^#\/?/, '');
   return (SCREENS as readonly string[]).includes(name) ? (name as Screen) : 'venta';
 }
 
@@ -123,7 +124,7 @@ export const useSession = create<SessionState>((set, get) => {
           idMaquina = randomId('WEB-');
           store.set('till.idMaquina', idMaquina);
         }
-        const client = createEngineClient({ token: found.token, entorno: () => get().entorno });
+        const client = createEngineClient({ token: found.token, entorno: () => get().entorno, t: (key, vars) => get().t(key, vars) });
         const arranque = await client.panel.get('/panel/v1/arranque', arranqueSchema);
         const settings = loadSettings(store, idMaquina);
         if (deviceInfo) settings.ancho = deviceInfo.impresora.ancho;
@@ -136,13 +137,13 @@ export const useSession = create<SessionState>((set, get) => {
     },
 
     setScreen(screen) {
-      if (window.location.hash !== `#/${screen}`) window.history.replaceState(null, '', `#/${screen}`);
+      if (pageHash() !== `#/${screen}`) replacePageUrl(`#/${screen}`);
       set({ screen });
     },
 
     setLang(lang) {
       store.set('till.lang', lang);
-      document.documentElement.lang = lang;
+      setPageLang(lang);
       set({ lang });
     },
 
@@ -184,7 +185,7 @@ export const useSession = create<SessionState>((set, get) => {
 });
 
 /** The translate function bound to the session's language, re-rendering on change. */
-export function useT(): (key: MessageKey, vars?: Record<string, string | number>) => string {
+export function useT(): (key: MessageKey | DynamicKey, vars?: Record<string, string | number>) => string {
   const lang = useSession((s) => s.lang);
   return (key, vars) => translate(lang, key, vars);
 }

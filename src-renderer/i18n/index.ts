@@ -6,9 +6,29 @@ export function isLang(value: unknown): value is Lang {
   return typeof value === 'string' && (LANGS as readonly string[]).includes(value);
 }
 
-/** The message in `lang` (Spanish when missing), with `{name}` placeholders filled. */
-export function translate(lang: Lang, key: MessageKey, vars: Record<string, string | number> = {}): string {
-  const text = DICTS[lang][key] ?? DICTS.es[key];
+/** Keys screens build from data (an engine state, an environment…): checked at run time only. */
+export type DynamicKey = `${'estado' | 'entorno' | 'regimen' | 'emulador'}.${string}`;
+
+/** Keys already reported missing: a screen re-renders often, the log says it once. */
+const reportedMissing = new Set<string>();
+
+/** Where a missing key is reported (tests replace it). */
+export const i18nLog: { warn: (message: string) => void } = { warn: (message) => console.warn(message) };
+
+/**
+ * The message in `lang` (Spanish when missing), with `{name}` placeholders filled. Screens build
+ * some keys from data (`estado.${x}`): a key no catalogue has shows as itself, never throws.
+ */
+export function translate(lang: Lang, key: MessageKey | DynamicKey, vars: Record<string, string | number> = {}): string {
+  const k = key as MessageKey;
+  const text = DICTS[lang][k] ?? DICTS.es[k];
+  if (text === undefined) {
+    if (!reportedMissing.has(key)) {
+      reportedMissing.add(key);
+      i18nLog.warn(`i18n: falta la clave «${key}»`);
+    }
+    return key;
+  }
   return text.replace(/\{(\w+)\}/g, (whole, name: string) => (name in vars ? String(vars[name]) : whole));
 }
 

@@ -8,5 +8,5 @@ declare global {
 }
 
 export function tillBridge(): TillBridge | undefined {
-  return typeof window !== 'undefined' ? window.till : undefined;
+  return (globalThis as { till?: TillBridge }).till;
 }

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { textoPlano } from '../primitives';
-import { entornoSchema, haciendaSchema, timestampSchema } from './common';
+import { entornoSchema, haciendaSchema, parametroConsulta, timestampSchema } from './common';
 import { estadoNifSchema } from './nif';
 
 // Issuer clients (spec: Issuer client, Issuer clients endpoints) and their representation
@@ -218,4 +218,18 @@ export const representacionVerificarResponseSchema = z.object({
   estadoRepresentacion: estadoRepresentacionSchema,
   firmaEnCurso: z.boolean(),
   entorno: entornoSchema,
+});
+
+// ---------------------------------------------------------------- query parameters (documentation)
+
+/** GET /v1/clientes: `limite` is never rejected (an invalid value falls back to the default). */
+export const clientesListQuerySchema = z.object({
+  limite: parametroConsulta('Por defecto 20, máximo 100 (un valor mayor se recorta); un valor no válido usa el de por defecto'),
+  cursor: parametroConsulta('El proximaPagina de la página anterior'),
+  incluirEliminados: parametroConsulta('true añade los eliminados dentro de su plazo de restauración de 30 días'),
+});
+
+/** GET /v1/clientes/{nif} */
+export const clienteQuerySchema = z.object({
+  incluirEliminados: parametroConsulta('true también encuentra un cliente eliminado hace menos de 30 días'),
 });

@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { validateNif } from '../nif';
+import { nifBasico } from '../primitives';
 
 export const entornoSchema = z.enum(['test', 'live']);
 export type Entorno = z.infer<typeof entornoSchema>;
@@ -27,3 +29,30 @@ export type ErrorBody = z.infer<typeof errorBodySchema>;
 
 /** What an API gateway answers for a missing, unknown or revoked key: no `code`. */
 export const gatewayForbiddenSchema = z.object({ message: z.literal('Forbidden') });
+
+/**
+ * A recipient's or third party's Spanish NIF: the shape, then the check character (nif.ts), so a
+ * mistyped NIF is a 400 here instead of an AEAT rejection after the invoice is already chained.
+ */
+export const nifTercero = nifBasico.check((ctx) => {
+  // A bad shape already has its issue from nifBasico: one message per fault.
+  if (!/^[A-Z0-9]{9}$/.test(ctx.value)) return;
+  const r = validateNif(ctx.value);
+  if (!r.valid) ctx.issues.push({ code: 'custom', message: `invalid NIF: ${r.reason}`, input: ctx.value });
+});
+
+/** Marker key `parametroConsulta` puts on a required parameter's schema; removed from the document. */
+export const MARCA_OBLIGATORIO = 'x-obligatorio';
+
+/**
+ * A query parameter as the OpenAPI document shows it. Always an optional string to zod: the
+ * handlers apply the spec's rules themselves (MISSING_PARAMETER, INVALID_PARAMETER, defaults),
+ * so validation never answers a different error. `obligatorio` only marks it required in the
+ * document (see the OpenAPI transform in engine/src/http/server.ts).
+ */
+export function parametroConsulta(description: string, opciones: { obligatorio?: boolean } = {}) {
+  return z
+    .string()
+    .optional()
+    .meta({ description, ...(opciones.obligatorio === true ? { [MARCA_OBLIGATORIO]: true } : {}) });
+}

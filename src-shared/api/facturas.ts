@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { sistemaFiscalSchema, timestampSchema } from './common';
+import { parametroConsulta, sistemaFiscalSchema, timestampSchema } from './common';
 
 export const estadoFacturaSchema = z.enum(['registrada', 'anulada', 'rectificada']);
 export const estadoEnvioSchema = z.enum([
@@ -131,4 +131,41 @@ export const facturaEnvelopeSchema = z.object({
   factura: facturaDetalleSchema,
   registros: z.array(registroDetalleSchema),
   totalRegistros: z.number().int(),
+});
+
+// ---------------------------------------------------------------- query parameters (documentation)
+
+const nifEmisorParam = parametroConsulta('NIF del emisor; debe pertenecer a la cuenta de la clave', { obligatorio: true });
+const limiteParam = parametroConsulta('Entero ≥ 1; por defecto 100, máximo 500 (un valor mayor se recorta); otro valor da 400 INVALID_PARAMETER');
+const cursorParam = parametroConsulta('El proximaPagina de la página anterior');
+
+/** GET /v1/facturas */
+export const facturasListQuerySchema = z.object({
+  nifEmisor: nifEmisorParam,
+  fechaInicio: parametroConsulta('Desde esta fecha de registro, ISO 8601; una fecha sola (AAAA-MM-DD) es el día de Madrid'),
+  fechaFin: parametroConsulta('Hasta esta fecha de registro, ISO 8601; una fecha sola (AAAA-MM-DD) incluye todo el día de Madrid'),
+  estado: parametroConsulta('registrada, anulada o rectificada'),
+  sistemaFiscal: parametroConsulta('verifactu o ticketbai'),
+  limite: limiteParam,
+  cursor: cursorParam,
+});
+
+/** GET /v1/facturas/buscar */
+export const facturasBuscarQuerySchema = z.object({
+  nifEmisor: nifEmisorParam,
+  serie: parametroConsulta('Serie, sin el número (como máximo 60 caracteres); se omite si la factura no tiene serie'),
+  numero: parametroConsulta('Número sin la serie (como máximo 60 caracteres); falta → 400 MISSING_PARAMETER', { obligatorio: true }),
+  fechaExpedicion: parametroConsulta('dd-mm-aaaa; falta → 400 MISSING_PARAMETER', { obligatorio: true }),
+});
+
+/** GET /v1/facturas/{idFactura}, /estado, /qr, /xml */
+export const facturaQuerySchema = z.object({ nifEmisor: nifEmisorParam });
+
+/** GET /v1/registros */
+export const registrosListQuerySchema = z.object({ nifEmisor: nifEmisorParam, limite: limiteParam, cursor: cursorParam });
+
+/** GET /v1/registros/{idRegistro} */
+export const registroQuerySchema = z.object({
+  nifEmisor: nifEmisorParam,
+  idFactura: parametroConsulta('Factura a la que pertenece el registro', { obligatorio: true }),
 });

@@ -5,6 +5,7 @@
 // `campo` names the field.
 import { z } from 'zod';
 import { fechaDdMmAaaa, idMaquina, importe, importe8, nifBasico, porcentaje, textoPlano } from '../primitives';
+import { nifTercero } from './common';
 import { anulacionDataBaseFields, emisionBaseFields } from './emision';
 import { codigoPais, TIPOS_FACTURA } from './verifactu';
 
@@ -68,7 +69,7 @@ const idOtroTbai = z.strictObject({
 /** IDDestinatario: NIF or IDOtro (never both), name, optional postcode and address. */
 export const destinatarioTbai = z
   .strictObject({
-    nif: nifBasico.optional(),
+    nif: nifTercero.optional(),
     idOtro: idOtroTbai.optional(),
     nombre: textoPlano(120),
     codigoPostal: textoPlano(20).optional(),

@@ -3,6 +3,7 @@
 // shape live here (with `path`, so `campo` names the field); the AEAT business rules with their
 // error codes live in engine/src/verifactu/reglas.ts.
 import { z } from 'zod';
+import { nifTercero } from './common';
 import { anulacionDataBaseFields, emisionBaseFields } from './emision';
 import {
   fechaDdMmAaaa,
@@ -57,7 +58,7 @@ export type IdOtro = z.infer<typeof idOtro>;
 /** A party identified by Spanish NIF or by `idOtro`, never both (AEAT: "NIF o IDOtro, pero uno de los dos"). */
 const persona = z
   .strictObject({
-    nif: nifBasico.optional(),
+    nif: nifTercero.optional(),
     nombre: textoPlano(120),
     idOtro: idOtro.optional(),
   })
@@ -111,11 +112,24 @@ export const detalleDesglose = z
   });
 export type DetalleDesglose = z.infer<typeof detalleDesglose>;
 
-const idFacturaReferida = z.strictObject({
-  serie: serieFactura.optional(),
-  numero: numeroFactura,
-  fechaExpedicion: fechaDdMmAaaa,
-});
+const idFacturaReferida = z
+  .strictObject({
+    serie: serieFactura.optional(),
+    numero: numeroFactura,
+    fechaExpedicion: fechaDdMmAaaa,
+  })
+  .check((ctx) => {
+    // Written as one NumSerieFactura (XSD TextMax60Type): the joined length is what the XSD limits.
+    const { serie, numero } = ctx.value;
+    if ((serie?.length ?? 0) + numero.length > 60) {
+      ctx.issues.push({
+        code: 'custom',
+        message: 'serie + numero form NumSerieFactura, at most 60 characters',
+        path: ['numero'],
+        input: numero,
+      });
+    }
+  });
 export type IdFacturaReferida = z.infer<typeof idFacturaReferida>;
 
 const rectificativa = z

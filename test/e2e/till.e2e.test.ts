@@ -17,6 +17,7 @@ import { launchTill, type Till } from './support/chromium';
 import { ensureUiBuilt, startHeadless, type Headless } from './support/headless';
 import { decodeQrPng, expectedVerifactuUrl } from './support/qr';
 import { issueBacklog } from './support/backlog';
+import { qrModuleCount, qrSymbolMm } from '../../src-renderer/features/sale/qr-size';
 
 const CSS_PX_PER_MM = 96 / 25.4;
 
@@ -94,7 +95,8 @@ describe('Sale: a keyboard-only sale, issued through the panel relay', () => {
     const label = await sale.qrLabel().boundingBox();
     const legend = await sale.qrLegend().boundingBox();
     expect(qr && label && legend).toBeTruthy();
-    const mm = qr!.width / CSS_PX_PER_MM;
+    // The rule is about the symbol: the image box minus the PNG's 4-module quiet zone.
+    const mm = qrSymbolMm(qrModuleCount(decoded ?? ''), qr!.width / CSS_PX_PER_MM);
     expect(mm).toBeGreaterThanOrEqual(30);
     expect(mm).toBeLessThanOrEqual(40);
     expect(label!.y + label!.height).toBeLessThanOrEqual(qr!.y + 0.5);
@@ -198,6 +200,71 @@ describe('Sync view: rehearsing an AEAT outage', () => {
   });
 });
 
+describe('Sync view: a rejected sale corrected (subsanar) from the invoices screen', () => {
+  let numero = '';
+
+  it('a fault card per emulator the panel relays; "reject next" on AEAT: the next sale is rejected', async () => {
+    await app.goTo('sync');
+    await sync.waitLoaded();
+    // AEAT and the census are relayed by the panel; TicketBAI's controls are not (yet).
+    expect(await sync.faultCards()).toEqual(expect.arrayContaining(['aeat', 'censo']));
+    await sync.rejectNextAeat();
+    await app.screenshot('17-sync-rechazar-siguiente');
+    await app.goTo('venta');
+    await sale.typeLine('Zumo de naranja', '2', '2,20', '10');
+    await sale.completeWithEnter();
+    numero = (await sale.numero().textContent()) ?? '';
+    await sale.waitForStatus('rechazada');
+    await app.screenshot('18-venta-rechazada');
+  });
+
+  it('the estado filter shows it among the rejected; the detail shows AEAT’s reply', async () => {
+    await app.goTo('facturas');
+    await invoices.filterEstado('rechazada');
+    await invoices.waitForRow(numero, 'rechazada');
+    expect(await invoices.rows().evaluateAll((rows) => rows.every((r) => r.getAttribute('data-estado') === 'rechazada'))).toBe(true);
+    await app.screenshot('19-facturas-rechazadas');
+    await invoices.filterEstado('');
+    await invoices.openByKeyboard(numero);
+    await invoices.waitForStatus('rechazada');
+    expect(await invoices.records().first().textContent()).toContain('1100');
+  });
+
+  it('Subsanar: the same number issued again with its lines; registered, with no rechazoPrevio warning', async () => {
+    await invoices.correct();
+    expect(await sale.lines().count()).toBe(1);
+    await sale.waitForTotal('4,40');
+    await app.screenshot('20-subsanacion');
+    await sale.completeCorrectionWithEnter();
+    expect(await sale.numero().textContent()).toBe(numero);
+    await sale.waitForStatus('registrada');
+    if ((await sale.avisos().count()) > 0) expect(await sale.avisos().textContent()).not.toContain('rechazoPrevio');
+    await app.goTo('facturas');
+    await invoices.waitForRow(numero, 'registrada');
+    await app.screenshot('21-facturas-subsanada');
+  });
+});
+
+describe('Sync view: pause and resume filing', () => {
+  it('paused, a sale waits in the queue; resumed, it is registered', async () => {
+    await app.goTo('sync');
+    await sync.waitLoaded();
+    await sync.waitInFlight('test', 0);
+    await sync.togglePause('test', true);
+    expect(await page.getByTestId('sync-pause-test').textContent()).toBe('Reanudar envíos');
+    await app.goTo('venta');
+    await sale.typeLine('Agua', '1', '1,00', '10');
+    await sale.completeWithEnter();
+    await app.goTo('sync');
+    await sync.waitInFlight('test', 1);
+    await app.screenshot('22-sync-pausada');
+    await sync.togglePause('test', false);
+    expect(await page.getByTestId('sync-pause-test').textContent()).toBe('Pausar envíos');
+    await sync.waitInFlight('test', 0);
+    await app.screenshot('23-sync-reanudada');
+  });
+});
+
 describe('Settings and languages', () => {
   it('shows the device and data folder; Basque and English are available, Spanish is the default', async () => {
     await app.goTo('ajustes');
@@ -250,13 +317,14 @@ describe('Responsiveness while a backlog drains', () => {
     await sync.retryNow();
     const drainStart = performance.now();
     await app.goTo('venta');
-    const during: { lineMs: number; saleMs: number; inFlightAfter: number }[] = [];
+    const during: { lineMs: number; saleMs: number; inFlightBefore: number; inFlightAfter: number }[] = [];
     const inFlightLive = async () =>
       Number(await page.evaluate(`fetch('/panel/v1/sync', { headers: { authorization: 'Bearer ' + sessionStorage.getItem('till.panelToken') } }).then(r => r.json()).then(j => Object.entries(j.porEstadoEnvio.live || {}).filter(([k]) => k !== 'rechazada').reduce((n, [, v]) => n + v, 0))`));
     for (let i = 0; i < 40; i++) {
+      const before = await inFlightLive();
       const timing = await timeSale(`Durante ${i}`);
       const left = await inFlightLive();
-      during.push({ ...timing, inFlightAfter: left });
+      during.push({ ...timing, inFlightBefore: before, inFlightAfter: left });
       if (left === 0) break;
     }
     await app.goTo('sync');
@@ -270,7 +338,7 @@ describe('Responsiveness while a backlog drains', () => {
       issueMs: Math.round(issued.ms),
       drainMs: Math.round(drainMs),
       baseline: baseline.map((b) => ({ lineMs: Math.round(b.lineMs), saleMs: Math.round(b.saleMs) })),
-      duringDrain: during.map((d) => ({ lineMs: Math.round(d.lineMs), saleMs: Math.round(d.saleMs), enVueloDespues: d.inFlightAfter })),
+      duringDrain: during.map((d) => ({ lineMs: Math.round(d.lineMs), saleMs: Math.round(d.saleMs), enVueloAntes: d.inFlightBefore, enVueloDespues: d.inFlightAfter })),
       medianBaselineLineMs: Math.round(median(baseline.map((b) => b.lineMs))),
       medianBaselineSaleMs: Math.round(median(baseline.map((b) => b.saleMs))),
       maxWhileDrainingLineMs: Math.round(Math.max(0, ...whileDraining.map((d) => d.lineMs))),
@@ -281,8 +349,14 @@ describe('Responsiveness while a backlog drains', () => {
     console.log('[responsiveness]', JSON.stringify(report));
     // Sales answered while records were still waiting: the till never queues behind the backlog.
     expect(whileDraining.length).toBeGreaterThan(0);
-    // Each of those answered well inside the drain it ran during (the bound is this run's drain).
-    for (const d of whileDraining) expect(d.lineMs + d.saleMs).toBeLessThan(drainMs);
+    // The first sale of the drain was answered before the drain had finished half of its records.
+    expect(during[0]!.inFlightAfter).toBeGreaterThanOrEqual(size / 2);
+    // No sale waited while half the backlog or more drained, nor for half the drain's time: the
+    // bounds are this run's own backlog and drain, no fixed threshold.
+    for (const d of whileDraining) {
+      expect(d.inFlightBefore - d.inFlightAfter).toBeLessThanOrEqual(size / 2);
+      expect(d.lineMs + d.saleMs).toBeLessThan(drainMs / 2);
+    }
     await app.screenshot('16-sync-tras-backlog');
   });
 });

@@ -11,7 +11,12 @@ export class FakeWebContents extends EventEmitter {
   getURL() {
     return this.url;
   }
-  print = vi.fn();
+  /** What the next silent print answers (Electron's callback(success, failureReason)). */
+  static printAnswer: { success: boolean; failureReason: string } = { success: true, failureReason: '' };
+  print = vi.fn((_options: unknown, callback?: (success: boolean, failureReason: string) => void) => {
+    const { success, failureReason } = FakeWebContents.printAnswer;
+    queueMicrotask(() => callback?.(success, failureReason));
+  });
 }
 
 export class FakeBrowserWindow extends EventEmitter {
@@ -30,13 +35,24 @@ export class FakeBrowserWindow extends EventEmitter {
   isDestroyed() {
     return this.destroyed;
   }
+  minimized = false;
+  visible = false;
   isMinimized() {
-    return false;
+    return this.minimized;
   }
-  show() {}
-  hide() {}
-  focus() {}
-  restore() {}
+  minimize() {
+    this.minimized = true;
+  }
+  show = vi.fn(() => {
+    this.visible = true;
+  });
+  hide = vi.fn(() => {
+    this.visible = false;
+  });
+  focus = vi.fn();
+  restore = vi.fn(() => {
+    this.minimized = false;
+  });
   destroy() {
     this.destroyed = true;
   }
@@ -63,6 +79,22 @@ export class FakeUtilityProcess extends EventEmitter {
   }
 }
 
+export class FakeTray {
+  static instances: FakeTray[] = [];
+  readonly handlers = new Map<string, () => void>();
+  setToolTip = vi.fn();
+  setContextMenu = vi.fn();
+  on = vi.fn((event: string, listener: () => void) => this.handlers.set(event, listener));
+  destroy = vi.fn();
+  constructor(readonly image: unknown) {
+    FakeTray.instances.push(this);
+  }
+  /** The template of the last menu set (Menu.buildFromTemplate returns it unchanged here). */
+  get menu(): { label?: string; type?: string; enabled?: boolean; click?: () => void }[] {
+    return this.setContextMenu.mock.calls.at(-1)?.[0] as never;
+  }
+}
+
 export function electronMock(userData: string, lock = true) {
   const appEvents = new EventEmitter();
   const session = {
@@ -72,6 +104,7 @@ export function electronMock(userData: string, lock = true) {
   };
   return {
     app: {
+      isPackaged: false,
       getAppPath: () => '/app',
       getPath: vi.fn(() => userData),
       getVersion: () => '0.1.0',
@@ -82,17 +115,14 @@ export function electronMock(userData: string, lock = true) {
       exit: vi.fn(),
       on: vi.fn((event: string, listener: (...args: unknown[]) => void) => appEvents.on(event, listener)),
       emit: (event: string, ...args: unknown[]) => appEvents.emit(event, ...args),
+      /** Forgets the listeners of an earlier import of main (tests re-import it). */
+      removeAllListeners: () => appEvents.removeAllListeners(),
     },
     BrowserWindow: FakeBrowserWindow,
     session: { defaultSession: session },
     ipcMain: { handle: vi.fn(), removeHandler: vi.fn() },
     utilityProcess: { fork: vi.fn((modulePath: string, _args: string[], options: { env: Record<string, string | undefined> }) => new FakeUtilityProcess(modulePath, options)) },
-    Tray: class {
-      setToolTip = vi.fn();
-      setContextMenu = vi.fn();
-      on = vi.fn();
-      destroy = vi.fn();
-    },
+    Tray: FakeTray,
     Menu: { buildFromTemplate: vi.fn((t: unknown) => t) },
     nativeImage: { createFromDataURL: vi.fn(() => ({})) },
   };

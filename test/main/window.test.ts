@@ -49,4 +49,34 @@ describe('Till window: isolated, sandboxed, no Node, strict CSP, no way out', ()
     expect(withCsp(`${ORIGIN}/`, ORIGIN, { 'content-security-policy': ['default-src *'] })).toEqual({ 'Content-Security-Policy': [TILL_CSP] });
     expect(withCsp('https://other.example/', ORIGIN, { a: ['b'] })).toEqual({ a: ['b'] });
   });
+
+  it('secureSession: the CSP hook on the session follows the current panel origin; every permission request and check is denied', () => {
+    const session = { webRequest: { onHeadersReceived: vi.fn() }, setPermissionRequestHandler: vi.fn(), setPermissionCheckHandler: vi.fn() };
+    let origin: string | undefined;
+    createTillWindow({ preloadPath: '/p.cjs', panelOrigin: () => origin, session: session as never });
+    // The window is built on the session it secured.
+    expect((FakeBrowserWindow.instances.at(-1)!.options.webPreferences as { session: unknown }).session).toBe(session);
+    expect(session.webRequest.onHeadersReceived).toHaveBeenCalledTimes(1);
+    const hook = session.webRequest.onHeadersReceived.mock.calls[0]![0] as (d: { url: string; responseHeaders?: Record<string, string[]> }, cb: (r: unknown) => void) => void;
+    const answer = (url: string) => {
+      const cb = vi.fn();
+      hook({ url, responseHeaders: { 'Content-Type': ['text/html'] } }, cb);
+      return cb.mock.calls[0]![0];
+    };
+    // No engine yet: nothing is the panel, nothing is rewritten.
+    expect(answer(`${ORIGIN}/`)).toEqual({ responseHeaders: { 'Content-Type': ['text/html'] } });
+    origin = ORIGIN;
+    expect(answer(`${ORIGIN}/`)).toEqual({ responseHeaders: { 'Content-Type': ['text/html'], 'Content-Security-Policy': [TILL_CSP] } });
+    // The engine restarted on another port: the old origin is no longer trusted.
+    origin = 'http://127.0.0.1:9999';
+    expect(answer(`${ORIGIN}/`)).toEqual({ responseHeaders: { 'Content-Type': ['text/html'] } });
+
+    const request = session.setPermissionRequestHandler.mock.calls[0]![0] as (wc: unknown, p: string, cb: (ok: boolean) => void) => void;
+    const granted = vi.fn();
+    request({}, 'media', granted);
+    request({}, 'notifications', granted);
+    expect(granted.mock.calls).toEqual([[false], [false]]);
+    const check = session.setPermissionCheckHandler.mock.calls[0]![0] as (wc: unknown, p: string) => boolean;
+    expect(check({}, 'serial')).toBe(false);
+  });
 });

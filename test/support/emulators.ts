@@ -2,12 +2,15 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { startEmulators, type RunningEmulators } from '../../engine/emulators/index';
+import type { TlsOptions } from '../../engine/emulators/router';
 import type { ManualClock } from '../../engine/src/platform/clock';
 
 export const AEAT_PATH = '/wlpl/TIKE-CONT/ws/SistemaFacturacion/VerifactuSOAP';
 
-/** The shipped emulators on a free port with a fresh ledger; shares the test's clock when given. */
-export async function startTestEmulators(options: { clock?: ManualClock; waitSeconds?: number } = {}): Promise<RunningEmulators & { aeatUrl: string }> {
+/** The shipped emulators on a free port with a fresh ledger; shares the test's clock when given; HTTPS with `tls`. */
+export async function startTestEmulators(
+  options: { clock?: ManualClock; waitSeconds?: number; tls?: TlsOptions } = {},
+): Promise<RunningEmulators & { aeatUrl: string }> {
   let n = 0;
   const emulators = await startEmulators({
     port: 0,
@@ -15,6 +18,7 @@ export async function startTestEmulators(options: { clock?: ManualClock; waitSec
     ...(options.clock ? { clock: () => options.clock!.now() } : {}),
     ids: () => `emu-${++n}`,
     aeat: { waitSeconds: options.waitSeconds ?? 60 },
+    ...(options.tls ? { tls: options.tls } : {}),
   });
   return Object.assign(emulators, { aeatUrl: `${emulators.url}${AEAT_PATH}` });
 }

@@ -9,6 +9,7 @@ import { createEngine, type Engine } from '../../engine/src/index';
 import { ManualClock } from '../../engine/src/platform/clock';
 import { sequentialIds } from '../../engine/src/platform/ids';
 import { silentLogger } from '../../engine/src/platform/logger';
+import { invalidAeatRepliesIn } from './xsd';
 
 export interface TestEngine {
   engine: Engine;
@@ -38,6 +39,11 @@ export interface TestEngineOptions {
   submitAutomatically?: boolean;
   /** Webhook delivery settings; the worker is driven by hand (`webhookDeliveries.tick()`) unless the engine is started. */
   webhooks?: EngineConfig['webhooks'];
+  /**
+   * close() checks every AEAT reply the engine stored against RespuestaSuministro.xsd and throws
+   * when one does not validate. Only a test that feeds hand-made replies turns this off.
+   */
+  validateAeatReplies?: boolean;
 }
 
 /** Generous limits so tests that are not about limits never meet them. */
@@ -84,7 +90,10 @@ export async function makeTestEngine(options: TestEngineOptions = {}): Promise<T
     manage: inject('manage'),
     async close({ keepData = false } = {}) {
       await engine.stop();
+      // Every reply the engine parsed in any test must be a valid RespuestaSuministro (issue 4).
+      const problems = options.validateAeatReplies === false ? [] : await invalidAeatRepliesIn(dataDir);
       if (!keepData && !options.dataDir) rmSync(dataDir, { recursive: true, force: true });
+      if (problems.length > 0) throw new Error(`AEAT replies not valid against RespuestaSuministro.xsd:\n${problems.join('\n')}`);
     },
   };
 }

@@ -1,10 +1,11 @@
 // Validates generated XML against the official AEAT XSDs in ../shared/reference, offline.
 // The XSDs import xmldsig by absolute URL: libxml2 (xmllint-wasm) resolves that URL as a path in
 // its in-memory file system, so the local copy is preloaded under exactly that name.
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DOMParser, XMLSerializer } from '@xmldom/xmldom';
+import Database from 'better-sqlite3';
 import { validateXML } from 'xmllint-wasm';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -53,4 +54,80 @@ export function soapBodyFirstChild(envelope: string): string {
     if (n.nodeType === 1) return new XMLSerializer().serializeToString(n);
   }
   throw new Error('empty SOAP Body');
+}
+
+/** Local name of the first element child of a SOAP envelope's Body. */
+function soapBodyFirstChildName(envelope: string): string {
+  let doc;
+  try {
+    doc = new DOMParser().parseFromString(envelope, 'text/xml');
+  } catch {
+    return '';
+  }
+  const body = doc.getElementsByTagNameNS('http://schemas.xmlsoap.org/soap/envelope/', 'Body').item(0);
+  for (let n = body?.firstChild ?? null; n !== null; n = n.nextSibling) {
+    if (n.nodeType === 1) return (n as unknown as { localName: string }).localName;
+  }
+  return '';
+}
+
+/** Anything that can run one SELECT: a better-sqlite3 handle. */
+interface SqliteReader {
+  prepare(sql: string): { all(...params: unknown[]): unknown[] };
+}
+
+/**
+ * Validates every AEAT reply an engine stored (submission_batches.respuesta) against
+ * RespuestaSuministro.xsd and returns one line per problem (empty when all are valid).
+ * Client SOAP Faults are stored too (the batch refused): they are not RespuestaSuministro
+ * documents, so only RespuestaRegFactuSistemaFacturacion bodies are validated.
+ */
+export async function invalidAeatReplies(db: SqliteReader): Promise<string[]> {
+  const hasTable = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'submission_batches'").all().length > 0;
+  if (!hasTable) return [];
+  const rows = db
+    .prepare("SELECT id, estado, respuesta FROM submission_batches WHERE autoridad = 'aeat' AND respuesta IS NOT NULL ORDER BY rowid")
+    .all() as { id: string; estado: string; respuesta: string }[];
+  const problems: string[] = [];
+  const bodies: { id: string; xml: string }[] = [];
+  for (const row of rows) {
+    const name = soapBodyFirstChildName(row.respuesta);
+    if (name !== 'RespuestaRegFactuSistemaFacturacion') {
+      // A refused batch keeps the client Fault AEAT sent: not a RespuestaSuministro document.
+      // An applied reply ('respondido') must be one.
+      if (row.estado === 'respondido') problems.push(`${row.id}: the SOAP Body holds ${name || 'nothing'}, not RespuestaRegFactuSistemaFacturacion`);
+      continue;
+    }
+    bodies.push({ id: row.id, xml: soapBodyFirstChild(row.respuesta) });
+  }
+  // Identical replies need one validation; several documents go through one xmllint run.
+  const unique = new Map<string, string>();
+  for (const b of bodies) if (!unique.has(b.xml)) unique.set(b.xml, b.id);
+  const docs = [...unique].map(([xml, id]) => ({ id, xml }));
+  for (let i = 0; i < docs.length; i += 25) {
+    const chunk = docs.slice(i, i + 25);
+    const result = await validateXML({
+      xml: chunk.map((d) => ({ fileName: `reply-${d.id}.xml`, contents: d.xml })),
+      schema: [{ fileName: 'RespuestaSuministro.xsd', contents: xsd('RespuestaSuministro.xsd') }],
+      preload: [
+        { fileName: 'SuministroInformacion.xsd', contents: xsd('SuministroInformacion.xsd') },
+        { fileName: XMLDSIG_URL, contents: xsd('xmldsig-core-schema.xsd') },
+      ],
+      maxMemoryPages: 16_384,
+    });
+    if (!result.valid) problems.push(...result.errors.map((e) => e.rawMessage));
+  }
+  return problems;
+}
+
+/** invalidAeatReplies over an engine's data dir (its database opened read-only), after it stopped. */
+export async function invalidAeatRepliesIn(dataDir: string): Promise<string[]> {
+  const file = path.join(dataDir, 'engine.sqlite');
+  if (!existsSync(file)) return [];
+  const db = new Database(file, { readonly: true });
+  try {
+    return await invalidAeatReplies(db);
+  } finally {
+    db.close();
+  }
 }

@@ -126,6 +126,11 @@ function schemaFaultText(errors: readonly string[]): string {
   return `${describeError(4102)} ${detail}`.trim();
 }
 
+/** Incidencia of a request the service did not parse (refused or faulted): absent means N. */
+function incidenciaOf(xml: string): 'S' | 'N' {
+  return /<(?:[\w.-]+:)?Incidencia>\s*S\s*</.test(xml) ? 'S' : 'N';
+}
+
 interface Reply {
   status: number;
   contentType: string;
@@ -185,6 +190,7 @@ export function createAeatEmulator(opts: AeatEmulatorOptions = {}): AeatEmulator
       faultCode: code,
       faultString: text,
       validateMs,
+      incidencia: xml ? incidenciaOf(xml) : null,
     });
   };
 
@@ -261,6 +267,7 @@ export function createAeatEmulator(opts: AeatEmulatorOptions = {}): AeatEmulator
           requiredWaitMs,
           flowViolation,
           validateMs,
+          incidencia: parsed.cabecera.remisionVoluntaria?.incidencia === 'S' ? 'S' : 'N',
         });
         const r = processRecords(
           { ledger, census, faults, config: cfg, now, submissionId, idPeticion, csv },

@@ -45,6 +45,8 @@ export interface Submission {
   flowViolation: boolean;
   validateMs: number | null;
   processMs: number | null;
+  /** RemisionVoluntaria/Incidencia of the header: 'S' or 'N' (absent counts as N); null when unreadable. */
+  incidencia: 'S' | 'N' | null;
 }
 
 export interface LedgerRecord {
@@ -178,7 +180,8 @@ CREATE TABLE IF NOT EXISTS submissions (
   required_wait_ms INTEGER,
   flow_violation INTEGER NOT NULL DEFAULT 0,
   validate_ms REAL,
-  process_ms REAL
+  process_ms REAL,
+  incidencia TEXT
 );
 CREATE INDEX IF NOT EXISTS submissions_obligado ON submissions (obligado, outcome, id);
 CREATE TABLE IF NOT EXISTS records (
@@ -262,6 +265,7 @@ function toSubmission(r: Row): Submission {
     flowViolation: num(r.flow_violation) === 1,
     validateMs: numOrNull(r.validate_ms),
     processMs: numOrNull(r.process_ms),
+    incidencia: r.incidencia === 'S' || r.incidencia === 'N' ? r.incidencia : null,
   };
 }
 
@@ -338,7 +342,7 @@ export type NewSubmission = Pick<
   Submission,
   'idPeticion' | 'receivedAt' | 'obligado' | 'presentador' | 'recordCount' | 'requestSha256' | 'requestBytes' | 'outcome'
 > &
-  Partial<Pick<Submission, 'faultCode' | 'faultString' | 'sincePreviousMs' | 'requiredWaitMs' | 'flowViolation' | 'validateMs'>> & {
+  Partial<Pick<Submission, 'faultCode' | 'faultString' | 'sincePreviousMs' | 'requiredWaitMs' | 'flowViolation' | 'validateMs' | 'incidencia'>> & {
     receivedMs: number;
     waitSeconds?: number | null;
   };
@@ -354,14 +358,17 @@ export class Ledger extends SqliteLedger implements LedgerApi {
 
   constructor(dbPath: string) {
     super(dbPath, SCHEMA);
+    // Ledger files written before the column existed: CREATE TABLE IF NOT EXISTS leaves them as they were.
+    const columns = this.db.prepare('PRAGMA table_info(submissions)').all() as Row[];
+    if (!columns.some((c) => c.name === 'incidencia')) this.db.exec('ALTER TABLE submissions ADD COLUMN incidencia TEXT');
     const p = (sql: string): Statement => this.db.prepare(sql);
     this.st = {
       insertSubmission: p(`INSERT INTO submissions (id_peticion, received_at, received_ms, obligado, presentador,
         record_count, request_sha256, request_bytes, outcome, fault_code, fault_string, wait_seconds,
-        since_previous_ms, required_wait_ms, flow_violation, validate_ms)
+        since_previous_ms, required_wait_ms, flow_violation, validate_ms, incidencia)
         VALUES (@idPeticion, @receivedAt, @receivedMs, @obligado, @presentador, @recordCount, @requestSha256,
         @requestBytes, @outcome, @faultCode, @faultString, @waitSeconds, @sincePreviousMs, @requiredWaitMs,
-        @flowViolation, @validateMs)`),
+        @flowViolation, @validateMs, @incidencia)`),
       finishSubmission: p(`UPDATE submissions SET csv = @csv, estado_envio = @estadoEnvio, accepted = @accepted,
         accepted_with_errors = @acceptedWithErrors, rejected = @rejected, process_ms = @processMs WHERE id = @id`),
       lastProcessed: p(`SELECT received_ms, wait_seconds FROM submissions
@@ -401,6 +408,7 @@ export class Ledger extends SqliteLedger implements LedgerApi {
       sincePreviousMs: null,
       requiredWaitMs: null,
       validateMs: null,
+      incidencia: null,
       ...s,
       flowViolation: s.flowViolation ? 1 : 0,
     });

@@ -43,6 +43,7 @@ export function buildClientsModule(input: {
     clock,
     ids,
     softwareName: `${config.software.nombreSistema} ${config.software.version}`,
+    cas: config.representacionCas,
   });
   return { census, clients, representation };
 }

@@ -5,6 +5,7 @@ import { clientesListResponseSchema, estadoClienteSchema } from '../../../src-sh
 import { entornoSchema, timestampSchema } from '../../../src-shared/api/common';
 import { normalizeNif } from '../../../src-shared/nif';
 import type { Account, AccountStore } from '../account/store';
+import { mountEmulatorFaultRelay } from '../http/emulator-relay';
 import { EngineError, notFound } from '../http/errors';
 import type { ClientService } from './service';
 import { RESTORATION_WINDOW_MS, type ClientRecord } from './store';
@@ -113,22 +114,5 @@ export function clientPanelRoutes(
   );
 
   // The census emulator's fault controls, relayed so the till UI can rehearse a census outage.
-  const relay = async (method: 'GET' | 'PUT', body?: unknown) => {
-    const base = deps.emulatorUrl();
-    if (!base) throw new EngineError(404, 'EMULATORS_NOT_RUNNING', 'Los emuladores no están en marcha');
-    const res = await fetch(`${base}/__control/census/faults`, {
-      method,
-      headers: { 'content-type': 'application/json' },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    const text = await res.text();
-    if (!res.ok) throw new EngineError(res.status >= 500 ? 502 : 400, 'EMULATOR_ERROR', text.slice(0, 500));
-    return JSON.parse(text) as unknown;
-  };
-  api.get('/panel/v1/emuladores/censo/faults', { schema: { tags: ['emuladores'] } }, async () => relay('GET'));
-  api.put(
-    '/panel/v1/emuladores/censo/faults',
-    { schema: { tags: ['emuladores'], body: z.record(z.string(), z.unknown()) } },
-    async (request) => relay('PUT', request.body),
-  );
+  mountEmulatorFaultRelay(app, deps.emulatorUrl, '/panel/v1/emuladores/censo/faults', '/__control/census/faults');
 }

@@ -7,12 +7,13 @@ import {
   clienteEstadoBodySchema,
   clienteEstadoResponseSchema,
   clientePatchBodySchema,
+  clienteQuerySchema,
+  clientesListQuerySchema,
   clientesListResponseSchema,
 } from '../../../src-shared/api/clientes';
 import { callerOf } from '../http/auth';
 import type { ClientService } from './service';
 
-const query = z.record(z.string(), z.string().optional());
 const nifParam = z.object({ nif: z.string() });
 
 /** Issuer clients on the management API (spec: Issuer clients). Deletion and restoration are in the panel. */
@@ -26,7 +27,7 @@ export function clientRoutes(app: FastifyInstance, deps: { clients: ClientServic
       schema: {
         tags: ['clientes'],
         summary: 'Lista paginada de clientes emisores y plazas del plan',
-        querystring: query,
+        querystring: clientesListQuerySchema,
         response: { 200: clientesListResponseSchema },
       },
     },
@@ -60,7 +61,7 @@ export function clientRoutes(app: FastifyInstance, deps: { clients: ClientServic
         tags: ['clientes'],
         summary: 'Detalle de un cliente emisor (incluirEliminados=true para uno eliminado hace menos de 30 días)',
         params: nifParam,
-        querystring: query,
+        querystring: clienteQuerySchema,
         response: { 200: clienteEnvelopeSchema },
       },
     },

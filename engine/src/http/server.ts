@@ -2,7 +2,6 @@ import fastifySwagger from '@fastify/swagger';
 import {
   hasZodFastifySchemaValidationErrors,
   isResponseSerializationError,
-  jsonSchemaTransform,
   serializerCompiler,
   validatorCompiler,
 } from '@fastify/type-provider-zod';
@@ -10,6 +9,7 @@ import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, ty
 import type { IdGenerator } from '../platform/ids';
 import type { Logger } from '../platform/logger';
 import { EngineError, GatewayForbidden } from './errors';
+import { openApiTransform } from './openapi';
 import { problemsFromValidation } from './validation-errors';
 
 export interface ApiOptions {
@@ -71,7 +71,7 @@ export async function buildApiServer(options: ApiOptions): Promise<FastifyInstan
       },
       security: [{ apiKey: [] }],
     },
-    transform: jsonSchemaTransform,
+    transform: openApiTransform,
   });
 
   app.addHook('onRequest', async (request) => {

@@ -5,20 +5,26 @@ import {
   estadoFacturaResponseSchema,
   estadoFacturaSchema,
   facturaEnvelopeSchema,
+  facturaQuerySchema,
+  facturasBuscarQuerySchema,
+  facturasListQuerySchema,
   facturasListResponseSchema,
   registroDetalleSchema,
+  registroQuerySchema,
+  registrosListQuerySchema,
   registrosListResponseSchema,
 } from '../../../src-shared/api/facturas';
 import { sistemaFiscalSchema } from '../../../src-shared/api/common';
-import { fechaDdMmAaaa } from '../../../src-shared/primitives';
+import { esFechaReal, fechaDdMmAaaa } from '../../../src-shared/primitives';
 import type { Issuer, IssuerStore } from '../clients/store';
 import { callerOf, type Caller } from '../http/auth';
 import { forbidden, invalidParameter, missingParameter, notFound, validation } from '../http/errors';
 import { parseBillingLimite, type CursorCodec } from '../http/pagination';
 import type { Clock } from '../platform/clock';
+import { madridParts } from '../platform/madrid-calendar';
 import { qrPng } from '../qr/png';
-import type { InvoiceRow, InvoiceStore } from './store';
-import { estadoView, facturaDetalle, facturaListItem, registroDetalle, registroView } from './views';
+import type { InvoiceRow, InvoiceStore, RegistroRow } from './store';
+import { estadoLeido, estadoView, facturaDetalle, facturaListItem, registroDetalle, registroView } from './views';
 
 export interface ReadDeps {
   invoices: InvoiceStore;
@@ -28,10 +34,9 @@ export interface ReadDeps {
   billingUrl: () => string;
 }
 
-const query = z.record(z.string(), z.string().optional());
 const idParam = z.object({ idFactura: z.string() });
 
-function required(q: Record<string, string | undefined>, name: string): string {
+function required<Q extends Record<string, string | undefined>>(q: Q, name: keyof Q & string): string {
   const value = q[name];
   if (value === undefined || value === '') throw validation(name, `${name} es obligatorio`);
   return value;
@@ -44,20 +49,46 @@ function readableIssuer(issuers: IssuerStore, caller: Caller, nif: string): Issu
   return issuer;
 }
 
-function isoBound(value: string, campo: string, end: boolean): string {
-  const dateOnly = /^\d{4}-\d{2}-\d{2}$/.test(value);
-  const parsed = Date.parse(dateOnly ? `${value}T${end ? '23:59:59.999' : '00:00:00.000'}Z` : value);
-  if (!/^\d{4}-\d{2}-\d{2}(T[\d:.]+(Z|[+-]\d{2}:\d{2})?)?$/.test(value) || Number.isNaN(parsed)) {
-    throw validation(campo, `${campo} debe ser una fecha ISO 8601`);
+/** The instant Madrid's wall clock reads `wall` (a wall time coded as UTC); a time in the spring-forward gap is read as UTC+1. */
+function madridWallTime(wall: number): number {
+  const w = new Date(wall);
+  // Madrid is UTC+1 or UTC+2: keep the offset at which Madrid's clock reads that wall time.
+  for (const offsetHours of [2, 1]) {
+    const p = madridParts(new Date(wall - offsetHours * 3_600_000));
+    if (p.day === w.getUTCDate() && p.hour === w.getUTCHours() && p.minute === w.getUTCMinutes()) {
+      return wall - offsetHours * 3_600_000;
+    }
   }
-  return new Date(parsed).toISOString();
+  return wall - 3_600_000;
+}
+
+const ISO_FECHA_HORA = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2})?$/;
+
+/**
+ * A `fechaInicio`/`fechaFin` bound as an ISO instant. The tills' calendar is Madrid's: a date
+ * alone is a Madrid day (from its 00:00 to its last millisecond, whatever the offset that day),
+ * and a date-time without offset is Madrid wall time.
+ */
+function isoBound(value: string, campo: string, end: boolean): string {
+  const invalid = () => validation(campo, `${campo} debe ser una fecha ISO 8601`);
+  const fecha = /^(\d{4})-(\d{2})-(\d{2})/.exec(value);
+  if (!fecha || !esFechaReal(Number(fecha[3]), Number(fecha[2]), Number(fecha[1]))) throw invalid();
+  if (value.length === 10) {
+    const dia = Date.UTC(Number(fecha[1]), Number(fecha[2]) - 1, Number(fecha[3]));
+    return new Date(end ? madridWallTime(dia + 86_400_000) - 1 : madridWallTime(dia)).toISOString();
+  }
+  const m = ISO_FECHA_HORA.exec(value);
+  const conZona = m?.[3] !== undefined;
+  const parsed = Date.parse(conZona ? value : `${value}Z`);
+  if (!m || Number.isNaN(parsed)) throw invalid();
+  return new Date(conZona ? parsed : madridWallTime(parsed)).toISOString();
 }
 
 /** Invoice and record reads of the billing API. */
 export function invoiceReadRoutes(app: FastifyInstance, deps: ReadDeps): void {
   const api = app.withTypeProvider<ZodTypeProvider>();
 
-  const invoiceFor = (request: FastifyRequest, idFactura: string, q: Record<string, string | undefined>) => {
+  const invoiceFor = (request: FastifyRequest, idFactura: string, q: { nifEmisor?: string | undefined }) => {
     const caller = callerOf(request);
     const issuer = readableIssuer(deps.issuers, caller, required(q, 'nifEmisor'));
     const invoice = deps.invoices.getInvoice(idFactura);
@@ -68,14 +99,15 @@ export function invoiceReadRoutes(app: FastifyInstance, deps: ReadDeps): void {
   };
 
   const envelope = (invoice: InvoiceRow) => {
-    const registros = deps.invoices.registrosOf(invoice.id).map((r) => registroDetalle(r, invoice.numeroFactura));
+    const rows = deps.invoices.registrosOf(invoice.id);
+    const registros = rows.map((r) => registroDetalle(r, invoice.numeroFactura, estadoLeido(r, rows)));
     const { datos } = deps.invoices.invoiceDocs(invoice.id);
     return { factura: facturaDetalle(invoice, deps.billingUrl(), datos), registros, totalRegistros: registros.length };
   };
 
   api.get(
     '/v1/facturas',
-    { schema: { tags: ['facturas'], summary: 'Facturas de un emisor', querystring: query, response: { 200: facturasListResponseSchema } } },
+    { schema: { tags: ['facturas'], summary: 'Facturas de un emisor', querystring: facturasListQuerySchema, response: { 200: facturasListResponseSchema } } },
     async (request) => {
       const caller = callerOf(request);
       const q = request.query;
@@ -120,7 +152,7 @@ export function invoiceReadRoutes(app: FastifyInstance, deps: ReadDeps): void {
 
   api.get(
     '/v1/facturas/buscar',
-    { schema: { tags: ['facturas'], summary: 'Buscar por serie, número y fecha', querystring: query, response: { 200: facturaEnvelopeSchema } } },
+    { schema: { tags: ['facturas'], summary: 'Buscar por serie, número y fecha', querystring: facturasBuscarQuerySchema, response: { 200: facturaEnvelopeSchema } } },
     async (request) => {
       const caller = callerOf(request);
       const q = request.query;
@@ -146,13 +178,13 @@ export function invoiceReadRoutes(app: FastifyInstance, deps: ReadDeps): void {
 
   api.get(
     '/v1/facturas/:idFactura',
-    { schema: { tags: ['facturas'], summary: 'Detalle de factura', params: idParam, querystring: query, response: { 200: facturaEnvelopeSchema } } },
+    { schema: { tags: ['facturas'], summary: 'Detalle de factura', params: idParam, querystring: facturaQuerySchema, response: { 200: facturaEnvelopeSchema } } },
     async (request) => envelope(invoiceFor(request, request.params.idFactura, request.query)),
   );
 
   api.get(
     '/v1/facturas/:idFactura/estado',
-    { schema: { tags: ['facturas'], summary: 'Estado (sondeo)', params: idParam, querystring: query, response: { 200: estadoFacturaResponseSchema } } },
+    { schema: { tags: ['facturas'], summary: 'Estado (sondeo)', params: idParam, querystring: facturaQuerySchema, response: { 200: estadoFacturaResponseSchema } } },
     async (request) => estadoView(invoiceFor(request, request.params.idFactura, request.query)),
   );
 
@@ -163,7 +195,22 @@ export function invoiceReadRoutes(app: FastifyInstance, deps: ReadDeps): void {
         tags: ['facturas'],
         summary: 'QR en PNG (Accept: image/png); application/json da {qrBase64, urlValidacion}',
         params: idParam,
-        querystring: query,
+        querystring: facturaQuerySchema,
+        'x-respuestas-doc': {
+          200: {
+            description: 'Accept: image/png → los bytes PNG; */* o ninguno → el PNG en base64, anunciado como image/png',
+            content: {
+              'image/png': { schema: { type: 'string', contentMediaType: 'image/png' } },
+              'application/json': {
+                schema: {
+                  type: 'object',
+                  properties: { qrBase64: { type: 'string', contentEncoding: 'base64' }, urlValidacion: { type: 'string' } },
+                  required: ['qrBase64', 'urlValidacion'],
+                },
+              },
+            },
+          },
+        },
       },
     },
     async (request, reply) => {
@@ -182,7 +229,20 @@ export function invoiceReadRoutes(app: FastifyInstance, deps: ReadDeps): void {
 
   api.get(
     '/v1/facturas/:idFactura/xml',
-    { schema: { tags: ['facturas'], summary: 'XML del registro enviado a la administración', params: idParam, querystring: query } },
+    {
+      schema: {
+        tags: ['facturas'],
+        summary: 'XML del registro enviado a la administración',
+        params: idParam,
+        querystring: facturaQuerySchema,
+        'x-respuestas-doc': {
+          200: {
+            description: 'El documento XML tal como se envía a la administración',
+            content: { 'application/xml': { schema: { type: 'string', contentMediaType: 'application/xml' } } },
+          },
+        },
+      },
+    },
     async (request, reply) => {
       const invoice = invoiceFor(request, request.params.idFactura, request.query);
       const registro = deps.invoices.latestRegistro(invoice.id, ['alta', 'subsanacion']) ?? deps.invoices.latestRegistro(invoice.id, ['anulacion']);
@@ -195,7 +255,7 @@ export function invoiceReadRoutes(app: FastifyInstance, deps: ReadDeps): void {
 
   api.get(
     '/v1/registros',
-    { schema: { tags: ['registros'], summary: 'Registros de un emisor (más recientes primero)', querystring: query, response: { 200: registrosListResponseSchema } } },
+    { schema: { tags: ['registros'], summary: 'Registros de un emisor (más recientes primero)', querystring: registrosListQuerySchema, response: { 200: registrosListResponseSchema } } },
     async (request) => {
       const caller = callerOf(request);
       const q = request.query;
@@ -215,9 +275,20 @@ export function invoiceReadRoutes(app: FastifyInstance, deps: ReadDeps): void {
         }
         return n;
       };
+      // Only a pending record can read `procesando`: the others need no look at their invoice.
+      const delaFactura = new Map<string, RegistroRow[]>();
+      const estadoOf = (r: RegistroRow) => {
+        if (r.estado !== 'pendiente') return r.estado;
+        let rows = delaFactura.get(r.invoiceId);
+        if (rows === undefined) {
+          rows = deps.invoices.registrosOf(r.invoiceId);
+          delaFactura.set(r.invoiceId, rows);
+        }
+        return estadoLeido(r, rows);
+      };
       const last = page[page.length - 1];
       return {
-        registros: page.map((r) => registroView(r, numeroOf(r.invoiceId))),
+        registros: page.map((r) => registroView(r, numeroOf(r.invoiceId), estadoOf(r))),
         total: page.length,
         nifEmisor: issuer.nif,
         nombreEmisor: issuer.nombre,
@@ -233,7 +304,7 @@ export function invoiceReadRoutes(app: FastifyInstance, deps: ReadDeps): void {
         tags: ['registros'],
         summary: 'Detalle de registro (nifEmisor e idFactura obligatorios)',
         params: z.object({ idRegistro: z.string() }),
-        querystring: query,
+        querystring: registroQuerySchema,
         response: { 200: registroDetalleSchema },
       },
     },
@@ -246,7 +317,7 @@ export function invoiceReadRoutes(app: FastifyInstance, deps: ReadDeps): void {
       if (!registro || registro.invoiceId !== invoice.id) {
         throw invalidParameter('idRegistro', 'idRegistro no reconocido');
       }
-      return registroDetalle(registro, invoice.numeroFactura);
+      return registroDetalle(registro, invoice.numeroFactura, estadoLeido(registro, deps.invoices.registrosOf(invoice.id)));
     },
   );
 }

@@ -1,5 +1,6 @@
 import type { Entorno } from '../../../src-shared/api/common';
 import type { Database } from '../db/database';
+import { sql } from 'kysely';
 import type {
   EstadoFactura,
   InvoicesTable,
@@ -140,7 +141,11 @@ export class InvoiceStore {
     return this.hot.byIdentity.first({ ...identity });
   }
 
-  /** Whether the issuer already issued in this province from this device (null: no device). */
+  /**
+   * Whether the issuer already issued in this province from this device (null: no device). The
+   * device is the one TicketBAI declares, the last 30 characters of idMaquina: two machine ids
+   * that end alike are one device to the treasury.
+   */
   hasInvoiceFromDevice(entorno: Entorno, nifEmisor: string, provincia: string, idMaquina: string | null): boolean {
     let q = this.db.kysely
       .selectFrom('invoices')
@@ -148,7 +153,10 @@ export class InvoiceStore {
       .where('entorno', '=', entorno)
       .where('nifEmisor', '=', nifEmisor)
       .where('provincia', '=', provincia);
-    q = idMaquina === null ? q.where('idMaquina', 'is', null) : q.where('idMaquina', '=', idMaquina);
+    q =
+      idMaquina === null
+        ? q.where('idMaquina', 'is', null)
+        : q.where(sql<string>`substr(idMaquina, -30)`, '=', idMaquina.length <= 30 ? idMaquina : idMaquina.slice(-30));
     return this.db.first(q.limit(1)) !== undefined;
   }
 

@@ -95,14 +95,34 @@ interface RegistroExtra {
   provincia?: string;
 }
 
-export function registroView(registro: RegistroRow, numeroFactura: string): Registro {
+/**
+ * Spec, "Billing record estado": `pendiente` → `procesando` while a VeriFactu correction is in
+ * progress. A pending alta or subsanación reads `procesando` while a later subsanación of the
+ * same invoice (`delaFactura`: its records) awaits its verdict; stored state is not touched.
+ */
+export function estadoLeido(registro: RegistroRow, delaFactura: readonly RegistroRow[]): Registro['estado'] {
+  if (registro.estado !== 'pendiente' || registro.sistemaFiscal !== 'verifactu' || registro.tipo === 'anulacion') {
+    return registro.estado;
+  }
+  const correccionEnCurso = delaFactura.some(
+    (r) =>
+      r.invoiceId === registro.invoiceId &&
+      r.tipo === 'subsanacion' &&
+      r.chainKey === registro.chainKey &&
+      r.chainSeq > registro.chainSeq &&
+      (r.estado === 'pendiente' || r.estado === 'procesando'),
+  );
+  return correccionEnCurso ? 'procesando' : registro.estado;
+}
+
+export function registroView(registro: RegistroRow, numeroFactura: string, estado: Registro['estado'] = registro.estado): Registro {
   const extra = JSON.parse(registro.extra) as RegistroExtra;
   const concluded = registro.estadoEnvioFinal !== null;
   return present({
     idRegistro: registro.id,
     idFactura: registro.invoiceId,
     tipo: registro.tipo,
-    estado: registro.estado,
+    estado,
     estadoEnvio: concluded ? undefined : registro.estadoEnvio,
     estadoEnvioFinal: registro.estadoEnvioFinal ?? undefined,
     codigoRespuestaAeat: registro.codigoRespuesta ?? undefined,
@@ -122,11 +142,11 @@ export function registroView(registro: RegistroRow, numeroFactura: string): Regi
   });
 }
 
-export function registroDetalle(registro: RegistroRow, numeroFactura: string): RegistroDetalle {
+export function registroDetalle(registro: RegistroRow, numeroFactura: string, estado: Registro['estado'] = registro.estado): RegistroDetalle {
   const extra = JSON.parse(registro.extra) as RegistroExtra;
   const anulacion = registro.tipo === 'anulacion';
   return present({
-    ...registroView(registro, numeroFactura),
+    ...registroView(registro, numeroFactura, estado),
     cuotaTotal: extra.cuotaTotal,
     sistemaFiscal: registro.sistemaFiscal,
     ultimaModificacion: registro.ultimaModificacion,

@@ -87,7 +87,7 @@ export class Pkcs12Error extends Error {
  * Opens a PKCS#12 with its password and returns the certificate that matches its private key.
  * The key must be in a shrouded (password-protected) bag, as every real .p12/.pfx has it.
  */
-export function openPkcs12(p12: Buffer, password: string): { der: Buffer; identity: CertIdentity } {
+export function openPkcs12(p12: Buffer, password: string): { der: Buffer; identity: CertIdentity; others: Buffer[] } {
   let parsed: forge.pkcs12.Pkcs12Pfx;
   try {
     const asn1 = forge.asn1.fromDer(forge.util.createBuffer(p12.toString('binary')));
@@ -111,5 +111,7 @@ export function openPkcs12(p12: Buffer, password: string): { der: Buffer; identi
     });
   if (!cert) throw new Pkcs12Error('certificado', 'El PKCS#12 no contiene el certificado de su clave privada');
   const der = forgeCertToDer(cert);
-  return { der, identity: certIdentity(der) };
+  // The rest of the bag (the CA chain a .p12 usually carries): candidates for the trust path.
+  const others = certs.flatMap((bag) => (bag.cert && bag.cert !== cert ? [forgeCertToDer(bag.cert)] : []));
+  return { der, identity: certIdentity(der), others };
 }

@@ -2,13 +2,14 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from '@fastify/type-provider-zod';
 import { z } from 'zod';
 import {
+  firmanteSchema,
   representacionEstadoSchema,
   representacionFirmarBodySchema,
   representacionFirmarResponseSchema,
   representacionVerificarBodySchema,
   representacionVerificarResponseSchema,
 } from '../../../src-shared/api/clientes';
-import { timestampSchema } from '../../../src-shared/api/common';
+import { entornoSchema, timestampSchema } from '../../../src-shared/api/common';
 import { callerOf } from '../http/auth';
 import type { RepresentationService } from './service';
 
@@ -20,6 +21,19 @@ const generarJsonSchema = z.object({
   generadoEn: timestampSchema,
   /** The PDF, base64 (what POST …/firmar takes back as `pdf`). */
   pdf: z.string(),
+});
+
+const certificadoPruebaBodySchema = z.strictObject({
+  /** Protects the PKCS#12 returned, as a real .p12 is protected. */
+  password: z.string({ error: 'password must be a string' }).min(1, { error: 'password must not be empty' }),
+});
+
+const certificadoPruebaResponseSchema = z.object({
+  nif: z.string(),
+  /** PKCS#12 (base64): what POST …/firmar takes as `certificado`, with this password. */
+  certificado: z.string(),
+  titular: firmanteSchema,
+  entorno: entornoSchema,
 });
 
 /** Representation of an issuer (API-CONTRACT, management API beyond the spec). */
@@ -87,6 +101,21 @@ export function representationRoutes(app: FastifyInstance, deps: { representatio
       bodyLimit: 8 * 1024 * 1024,
     },
     async (request) => rep.verify(callerOf(request), request.params.nif, request.body),
+  );
+
+  api.post(
+    '/v1/clientes/:nif/representacion/certificado-prueba',
+    {
+      schema: {
+        tags: ['representacion'],
+        summary:
+          'Solo TEST: certificado PKCS#12 de pruebas, emitido por la AC de pruebas de esta instalación, para quien firma el documento (representante legal de una empresa, o el propio emisor). 404 en LIVE',
+        params: nifParam,
+        body: certificadoPruebaBodySchema,
+        response: { 200: certificadoPruebaResponseSchema },
+      },
+    },
+    async (request) => rep.issueTestCertificate(callerOf(request), request.params.nif, request.body),
   );
 
   api.get(

@@ -1,17 +1,19 @@
-import { createHash } from 'node:crypto';
+import { createHash, X509Certificate } from 'node:crypto';
 import type { EstadoRepresentacion } from '../../../src-shared/api/clientes';
 import type { Entorno } from '../../../src-shared/api/common';
 import type { ClientService, Who } from '../clients/service';
 import type { ClientRecord, IssuerStore } from '../clients/store';
 import { direccionOf, estadoRepresentacion, representanteOf } from '../clients/views';
 import type { Database } from '../db/database';
-import { EngineError, validation } from '../http/errors';
+import { EngineError, notFound, validation } from '../http/errors';
 import type { Clock } from '../platform/clock';
 import type { IdGenerator } from '../platform/ids';
-import { openPkcs12, Pkcs12Error, type CertIdentity } from './certificates';
+import { certIdentity, openPkcs12, Pkcs12Error, type CertIdentity } from './certificates';
 import { documentIdOf, renderRepresentationPdf, type RepresentationData } from './document';
-import { contentFingerprint, signPdf, verifyPdfSignature } from './signature';
+import { CERT_NOT_VALID_AT_SIGNING, contentFingerprint, signPdf, verifyPdfSignature } from './signature';
 import type { RepresentationDocument, RepresentationStore } from './store';
+import { InstallTestCa } from './test-ca';
+import { loadTrustAnchors, TrustStore } from './trust';
 
 export const signatureNotInProgress = () =>
   new EngineError(409, 'SIGNATURE_NOT_IN_PROGRESS', 'No hay ninguna firma en curso: genere el documento (GET …/representacion/generar) antes de firmarlo');
@@ -58,6 +60,9 @@ const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest(
  * locked (SIGNING_IN_PROGRESS on PATCH), so the document signed is the data on file.
  */
 export class RepresentationService {
+  private readonly testCa: InstallTestCa;
+  private readonly trust: TrustStore;
+
   constructor(
     private readonly deps: {
       db: Database;
@@ -67,8 +72,14 @@ export class RepresentationService {
       clock: Clock;
       ids: IdGenerator;
       softwareName: string;
+      /** Trusted CA certificates (PEM text or paths, config `representacionCas`); none by default. */
+      cas?: readonly string[] | undefined;
     },
-  ) {}
+  ) {
+    this.testCa = new InstallTestCa(deps.db, deps.clock, deps.ids);
+    // Read at start-up: a wrong entry stops the engine rather than silently trusting less.
+    this.trust = new TrustStore(loadTrustAnchors(deps.cas ?? []), () => this.testCa.existing());
+  }
 
   status(who: Who, nif: string): RepresentationStatus {
     return this.statusOf(this.deps.clients.find(who, nif), who.entorno);
@@ -189,8 +200,9 @@ export class RepresentationService {
     }
     const { identity } = opened;
     const now = this.deps.clock.now();
-    if (now < new Date(identity.validoDesde) || now > new Date(identity.validoHasta)) {
-      throw validation('certificado', `El certificado no está vigente (válido de ${identity.validoDesde} a ${identity.validoHasta})`);
+    const verdict = this.trust.check(who.entorno, { signer: opened.der, others: opened.others, now, signingTime: now });
+    if (!verdict.trusted) {
+      throw validation('certificado', verdict.problems.join('. '), verdict.problems.map((p) => `certificado: ${p}`));
     }
     const allowed = this.authorizedSigners(record);
     if (!identity.nifs.some((n) => allowed.includes(n))) {
@@ -244,8 +256,13 @@ export class RepresentationService {
   async verify(who: Who, nif: string, body: { pdfFirmado: string }) {
     const record = this.deps.clients.find(who, nif);
     const bytes = decodeBase64(body.pdfFirmado, 'pdfFirmado');
-    const check = verifyPdfSignature(bytes);
-    const motivos = [...check.problems];
+    const now = this.deps.clock.now();
+    const check = verifyPdfSignature(bytes, now);
+    const verdict = check.signerDer
+      ? this.trust.check(who.entorno, { signer: check.signerDer, others: check.certificates, now, signingTime: check.signingTime ?? now })
+      : undefined;
+    // The trust check judges validity at signing time too, naming the certificate: no repeat.
+    const motivos = [...check.problems.filter((p) => !(verdict && p === CERT_NOT_VALID_AT_SIGNING)), ...(verdict?.problems ?? [])];
     const documentoId = await documentIdOf(bytes);
     const documento = documentoId ? this.deps.store.get(documentoId) : undefined;
     let documentoDelEmisor = documento !== undefined && documento.issuerId === record.issuer.id;
@@ -259,15 +276,18 @@ export class RepresentationService {
       motivos.push('No es un documento de representación generado para este emisor');
     }
     const allowed = this.authorizedSigners(record);
-    const firmanteAutorizado = check.signer !== undefined && check.signer.nifs.some((n) => allowed.includes(n));
-    if (check.signer && !firmanteAutorizado) motivos.push('El firmante no es el emisor ni su representante');
-    const valido = check.intact && check.coversWholeFile && check.certValidAtSigning;
+    // An untrusted certificate proves no NIF: its holder is not taken as authorised.
+    const trusted = verdict?.trusted === true;
+    const nifAdmitido = check.signer !== undefined && check.signer.nifs.some((n) => allowed.includes(n));
+    const firmanteAutorizado = trusted && nifAdmitido;
+    if (check.signer && !nifAdmitido) motivos.push('El firmante no es el emisor ni su representante');
+    const valido = check.intact && check.coversWholeFile && check.certValidAtSigning && trusted;
 
     if (valido && documentoDelEmisor && firmanteAutorizado && documento && check.signer) {
       if (documento.estado === 'en_curso') {
         this.complete(record, documento, {
           pdfFirmado: bytes,
-          firmadoEn: (check.signingTime ?? this.deps.clock.now()).toISOString(),
+          firmadoEn: (check.signingTime ?? now).toISOString(),
           metodo: 'verificar',
           firmante: check.signer,
         });
@@ -285,6 +305,28 @@ export class RepresentationService {
       firmanteAutorizado,
       estadoRepresentacion: status.estadoRepresentacion,
       firmaEnCurso: status.firmaEnCurso,
+      entorno: who.entorno,
+    };
+  }
+
+  /**
+   * POST …/certificado-prueba (TEST only): a PKCS#12 issued by the install's test CA for whoever
+   * signs this issuer's document — the legal representative of a company, else the issuer — so
+   * the demo flow can sign. LIVE never trusts that CA, and has no such route.
+   */
+  issueTestCertificate(who: Who, nif: string, body: { password: string }) {
+    if (who.entorno !== 'test') throw notFound('Los certificados de pruebas solo existen en TEST');
+    const record = this.deps.clients.find(who, nif);
+    const representante = representanteOf(record);
+    const titular =
+      record.details.tipoUsuario === 'empresa' && representante
+        ? { nif: representante.nif, nombre: representante.nombre }
+        : { nif: record.issuer.nif, nombre: record.issuer.nombre };
+    const issued = this.testCa.issue({ ...titular, password: body.password });
+    return {
+      nif: record.issuer.nif,
+      certificado: issued.pkcs12.toString('base64'),
+      titular: firmanteView(certIdentity(Buffer.from(new X509Certificate(issued.certificatePem).raw))),
       entorno: who.entorno,
     };
   }

@@ -9,8 +9,8 @@ import { certIdentity, type CertIdentity } from './certificates';
 
 // Signing a PDF with a PKCS#12 (@signpdf: pdf-lib placeholder + P12 signer, adbe.pkcs7.detached,
 // SHA-256) and verifying a signed PDF: the CMS signature over the ByteRange, the messageDigest,
-// the signer's certificate and its validity at signing time. The trust chain is not checked —
-// no list of qualified Spanish CAs ships with the engine.
+// the signer's certificate and its validity at signing time. Whether the signer is trusted (chain
+// to a trusted CA, validity now, key usage) is trust.ts's job, from `signerDer` and `certificates`.
 
 export interface SignOptions {
   p12: Buffer;
@@ -38,6 +38,8 @@ export async function signPdf(pdf: Uint8Array, options: SignOptions): Promise<Bu
   return signpdf.sign(prepared, signer, options.signingTime);
 }
 
+export const CERT_NOT_VALID_AT_SIGNING = 'El certificado no estaba vigente en el momento de la firma';
+
 export interface SignatureCheck {
   /** Found a signature, its CMS parsed, its digest and RSA/EC signature verify. */
   intact: boolean;
@@ -45,6 +47,9 @@ export interface SignatureCheck {
   coversWholeFile: boolean;
   signingTime?: Date;
   signer?: CertIdentity;
+  /** The signer's certificate (DER) and every certificate the CMS carries (the chain, usually). */
+  signerDer?: Buffer;
+  certificates: Buffer[];
   /** The certificate was inside its validity period when the document was signed. */
   certValidAtSigning: boolean;
   problems: string[];
@@ -80,13 +85,17 @@ function lastSignature(pdf: Buffer): { byteRange: number[]; signedData: Buffer; 
     .subarray(a + b, c)
     .toString('latin1')
     .replace(/^</, '')
-    .replace(/>$/, '')
-    .replace(/(?:00)+$/, '');
+    .replace(/>$/, '');
+  // The zero padding stays: the DER parser reads the CMS's own length (a CMS may end in 00 itself).
   return { byteRange: [a, b, c, d], signedData, cms: Buffer.from(hex, 'hex') };
 }
 
-export function verifyPdfSignature(pdf: Buffer): SignatureCheck {
-  const result: SignatureCheck = { intact: false, coversWholeFile: false, certValidAtSigning: false, problems: [] };
+/**
+ * `now` stands for the signing time when the CMS does not carry one (PAdES puts it in the
+ * signature dictionary instead); without it such a signature is not judged valid at signing.
+ */
+export function verifyPdfSignature(pdf: Buffer, now?: Date): SignatureCheck {
+  const result: SignatureCheck = { intact: false, coversWholeFile: false, certValidAtSigning: false, certificates: [], problems: [] };
   const found = lastSignature(pdf);
   if (!found) {
     result.problems.push('El PDF no contiene ninguna firma');
@@ -125,11 +134,13 @@ export function verifyPdfSignature(pdf: Buffer): SignatureCheck {
       }
     }
     const certDers = certNodes.map((n) => Buffer.from(forge.asn1.toDer(n).getBytes(), 'binary'));
+    result.certificates = certDers;
     const certDer =
       certDers.find((der) => new X509Certificate(der).serialNumber.replace(/^0+/, '').toUpperCase() === serialHex) ?? certDers[0];
     if (!certDer) throw new Error('la firma no incluye el certificado del firmante');
     const cert = new X509Certificate(certDer);
     result.signer = certIdentity(certDer);
+    result.signerDer = certDer;
 
     const digest = createHash(hash).update(found.signedData).digest();
     const digestOk = messageDigest !== undefined && messageDigest.equals(digest);
@@ -141,9 +152,10 @@ export function verifyPdfSignature(pdf: Buffer): SignatureCheck {
     if (!signatureOk) result.problems.push('La firma criptográfica no es válida');
     result.intact = digestOk && signatureOk;
 
-    const at = result.signingTime ?? new Date();
-    result.certValidAtSigning = at >= new Date(result.signer.validoDesde) && at <= new Date(result.signer.validoHasta);
-    if (!result.certValidAtSigning) result.problems.push('El certificado no estaba vigente en el momento de la firma');
+    const at = result.signingTime ?? now;
+    result.certValidAtSigning = at !== undefined && at >= new Date(result.signer.validoDesde) && at <= new Date(result.signer.validoHasta);
+    if (!at) result.problems.push('La firma no indica cuándo se firmó');
+    else if (!result.certValidAtSigning) result.problems.push(CERT_NOT_VALID_AT_SIGNING);
   } catch (error) {
     result.intact = false;
     result.problems.push(`Firma ilegible: ${(error as Error).message}`);

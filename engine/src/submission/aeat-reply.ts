@@ -13,7 +13,7 @@ export interface RespuestaLinea {
   codigo?: string;
   descripcion?: string;
   /** Present on a 3000 duplicate: the verdict AEAT holds for the original. */
-  duplicado?: { estado: EstadoDuplicado; codigo?: string; descripcion?: string };
+  duplicado?: { estado: EstadoDuplicado; codigo?: string; descripcion?: string; idPeticion?: string };
 }
 
 export type AeatReply =
@@ -85,6 +85,7 @@ export function parseAeatReply(xml: string): AeatReply {
     }
     const dupCodigo = dup ? text(dup.CodigoErrorRegistro) : undefined;
     const dupDesc = dup ? text(dup.DescripcionErrorRegistro) : undefined;
+    const dupPeticion = dup ? text(dup.IdPeticionRegistroDuplicado) : undefined;
     return {
       idEmisorFactura: idEmisor,
       numSerieFactura: numSerie,
@@ -99,6 +100,7 @@ export function parseAeatReply(xml: string): AeatReply {
               estado: estadoDuplicado(dup.EstadoRegistroDuplicado),
               ...(dupCodigo ? { codigo: dupCodigo } : {}),
               ...(dupDesc ? { descripcion: dupDesc } : {}),
+              ...(dupPeticion ? { idPeticion: dupPeticion } : {}),
             },
           }
         : {}),

@@ -12,6 +12,12 @@ export interface OutgoingRecord {
   numeroFactura: string;
   fechaExpedicion: string;
   creadoEn: string;
+  /**
+   * This engine may have sent the record before without a committed answer (an earlier attempt
+   * of its submission, or an earlier submission that left its line unanswered). Only then is an
+   * authority's "already registered" answer our own earlier send and reconciled.
+   */
+  enviadoAntes: boolean;
 }
 
 export interface BuildContext {
@@ -32,6 +38,13 @@ export type Interpretation =
       estadoEnvio?: string | undefined;
     }
   | { kind: 'refused'; codigo: string; descripcion: string };
+
+/**
+ * The authority refused the whole request for a reason outside the records (its census, the
+ * certificate, an unknown cause): nothing is rejected, the queue waits with back-off until the
+ * cause is fixed, its message shown to support staff as the queue's last error.
+ */
+export class SubmissionBlocked extends Error {}
 
 export interface SentRequest {
   status: number;

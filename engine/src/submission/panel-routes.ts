@@ -10,7 +10,8 @@ import {
 } from '../../../src-shared/api/sync';
 import type { Database } from '../db/database';
 import type { SubmissionBatchesTable } from '../db/schema/submission';
-import { EngineError, notFound } from '../http/errors';
+import { mountEmulatorFaultRelay } from '../http/emulator-relay';
+import { notFound } from '../http/errors';
 import type { SubmissionWorker } from './worker';
 
 const lote = (b: SubmissionBatchesTable) => ({
@@ -151,23 +152,9 @@ export function syncPanelRoutes(app: FastifyInstance, deps: SyncPanelDeps): void
     },
   );
 
-  // The emulators' fault controls, relayed so the till UI can rehearse an outage.
-  const relay = async (method: 'GET' | 'PUT', path: string, body?: unknown) => {
-    const base = deps.emulatorUrl();
-    if (!base) throw new EngineError(404, 'EMULATORS_NOT_RUNNING', 'Los emuladores no están en marcha');
-    const res = await fetch(`${base}${path}`, {
-      method,
-      headers: { 'content-type': 'application/json' },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    const text = await res.text();
-    if (!res.ok) throw new EngineError(res.status >= 500 ? 502 : 400, 'EMULATOR_ERROR', text.slice(0, 500));
-    return JSON.parse(text) as unknown;
-  };
-  api.get('/panel/v1/emuladores/aeat/faults', { schema: { tags: ['emuladores'] } }, async () => relay('GET', '/__control/faults'));
-  api.put(
-    '/panel/v1/emuladores/aeat/faults',
-    { schema: { tags: ['emuladores'], body: z.record(z.string(), z.unknown()) } },
-    async (request) => relay('PUT', '/__control/faults', request.body),
-  );
+  // The emulators' fault controls, relayed so the till UI can rehearse an outage of each authority.
+  mountEmulatorFaultRelay(app, deps.emulatorUrl, '/panel/v1/emuladores/aeat/faults', '/__control/aeat/faults');
+  for (const provincia of ['araba', 'bizkaia', 'gipuzkoa'] as const) {
+    mountEmulatorFaultRelay(app, deps.emulatorUrl, `/panel/v1/emuladores/tbai/${provincia}/faults`, `/__control/tbai/${provincia}/faults`);
+  }
 }

@@ -8,7 +8,7 @@ import type { IdGenerator } from '../platform/ids';
 import type { Logger } from '../platform/logger';
 import { PollLoop } from '../platform/poll-loop';
 import { AeatAdapter, type AeatEndpointConfig } from './aeat-adapter';
-import type { AuthorityAdapter, Interpretation, OutgoingRecord } from './authority';
+import { SubmissionBlocked, type AuthorityAdapter, type Interpretation, type OutgoingRecord } from './authority';
 import { applyVerdicts, type Verdict, type VerdictItem } from './verdicts';
 
 export type { AeatEndpointConfig } from './aeat-adapter';
@@ -18,7 +18,7 @@ export interface SubmissionConfig {
   /** Back-off after failures: base and ceiling, with ±20 % jitter. */
   backoffBaseMs: number;
   backoffMaxMs: number;
-  /** Seconds a record may wait before its submission counts as late (Incidencia = S). */
+  /** Seconds a record may wait before its submission counts as late (Incidencia = S), checked at every send. */
   incidenciaAfterSeconds: number;
   /** How often an idle worker looks for due work (wake() cuts it short). */
   pollMs: number;
@@ -35,6 +35,25 @@ type QueueState = SubmissionQueuesTable;
 /** Submissions one queue may chain back to back before its lane is handed to other queues. */
 const PIPELINE_ROUNDS = 20;
 
+/**
+ * The request reaches the authority a little after we decide its header: a record this close to
+ * the Incidencia limit already goes as late (an early S is harmless, a late N is not).
+ */
+const LATE_MARGIN_MS = 5_000;
+
+type SendResult =
+  | { kind: 'answered'; outcome: Interpretation; raw: string; records: number }
+  | { kind: 'failed'; error: unknown };
+
+/*
+ * estadoEnvio of a record (and of its invoice while it has no estadoFactura) on its way out:
+ *   pendiente_proceso  stored, not yet in a submission;
+ *   en_lote            in a submission whose exact bytes are committed, not sent yet;
+ *   en_cola            sent (every send, resends included), awaiting the answer;
+ *   pendiente_envio    a send failed (transport, Server fault, a blocking Client fault, or an
+ *                      answer that left its line out) and the submission waits for its retry.
+ */
+
 /** The authority of a queue: its key is `entorno|autoridad|obligado`. */
 function autoridadOf(queueKey: string): string {
   return queueKey.split('|')[1] ?? '';
@@ -42,10 +61,12 @@ function autoridadOf(queueKey: string): string {
 
 /**
  * Files every committed record with AEAT: one queue per (environment, obligado), ≤ 1000 records a
- * submission, its exact bytes committed (with its idLote) before sending, TiempoEsperaEnvio
- * honoured unless 1000 records wait, transport failures retried with back-off forever. A
- * submission without a recorded answer (a crash, a time-out) is resent byte for byte; AEAT's
- * duplicate answers for it are reconciled into the original verdict.
+ * submission, its exact bytes committed (with its idLote) before every send, TiempoEsperaEnvio
+ * honoured (resends included) unless 1000 records wait, transport failures and blocking faults
+ * retried with back-off forever. A submission without a recorded answer (a crash, a time-out) is
+ * resent byte for byte, unless its records have meanwhile become late (rebuilt with Incidencia S)
+ * or an answer left some out (rebuilt with only those); the new bytes are committed first.
+ * AEAT's duplicate answers to a resend are reconciled into the original verdict.
  */
 export class SubmissionWorker {
   private readonly inFlight = new Set<string>();
@@ -128,13 +149,14 @@ export class SubmissionWorker {
       if (paused.has(entorno)) continue;
       const state = this.queueState(queueKey);
       if (state?.reintentoEn && state.reintentoEn > now) continue;
-      const open = this.openBatch(queueKey);
-      if (open) {
-        out.push(queueKey);
-        continue;
-      }
       const waitOver = !state?.siguienteEnvioEn || state.siguienteEnvioEn <= now;
       const full = this.adapters.get(autoridadOf(queueKey))?.maxRecords ?? 1;
+      // A resend honours TiempoEsperaEnvio too; only a full submission may go before it ends.
+      const open = this.openBatch(queueKey);
+      if (open) {
+        if (waitOver || open.numRegistros >= full) out.push(queueKey);
+        continue;
+      }
       if (waitOver || this.pendingCount(queueKey, full) >= full) out.push(queueKey);
     }
     return out;
@@ -165,45 +187,49 @@ export class SubmissionWorker {
     ).length;
   }
 
-  /** Sends the queue's open submission, or builds the next one. True when something was sent. */
   /**
    * Sends the queue's open submission, or builds the next one; true when something was sent.
    * While the authority lets the queue go on at once (TiempoEsperaEnvio 0, or a full submission
-   * waiting), the next submission is built and sent before the previous answer is applied, so
-   * the local bookkeeping overlaps the authority's work. Order is kept: a submission leaves only
-   * after the answer to the one before it has arrived; a crash in between resends both, oldest
-   * first, and their duplicates are reconciled.
+   * waiting), the next submission is sent before the previous answer is applied, so the local
+   * bookkeeping overlaps the authority's work. Order is kept: a submission leaves only after the
+   * answer to the one before it has arrived and answered every line of it (lines left out are
+   * resent first, in the same submission); a crash in between resends both, oldest first, and
+   * their duplicates are reconciled.
    */
   private async processQueue(queueKey: string): Promise<boolean> {
     const adapter = this.adapterFor(queueKey);
-    let batch = this.openBatch(queueKey) ?? this.buildBatch(queueKey, adapter);
-    if (!batch) return false;
+    const first = this.openBatch(queueKey) ?? this.buildBatch(queueKey, adapter);
+    if (!first) return false;
+    let batch: Batch = first;
     let inFlight = this.sendBatch(adapter, batch);
-    for (let round = 0; round < PIPELINE_ROUNDS; round++) {
+    for (let round = 0; ; round++) {
       const result = await inFlight;
-      if (result.kind === 'failed') {
-        this.recordFailure(batch, result.error);
-        return true;
-      }
-      const { outcome, raw } = result;
-      let next: Batch | undefined;
-      if (outcome.kind === 'verdicts' && !this.stopping && !this.isPaused(batch.entorno)) {
-        const full = this.pendingCount(queueKey, adapter.maxRecords) >= adapter.maxRecords;
-        // An older submission still unanswered (after a crash) goes before any new one.
-        if (outcome.waitSeconds <= 0 || full) next = this.openBatch(queueKey, batch.id) ?? this.buildBatch(queueKey, adapter);
-      }
+      const next: Batch | undefined = round < PIPELINE_ROUNDS ? this.nextToPipeline(queueKey, adapter, batch, result) : undefined;
       if (next) inFlight = this.sendBatch(adapter, next);
-      if (outcome.kind === 'refused') this.refuseBatch(batch, outcome, raw);
-      else this.applyReply(batch, outcome, raw);
+      this.settle(batch, result);
       if (!next) return true;
       batch = next;
     }
-    // Leave the last one in flight to be answered and applied before handing the lane back.
-    const last = await inFlight;
-    if (last.kind === 'failed') this.recordFailure(batch, last.error);
-    else if (last.outcome.kind === 'refused') this.refuseBatch(batch, last.outcome, last.raw);
-    else this.applyReply(batch, last.outcome, last.raw);
-    return true;
+  }
+
+  /** The submission that may leave now, before `answered`'s reply is applied, if any. */
+  private nextToPipeline(queueKey: string, adapter: AuthorityAdapter, answered: Batch, result: SendResult): Batch | undefined {
+    if (result.kind !== 'answered' || result.outcome.kind !== 'verdicts') return undefined;
+    if (this.stopping || this.isPaused(answered.entorno)) return undefined;
+    const { outcome } = result;
+    // Lines left out go again before anything newer (applyReply keeps them in this submission).
+    if (outcome.verdicts.size < result.records) return undefined;
+    // An older submission still unanswered (after a crash) goes before any new one.
+    const open = this.openBatch(queueKey, answered.id);
+    if (open) return outcome.waitSeconds <= 0 || open.numRegistros >= adapter.maxRecords ? open : undefined;
+    const full = this.pendingCount(queueKey, adapter.maxRecords) >= adapter.maxRecords;
+    return outcome.waitSeconds <= 0 || full ? this.buildBatch(queueKey, adapter) : undefined;
+  }
+
+  private settle(batch: Batch, result: SendResult): void {
+    if (result.kind === 'failed') this.recordFailure(batch, result.error);
+    else if (result.outcome.kind === 'refused') this.refuseBatch(batch, result.outcome, result.raw);
+    else this.applyReply(batch, result.outcome, result.raw);
   }
 
   private isPaused(entorno: Entorno): boolean {
@@ -212,27 +238,57 @@ export class SubmissionWorker {
     );
   }
 
-  /** Marks the attempt (committed) and sends the stored bytes; never throws. */
-  private async sendBatch(
-    adapter: AuthorityAdapter,
-    batch: Batch,
-  ): Promise<{ kind: 'answered'; outcome: Interpretation; raw: string } | { kind: 'failed'; error: unknown }> {
-    const now = this.clock.now().toISOString();
+  /**
+   * Marks the attempt and sends the stored bytes; never throws. A submission whose oldest record
+   * is now late but whose header says Incidencia N is rebuilt with S first, and the new bytes are
+   * committed before they leave.
+   */
+  private async sendBatch(adapter: AuthorityAdapter, batch: Batch): Promise<SendResult> {
+    const now = this.clock.now();
+    const nowIso = now.toISOString();
+    // Read before this attempt is counted: earlier attempts may have reached the authority unanswered.
+    const records = this.outgoing(batch);
     this.db.transaction(() => {
+      let { peticion, incidencia } = batch;
+      if (incidencia === 0 && this.isLate(records, now)) {
+        const rebuilt = this.request(adapter, batch, records, true);
+        // An authority without the notion (TicketBAI) builds the same bytes: nothing to change.
+        if (rebuilt !== peticion) {
+          peticion = rebuilt;
+          incidencia = 1;
+        }
+      }
       this.db.run(
         this.db.kysely
           .updateTable('submission_batches')
-          .set({ intentos: batch.intentos + 1, enviadoEn: now })
+          .set({ intentos: batch.intentos + 1, enviadoEn: nowIso, peticion, incidencia })
           .where('id', '=', batch.id),
       );
-      if (batch.intentos === 0) this.setEstadoEnvio(batch.id, 'en_cola', now);
+      Object.assign(batch, { intentos: batch.intentos + 1, enviadoEn: nowIso, peticion, incidencia });
+      this.setEstadoEnvio(batch.id, 'en_cola', nowIso);
     });
     try {
       const sent = await adapter.send(batch.entorno, batch.peticion);
-      return { kind: 'answered', outcome: adapter.interpret(sent, this.outgoing(batch.id)), raw: sent.body };
+      return { kind: 'answered', outcome: adapter.interpret(sent, records), raw: sent.body, records: records.length };
     } catch (error) {
       return { kind: 'failed', error };
     }
+  }
+
+  /** Whether the oldest record was generated longer ago than AEAT's Incidencia limit allows. */
+  private isLate(records: readonly OutgoingRecord[], now: Date): boolean {
+    if (records.length === 0) return false;
+    // FechaHoraHusoGenRegistro has whole seconds: count from the second the record shows.
+    const oldest = Math.min(...records.map((r) => Math.floor(Date.parse(r.creadoEn) / 1000) * 1000));
+    return now.getTime() - oldest > this.config.incidenciaAfterSeconds * 1000 - LATE_MARGIN_MS;
+  }
+
+  /** The request for a submission's records, in chain order. */
+  private request(adapter: AuthorityAdapter, batch: Pick<Batch, 'entorno' | 'obligado'>, records: readonly OutgoingRecord[], incidencia: boolean): string {
+    const issuer = this.db.first(
+      this.db.kysely.selectFrom('issuers').select('nombre').where('entorno', '=', batch.entorno).where('nif', '=', batch.obligado),
+    );
+    return adapter.build(records, { obligado: { nif: batch.obligado, nombre: issuer?.nombre ?? batch.obligado }, incidencia });
   }
 
   /**
@@ -266,9 +322,11 @@ export class SubmissionWorker {
           .limit(adapter.maxRecords),
       );
       if (jobs.length === 0) return undefined;
+      // Waiting records have never left: a new submission is their first send.
+      const candidates = jobs.map((j) => ({ ...j, enviadoAntes: false }));
       const seen = new Set<string>();
-      const chosen: typeof jobs = [];
-      for (const job of jobs) {
+      const chosen: typeof candidates = [];
+      for (const job of candidates) {
         const key = adapter.lineKey(job);
         if (seen.has(key)) break;
         if (chosen[0] && adapter.sameSubmission && !adapter.sameSubmission(chosen[0], job)) break;
@@ -279,14 +337,8 @@ export class SubmissionWorker {
       if (!first) return undefined;
       const now = this.clock.now();
       const obligado = first.nifEmisor;
-      const issuer = this.db.first(
-        this.db.kysely.selectFrom('issuers').select('nombre').where('entorno', '=', first.entorno).where('nif', '=', obligado),
-      );
-      const late = now.getTime() - Date.parse(first.creadoEn) > this.config.incidenciaAfterSeconds * 1000;
-      const peticion = adapter.build(
-        chosen,
-        { obligado: { nif: obligado, nombre: issuer?.nombre ?? obligado }, incidencia: late },
-      );
+      const late = this.isLate(chosen, now);
+      const peticion = this.request(adapter, { entorno: first.entorno, obligado }, chosen, late);
       const batch: Batch = {
         id: this.ids.next('lote'),
         queueKey,
@@ -331,7 +383,7 @@ export class SubmissionWorker {
     });
   }
 
-  private setEstadoEnvio(idLote: string, estadoEnvio: 'en_cola', now: string): void {
+  private setEstadoEnvio(idLote: string, estadoEnvio: 'en_cola' | 'pendiente_envio', now: string): void {
     this.db.run(
       this.db.kysely
         .updateTable('registros')
@@ -381,9 +433,13 @@ export class SubmissionWorker {
     );
   }
 
-  /** The records of a submission as the adapter sees them. */
-  private outgoing(idLote: string): OutgoingRecord[] {
-    return this.db.all(
+  /**
+   * The records of a submission as the adapter sees them. Any attempt of the submission so far may
+   * have reached the authority without us hearing back, so its records count as sent before.
+   */
+  private outgoing(batch: Pick<Batch, 'id' | 'intentos'>): OutgoingRecord[] {
+    const enviadoAntes = batch.intentos > 0;
+    const rows = this.db.all(
       this.db.kysely
         .selectFrom('submission_jobs')
         .innerJoin('registros', 'registros.id', 'submission_jobs.registroId')
@@ -399,50 +455,73 @@ export class SubmissionWorker {
           'invoices.fechaExpedicion',
           'registros.creadoEn',
         ])
-        .where('submission_jobs.idLote', '=', idLote),
+        .where('submission_jobs.idLote', '=', batch.id)
+        // Jobs are written in the issuing transaction: rowid order is chain order.
+        .orderBy(sql`submission_jobs.rowid`),
     );
+    return rows.map((r) => ({ ...r, enviadoAntes }));
   }
 
+  /**
+   * Applies an answer. Lines the answer leaves out stay in this submission, which is rebuilt with
+   * only them (committed here, before any resend) and goes again before anything newer, so the
+   * chain order holds; being a resend, an "already registered" answer for them is reconciled.
+   */
   private applyReply(batch: Batch, reply: Extract<Interpretation, { kind: 'verdicts' }>, raw: string): void {
     const now = this.clock.now();
     const nowIso = now.toISOString();
+    const registros = this.batchRegistros(batch.id);
+    const items: VerdictItem[] = [];
+    for (const registro of registros) {
+      const verdict = reply.verdicts.get(registro.id);
+      if (verdict) items.push({ registro, verdict });
+    }
+    if (items.length === 0 && registros.length > 0) {
+      // An answer about none of our records: retried like a failed send, with back-off.
+      this.recordFailure(batch, new Error(`la respuesta no trae ninguna línea de los ${registros.length} registros del envío`));
+      return;
+    }
+    const partial = items.length < registros.length;
     this.db.transaction(() => {
-      const unanswered: string[] = [];
-      const items: VerdictItem[] = [];
-      for (const registro of this.batchRegistros(batch.id)) {
-        const verdict = reply.verdicts.get(registro.id);
-        if (verdict) items.push({ registro, verdict });
-        else unanswered.push(registro.id);
-      }
       applyVerdicts(this.db, this.ids, items, { idLote: batch.id, now: nowIso });
-      // A record the answer does not mention goes back to the queue; if the authority did
-      // register it, the resend is answered as a duplicate and reconciled.
-      if (unanswered.length > 0) {
+      const queue = this.db.kysely
+        .updateTable('submission_queues')
+        .set({ siguienteEnvioEn: new Date(now.getTime() + reply.waitSeconds * 1000).toISOString(), reintentoEn: null, fallosSeguidos: 0, alcanzable: 1 })
+        .where('queueKey', '=', batch.queueKey);
+      const answered = { respuesta: raw, csv: reply.csv ?? null, estadoEnvio: reply.estadoEnvio ?? null, respondidoEn: nowIso };
+      if (!partial) {
+        this.db.run(this.db.kysely.deleteFrom('submission_jobs').where('idLote', '=', batch.id));
         this.db.run(
           this.db.kysely
-            .updateTable('submission_jobs')
-            .set({ estado: 'pendiente', idLote: null })
-            .where('registroId', 'in', unanswered),
+            .updateTable('submission_batches')
+            .set({ estado: 'respondido', ...answered, ultimoError: null })
+            .where('id', '=', batch.id),
         );
+        this.db.run(queue);
+        return;
       }
-      this.db.run(this.db.kysely.deleteFrom('submission_jobs').where('idLote', '=', batch.id));
+      this.db.run(
+        this.db.kysely
+          .deleteFrom('submission_jobs')
+          .where('idLote', '=', batch.id)
+          .where('registroId', 'in', (eb) =>
+            eb.selectFrom('registros').select('id').where('idLote', '=', batch.id).where('estadoEnvioFinal', 'is not', null),
+          ),
+      );
+      const rest = this.outgoing(batch);
+      const adapter = this.adapterFor(batch.queueKey);
+      const incidencia = batch.incidencia === 1 || this.isLate(rest, now);
+      const peticion = this.request(adapter, batch, rest, incidencia);
+      const message = `${rest.length} registros sin respuesta: se reenvían`;
       this.db.run(
         this.db.kysely
           .updateTable('submission_batches')
-          .set({ estado: 'respondido', respuesta: raw, csv: reply.csv ?? null, estadoEnvio: reply.estadoEnvio ?? null, respondidoEn: nowIso, ultimoError: null })
+          .set({ ...answered, numRegistros: rest.length, peticion, incidencia: incidencia ? 1 : 0, ultimoError: message })
           .where('id', '=', batch.id),
       );
-      this.db.run(
-        this.db.kysely
-          .updateTable('submission_queues')
-          .set({
-            siguienteEnvioEn: new Date(now.getTime() + reply.waitSeconds * 1000).toISOString(),
-            reintentoEn: null,
-            fallosSeguidos: 0,
-            alcanzable: 1,
-          })
-          .where('queueKey', '=', batch.queueKey),
-      );
+      this.setEstadoEnvio(batch.id, 'pendiente_envio', nowIso);
+      this.db.run(queue);
+      this.logger.warn('answer left records out, they go again first', { idLote: batch.id, registros: rest.length });
     });
   }
 
@@ -473,21 +552,29 @@ export class SubmissionWorker {
     });
   }
 
+  /**
+   * A failed send (transport, Server fault, an answer we could not read) or a blocking Client
+   * fault: nothing is final, the submission waits for its resend with back-off.
+   */
   private recordFailure(batch: Batch, error: unknown): void {
     const now = this.clock.now();
+    const nowIso = now.toISOString();
     const message = error instanceof Error ? error.message : String(error);
     const state = this.queueState(batch.queueKey);
     const failures = (state?.fallosSeguidos ?? 0) + 1;
     const base = Math.min(this.config.backoffMaxMs, this.config.backoffBaseMs * 2 ** Math.min(failures - 1, 20));
     const jitter = 1 + ((this.config.random ?? Math.random)() * 0.4 - 0.2);
     const retryAt = new Date(now.getTime() + Math.round(base * jitter)).toISOString();
-    this.logger.warn('submission failed, will resend the same bytes', { idLote: batch.id, error: message, retryAt });
+    // A blocking fault is an answer: the authority is reachable, the cause is on our side.
+    const alcanzable = error instanceof SubmissionBlocked ? 1 : 0;
+    this.logger.warn('submission failed, will resend it', { idLote: batch.id, error: message, retryAt });
     this.db.transaction(() => {
       this.db.run(this.db.kysely.updateTable('submission_batches').set({ ultimoError: message }).where('id', '=', batch.id));
+      this.setEstadoEnvio(batch.id, 'pendiente_envio', nowIso);
       this.db.run(
         this.db.kysely
           .updateTable('submission_queues')
-          .set({ fallosSeguidos: failures, reintentoEn: retryAt, alcanzable: 0, ultimoError: message, ultimoErrorEn: now.toISOString() })
+          .set({ fallosSeguidos: failures, reintentoEn: retryAt, alcanzable, ultimoError: message, ultimoErrorEn: nowIso })
           .where('queueKey', '=', batch.queueKey),
       );
     });

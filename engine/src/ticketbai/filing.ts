@@ -21,6 +21,8 @@ const REST_PATHS = {
   araba: { alta: '/TicketBAI/v1/facturas/', anulacion: '/TicketBAI/v1/anulaciones/', zuzendu: '/TicketBAI/v1/facturas/subsanarmodificar' },
 } as const;
 const LROE_PATH = '/N3B4000M/aurkezpena';
+/** LROE "Registro duplicado." (CodigoErrorRegistro). */
+const LROE_DUPLICADO = 'B4_2000003';
 
 const parser = new XMLParser({
   removeNSPrefix: true,
@@ -51,11 +53,37 @@ function tbaiExtra(estado: string, codigo: string | undefined, mensaje: string |
   };
 }
 
+/** XML text back to its characters (the few entities escapeTexto and C14N write). */
+function unescapeXml(s: string): string {
+  if (!s.includes('&')) return s;
+  return s.replace(/&(?:amp|lt|gt|quot|apos|#x([0-9A-Fa-f]+)|#(\d+));/g, (m, hex: string | undefined, dec: string | undefined) => {
+    if (hex) return String.fromCodePoint(parseInt(hex, 16));
+    if (dec) return String.fromCodePoint(parseInt(dec, 10));
+    return ({ '&amp;': '&', '&lt;': '<', '&gt;': '>', '&quot;': '"', '&apos;': "'" } as Record<string, string>)[m] ?? m;
+  });
+}
+
+// CabeceraFactura (alta) or IDFactura/CabeceraFactura (anulación): the invoice's own identity
+// comes first in both; later SerieFactura/NumFactura elements belong to rectified invoices.
+const CABECERA = /<CabeceraFactura>\s*(?:<SerieFactura>([^<]*)<\/SerieFactura>\s*)?<NumFactura>([^<]*)<\/NumFactura>\s*<FechaExpedicionFactura>([^<]*)</;
+
+/** Serie, number and date of the invoice a signed TicketBAI document is about. */
+export function identidadDocumento(xml: string): { serie: string; numero: string; fecha: string } | undefined {
+  const m = CABECERA.exec(xml);
+  if (!m) return undefined;
+  return { serie: unescapeXml(m[1] ?? ''), numero: unescapeXml(m[2] ?? ''), fecha: m[3] ?? '' };
+}
+
+/** Reply key of one invoice: serie, number and date kept apart (A1/23 is not A/123). */
+const claveFactura = (serie: string, numero: string, fecha: string) => JSON.stringify([serie, numero, fecha]);
+
 /**
  * Araba and Gipuzkoa: one signed document per request (alta, anulación or a Zuzendu correction),
  * answered with a TicketBaiResponse: Estado 00 received (warnings 007–014 make it "accepted with
- * errors"), 01 rejected. 005 "already registered" on a resend after a crash is the original
- * acceptance and is reconciled as such.
+ * errors"), 01 rejected. On a resend whose earlier send got no committed answer, 005 "already
+ * registered" (alta, correction) and 011 "already cancelled" (anulación) mean that earlier send
+ * was registered: the acceptance is reconciled. On a first send they are rejections (someone
+ * else filed that invoice).
  */
 export class TbaiRestAdapter implements AuthorityAdapter {
   readonly maxRecords = 1;
@@ -112,8 +140,11 @@ export class TbaiRestAdapter implements AuthorityAdapter {
       let verdict: Verdict;
       if (estado === '00') {
         verdict = { kind: 'aceptado', conErrores: resultados.length > 0, codigo: first?.codigo, descripcion: first?.descripcion, extra };
-      } else if (first?.codigo === '005' && record.tipo !== 'anulacion') {
-        // Our earlier send of this very document was registered: that acceptance stands.
+      } else if (
+        ((first?.codigo === '005' && record.tipo !== 'anulacion') || (first?.codigo === '011' && record.tipo === 'anulacion')) &&
+        record.enviadoAntes
+      ) {
+        // Our earlier, unanswered send of this very document was registered: that acceptance stands.
         verdict = { kind: 'aceptado', conErrores: false, extra: { ...extra, reconciliado: true } };
       } else if (first?.codigo === '006') {
         throw new TransportError(`servicio no disponible (006): ${first.descripcion}`);
@@ -146,8 +177,11 @@ export class LroeAdapter implements AuthorityAdapter {
     private readonly epigrafeOf: (nif: string) => string | undefined,
   ) {}
 
+  /** The reply's key (serie, número, fecha apart): A1/23 and A/123 may travel together. */
   lineKey(record: OutgoingRecord): string {
-    return `${record.tipo === 'anulacion' ? 'A' : 'F'}|${record.numeroFactura}|${record.fechaExpedicion}`;
+    const id = identidadDocumento(record.xml);
+    const clave = id ? claveFactura(id.serie, id.numero, id.fecha) : `${record.numeroFactura}|${record.fechaExpedicion}`;
+    return `${record.tipo === 'anulacion' ? 'A' : 'F'}|${clave}`;
   }
 
   sameSubmission(first: OutgoingRecord, next: OutgoingRecord): boolean {
@@ -205,33 +239,48 @@ export class LroeAdapter implements AuthorityAdapter {
     const identificativo = h['eus-bizkaia-n3-identificativo'];
     if (!tipo) throw new TransportError(`respuesta LROE sin eus-bizkaia-n3-tipo-respuesta (HTTP ${sent.status})`);
     const mensaje = h['eus-bizkaia-n3-mensaje-respuesta'];
-    if (tipo === 'Incorrecto' && !sent.body.includes('<Registro>')) {
+    let doc: Node | undefined;
+    if (sent.body.trim() !== '') {
+      try {
+        doc = parser.parse(sent.body, true) as Node;
+      } catch (error) {
+        // A cut answer is no verdict, whatever its headers say: the same bytes are sent again.
+        throw new TransportError(`respuesta LROE no es XML: ${(error as Error).message}`);
+      }
+    }
+    const root = doc ? obj(Object.values(doc).find((v) => obj(v) && 'Cabecera' in (v as Node))) : undefined;
+    const registros = (obj(root?.Registros)?.Registro as unknown[] | undefined) ?? [];
+    if (tipo === 'Incorrecto' && registros.length === 0) {
       // The whole request was refused (header, schema): final for this content.
       return { kind: 'refused', codigo: codigo ?? 'LROE', descripcion: mensaje ?? 'Petición LROE rechazada' };
     }
-    let registros: unknown[] = [];
-    try {
-      const doc = parser.parse(sent.body, true) as Node;
-      const root = obj(Object.values(doc).find((v) => obj(v) && 'Cabecera' in (v as Node)));
-      registros = (obj(root?.Registros)?.Registro as unknown[] | undefined) ?? [];
-    } catch (error) {
-      throw new TransportError(`respuesta LROE no es XML: ${(error as Error).message}`);
-    }
+    // Accepted without saying which records: no verdict; the same bytes go again (and a duplicate
+    // then is reconciled), rather than the records going back into newer submissions.
+    if (registros.length === 0) throw new TransportError(`respuesta LROE ${tipo} sin registros`);
     const byKey = new Map<string, Node>();
     for (const r of registros) {
       const id = obj(obj(obj(r)?.Identificador)?.IDFactura);
       if (!id) continue;
-      byKey.set(`${text(id.SerieFactura) ?? ''}${text(id.NumFactura) ?? ''}|${text(id.FechaExpedicionFactura) ?? ''}`, obj(obj(r)?.SituacionRegistro) ?? {});
+      byKey.set(
+        claveFactura(text(id.SerieFactura) ?? '', text(id.NumFactura) ?? '', text(id.FechaExpedicionFactura) ?? ''),
+        obj(obj(r)?.SituacionRegistro) ?? {},
+      );
     }
     const verdicts = new Map<string, Verdict>();
     for (const record of records) {
-      const situacion = byKey.get(`${record.numeroFactura}|${record.fechaExpedicion}`);
+      const ident = identidadDocumento(record.xml);
+      // A record whose identity cannot be read is left unanswered: it goes back to its queue.
+      const situacion = ident && byKey.get(claveFactura(ident.serie, ident.numero, ident.fecha));
       if (!situacion) continue;
       const estado = text(situacion.EstadoRegistro) ?? '';
       const cod = text(situacion.CodigoErrorRegistro);
       const desc = text(situacion.DescripcionErrorRegistroES);
       const extra = tbaiExtra(estado, cod, desc, identificativo);
-      if (estado === 'Incorrecto') {
+      if (estado === 'Incorrecto' && cod === LROE_DUPLICADO && record.enviadoAntes) {
+        // B4_2000003 "Registro duplicado" (also a cancellation already made) on a resend: our
+        // earlier, unanswered send was registered, and that acceptance stands.
+        verdicts.set(record.registroId, { kind: 'aceptado', conErrores: false, extra: { ...extra, reconciliado: true } });
+      } else if (estado === 'Incorrecto') {
         verdicts.set(record.registroId, { kind: 'rechazado', codigo: cod ?? 'Incorrecto', descripcion: desc ?? '', extra });
       } else {
         verdicts.set(record.registroId, { kind: 'aceptado', conErrores: estado === 'AceptadoConErrores', codigo: cod, descripcion: desc, extra });

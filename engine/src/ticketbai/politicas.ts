@@ -1,7 +1,8 @@
 // Signature policies (XAdES-EPES SignaturePolicyIdentifier) per treasury: the policy identifier
 // (SigPolicyId/Identifier and SPURI) and the SHA-256 digest of the policy document (SigPolicyHash).
 // Configuration data, not code: treasuries republish their policies, so the engine takes the
-// policy as an argument and these are only the defaults (FACTS.md, "Signature").
+// policy as an argument and these are only the defaults (FACTS.md, "Signature"); the engine's
+// configuration overrides them per treasury (EngineConfig.ticketbai.politicasFirma).
 import type { Provincia } from '../../../src-shared/api/ticketbai';
 
 export interface PoliticaFirma {

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { Decimal } from 'decimal.js';
 import type {
   FacturaTicketbai,
@@ -17,12 +16,20 @@ import type { GroupCommit } from '../issuing/group-commit';
 import { admitIssuer } from '../issuing/issuer-gate';
 import type { Clock } from '../platform/clock';
 import type { IdGenerator } from '../platform/ids';
+import { CAMPOS_CANONICOS_TICKETBAI, fingerprintFactura } from '../verifactu/fingerprint';
 import { importeCanonico } from '../verifactu/importes';
 import { identificadorTbai } from './identificador';
-import { POLITICAS_FIRMA } from './politicas';
+import { POLITICAS_FIRMA, type PoliticaFirma } from './politicas';
 import { qrTbaiPng, urlQrTbai } from './qr';
 import { signTicketBai } from './xades';
-import { buildTicketBaiAlta, buildTicketBaiAnulacion, importeTotalFacturaTbai, type FacturaAnteriorTbai, type SoftwareTbai } from './xml';
+import {
+  buildTicketBaiAlta,
+  buildTicketBaiAnulacion,
+  importeTotalFacturaTbai,
+  numSerieDispositivo,
+  type FacturaAnteriorTbai,
+  type SoftwareTbai,
+} from './xml';
 import { buildZuzenduSubsanar } from './zuzendu';
 
 /** The key and certificate that sign in one environment (per install; per issuer later). */
@@ -55,8 +62,14 @@ const identityConflict = (fields: string[]) =>
 const invoiceNotFound = () => new EngineError(409, 'INVOICE_NOT_FOUND', 'No consta ninguna factura con esa identidad');
 const statusInvalid = (message: string) => new EngineError(409, 'INVOICE_STATUS_INVALID', message);
 
-export function ticketbaiChainKey(entorno: string, nif: string): string {
-  return `${entorno}|ticketbai|${nif}`;
+/**
+ * TicketBAI chains per device: every invoice declares its device (NumSerieDispositivo, the last 30
+ * characters of idMaquina) and the treasuries follow the chain of each device. Invoices without
+ * idMaquina share the issuer's default chain.
+ */
+export function ticketbaiChainKey(entorno: string, nif: string, idMaquina?: string | null): string {
+  const base = `${entorno}|ticketbai|${nif}`;
+  return idMaquina ? `${base}|${numSerieDispositivo(idMaquina)}` : base;
 }
 /** Cancellations are not chained in TicketBAI; they get a sequence of their own. */
 function anulacionesChainKey(entorno: string, nif: string): string {
@@ -72,6 +85,8 @@ export function ticketbaiQueueKey(entorno: string, provincia: Provincia, nif: st
  * in one transaction shared by concurrent requests (group commit).
  */
 export class TicketbaiIssuing {
+  private readonly politicas: Readonly<Record<Provincia, PoliticaFirma>>;
+
   constructor(
     private readonly deps: {
       invoices: InvoiceStore;
@@ -82,8 +97,12 @@ export class TicketbaiIssuing {
       software: SoftwareTbai;
       /** The signing identity of an environment; throws 503 when LIVE has none configured. */
       signer: (entorno: 'test' | 'live') => SigningIdentity;
+      /** Signature policy per treasury, from configuration (default: POLITICAS_FIRMA). */
+      politicas?: Readonly<Record<Provincia, PoliticaFirma>> | undefined;
     },
-  ) {}
+  ) {
+    this.politicas = deps.politicas ?? POLITICAS_FIRMA;
+  }
 
   private admit(caller: Caller, nif: string, provincia: Provincia, newRegistration: boolean) {
     const issuer = admitIssuer(this.deps.issuers, caller, nif, TBAI_HACIENDAS, { newRegistration });
@@ -111,9 +130,9 @@ export class TicketbaiIssuing {
     const outcome = await this.deps.groupCommit.run(() => {
       const existing = this.find(caller, factura.emisor.nif, factura.serie, factura.numero, factura.fechaExpedicion);
       if (!existing || existing.sistemaFiscal !== 'ticketbai' || existing.tipoFactura === null) throw invoiceNotFound();
-      const last = this.deps.invoices.latestRegistro(existing.id, ['alta', 'subsanacion']);
+      const last = this.latestAltaOrCorrection(existing.id);
       if (!last) throw invoiceNotFound();
-      const print = createHash('sha256').update(JSON.stringify(body)).digest('hex');
+      const print = fingerprintFactura(factura, CAMPOS_CANONICOS_TICKETBAI);
       const stored = this.deps.invoices.invoiceDocs(existing.id).respuesta;
       if (last.tipo === 'subsanacion' && JSON.parse(last.extra).fingerprint === print && stored) {
         return { answer: JSON.parse(stored) as StoredEmision, replay: true };
@@ -147,7 +166,7 @@ export class TicketbaiIssuing {
       const now = this.deps.clock.now();
       const nowIso = now.toISOString();
       const xml = buildTicketBaiAnulacion({ anulacion: body, nombreEmisor: issuer.nombre, software: this.deps.software });
-      const signed = signTicketBai(xml, { ...signer, policy: POLITICAS_FIRMA[body.provincia], signingTime: now, canonicalInput: true });
+      const signed = signTicketBai(xml, { ...signer, policy: this.politicas[body.provincia], signingTime: now, canonicalInput: true });
       const chainKey = anulacionesChainKey(caller.entorno, body.nifEmisor);
       const head = this.deps.invoices.chainHead<{ n: number }>(chainKey);
       const idRegistro = this.deps.ids.next('reg');
@@ -180,6 +199,19 @@ export class TicketbaiIssuing {
     });
   }
 
+  /**
+   * The invoice's newest alta or correction, by creation. Not by chainSeq: a Zuzendu correction
+   * has a sequence of its own and the alta sits in its device's chain, so their numbers don't compare.
+   */
+  private latestAltaOrCorrection(invoiceId: string): RegistroRow | undefined {
+    let latest: RegistroRow | undefined;
+    for (const r of this.deps.invoices.registrosOf(invoiceId)) {
+      if (r.tipo !== 'alta' && r.tipo !== 'subsanacion') continue;
+      if (!latest || r.creadoEn > latest.creadoEn || (r.creadoEn === latest.creadoEn && r.id > latest.id)) latest = r;
+    }
+    return latest;
+  }
+
   private find(caller: Caller, nif: string, serie: string | undefined, numero: string, fecha: string) {
     return this.deps.invoices.findByIdentity({ entorno: caller.entorno, nifEmisor: nif, serie: serie ?? '', numero, fechaExpedicion: fecha });
   }
@@ -204,10 +236,10 @@ export class TicketbaiIssuing {
     const now = this.deps.clock.now();
     const nowIso = now.toISOString();
     const nif = factura.emisor.nif;
-    const chainKey = ticketbaiChainKey(caller.entorno, nif);
+    const chainKey = ticketbaiChainKey(caller.entorno, nif, factura.idMaquina);
     const head = this.deps.invoices.chainHead<FacturaAnteriorTbai>(chainKey);
     const xml = buildTicketBaiAlta({ factura, emisorNombre, anterior: head?.link ?? null, software: this.deps.software, generadoEn: now });
-    const signed = signTicketBai(xml, { ...signer, policy: POLITICAS_FIRMA[factura.provincia], signingTime: now, canonicalInput: true });
+    const signed = signTicketBai(xml, { ...signer, policy: this.politicas[factura.provincia], signingTime: now, canonicalInput: true });
     const idTbai = identificadorTbai({ nif, fechaExpedicion: factura.fechaExpedicion, signatureValue: signed.signatureValue });
     const importeXml = importeTotalFacturaTbai(factura);
     const url = urlQrTbai({
@@ -321,12 +353,34 @@ export class TicketbaiIssuing {
       chainKey,
       chainSeq: (head?.length ?? 0) + 1,
       idMaquina: factura.idMaquina ?? null,
-      extra: { provincia: factura.provincia, idTbai: existing.idTbai, viaZuzendu: true, fingerprint, tipoFactura: factura.tipoFactura },
+      extra: {
+        provincia: factura.provincia,
+        idTbai: existing.idTbai,
+        viaZuzendu: true,
+        fingerprint,
+        tipoFactura: factura.tipoFactura,
+        esRectificativa: factura.tipoFactura.startsWith('R'),
+        ...(factura.rectificativa ? { tipoRectificativa: factura.rectificativa.tipo } : {}),
+        importeTotal: importeCanonico(factura.importeTotal),
+        cuotaTotal: cuotaTotal(factura),
+      },
       now: nowIso,
     });
     this.deps.invoices.appendRegistro(registro, { n: registro.chainSeq }, request);
     this.deps.invoices.enqueueSubmission(registro, ticketbaiQueueKey(caller.entorno, factura.provincia, existing.nifEmisor), nowIso);
-    this.deps.invoices.updateInvoice(existing.id, { estadoEnvio: 'pendiente_proceso', ultimaModificacion: nowIso }, { respuesta: JSON.stringify(answer), datos: JSON.stringify(factura) });
+    // The corrected content is what the treasury registers: reads and events show its amounts;
+    // idTbai, QR and signature stay the original's.
+    this.deps.invoices.updateInvoice(
+      existing.id,
+      {
+        tipoFactura: factura.tipoFactura,
+        importeTotal: importeCanonico(factura.importeTotal),
+        cuotaTotal: cuotaTotal(factura),
+        estadoEnvio: 'pendiente_proceso',
+        ultimaModificacion: nowIso,
+      },
+      { respuesta: JSON.stringify(answer), datos: JSON.stringify(factura) },
+    );
     return answer;
   }
 

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import type {
   FacturaVerifactu,
   VerifactuAnularBody,
@@ -15,6 +14,7 @@ import type { Clock } from '../platform/clock';
 import type { IdGenerator } from '../platform/ids';
 import { qrPng } from '../qr/png';
 import { fechaLocalDdMmAaaa } from './fecha-hora';
+import { CAMPOS_CANONICOS_VERIFACTU, fingerprintFactura } from './fingerprint';
 import { importeCanonico } from './importes';
 import { urlValidacion } from './qr';
 import {
@@ -67,10 +67,6 @@ export function verifactuChainKey(entorno: string, nif: string): string {
 }
 export function verifactuQueueKey(entorno: string, nif: string): string {
   return `${entorno}|aeat|${nif}`;
-}
-
-function fingerprint(body: unknown): string {
-  return createHash('sha256').update(JSON.stringify(body)).digest('hex');
 }
 
 /**
@@ -126,7 +122,8 @@ export class VerifactuIssuing {
     const { subsanacion: _flag, rechazoPrevio, ...factura } = body;
     const avisos = this.validate(factura, { rechazoPrevio });
     admitIssuer(this.deps.issuers, caller, factura.emisor.nif, ['verifactu'], { newRegistration: false });
-    const print = fingerprint(body);
+    // `subsanacion` (true or "S") is the same flag either way: left out of the fingerprint.
+    const print = fingerprintFactura({ ...factura, rechazoPrevio }, CAMPOS_CANONICOS_VERIFACTU);
     const outcome = await this.commit.run(() => {
       const existing = this.findInvoice(caller, factura.emisor.nif, factura.cabecera.serie, factura.cabecera.numero, factura.cabecera.fechaExpedicion);
       if (!existing || existing.sistemaFiscal !== 'verifactu' || existing.tipoFactura === null) throw invoiceNotFound();

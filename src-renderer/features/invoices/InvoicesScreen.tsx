@@ -7,11 +7,7 @@ import { tillBridge } from '../../platform/bridge';
 import { formatTimestamp } from '../../platform/dates';
 import { ReceiptPreview } from '../sale/ReceiptPreview';
 import { buildReceipt, buildReceiptFromTotals } from '../sale/receipt-model';
-import { useInvoices, visibleFacturas, type FacturaEnvelope } from './store';
-
-function estadoDe(f: { estadoFactura?: string | undefined; estadoEnvio?: string | undefined }): string {
-  return f.estadoFactura ?? f.estadoEnvio ?? 'desconocido';
-}
+import { estadoDe, nombreEmisorPara, useInvoices, visibleFacturas, type FacturaEnvelope, type FiltroEstado } from './store';
 
 export function InvoicesScreen() {
   const t = useT();
@@ -30,8 +26,9 @@ export function InvoicesScreen() {
   // Live status: refresh while the screen is open — every 2 s while an invoice on screen is still
   // being filed, else every 15 s (gently: each call counts against the till key's limits).
   const filing = inv.facturas.some((f) => f.estadoFactura === undefined && f.estadoEnvio !== 'rechazada');
+  // refresh() reloads every row on screen, so the pages loaded with "más" stay.
   useEffect(() => {
-    const timer = setInterval(() => void useInvoices.getState().load(true), filing ? 2000 : 15_000);
+    const timer = setInterval(() => void useInvoices.getState().refresh(), filing ? 2000 : 15_000);
     return () => clearInterval(timer);
   }, [filing, emisor?.nif]);
 
@@ -56,6 +53,15 @@ export function InvoicesScreen() {
       } else if ((e.key === 'ArrowDown' || e.key === 'ArrowUp') && (!typing || target === searchRef.current)) {
         e.preventDefault();
         s.moveCursor(e.key === 'ArrowDown' ? 1 : -1);
+      } else if (e.key === 'Enter' && target === searchRef.current && s.filtros.texto.trim()) {
+        // The number typed: a row of that exact number opens, a row picked with ↑/↓ opens, else
+        // the engine is asked (the list holds only the pages loaded).
+        e.preventDefault();
+        const rows = visibleFacturas(s);
+        const texto = s.filtros.texto.trim().toUpperCase();
+        const row = rows.find((f) => f.numeroFactura.toUpperCase() === texto) ?? (s.cursor > 0 ? rows[s.cursor] : undefined);
+        if (row) void s.open(row.idFactura);
+        else void s.buscar();
       } else if (e.key === 'Enter' && (!typing || target === searchRef.current)) {
         const row = visibleFacturas(s)[s.cursor];
         if (row) {
@@ -83,12 +89,21 @@ export function InvoicesScreen() {
             onChange={(e) => inv.setFiltros({ texto: e.target.value })}
           />
           <label>
+            {t('facturas.fechaExpedicion')}
+            <input type="date" data-testid="invoices-search-fecha" value={inv.filtros.fecha} onChange={(e) => inv.setFiltros({ fecha: e.target.value })} />
+          </label>
+          <button type="button" data-testid="invoices-search-engine" disabled={!inv.filtros.texto.trim()} onClick={() => void inv.buscar()}>
+            {t('facturas.buscarMotor')}
+          </button>
+          <label>
             {t('facturas.estado')}
-            <select data-testid="invoices-estado" value={inv.filtros.estado} onChange={(e) => inv.setFiltros({ estado: e.target.value as '' })}>
+            <select data-testid="invoices-estado" value={inv.filtros.estado} onChange={(e) => inv.setFiltros({ estado: e.target.value as FiltroEstado })}>
               <option value="">{t('facturas.todas')}</option>
               <option value="registrada">{t('estado.registrada')}</option>
               <option value="anulada">{t('estado.anulada')}</option>
               <option value="rectificada">{t('estado.rectificada')}</option>
+              <option value="pendiente">{t('facturas.filtroPendientes')}</option>
+              <option value="rechazada">{t('facturas.filtroRechazadas')}</option>
             </select>
           </label>
           <label>
@@ -105,6 +120,11 @@ export function InvoicesScreen() {
         </header>
         <p className="hint keys">{t('facturas.ayuda')}</p>
         {inv.error ? <div className="banner banner-error">{inv.error}</div> : null}
+        {inv.busqueda ? (
+          <div className="banner banner-error" data-testid="invoices-search-result">
+            {inv.busqueda}
+          </div>
+        ) : null}
         <table className="grid" data-testid="invoices-table">
           <thead>
             <tr>
@@ -133,7 +153,7 @@ export function InvoicesScreen() {
                 <td>{f.tipoFactura ?? '—'}</td>
                 <td className="col-num">{money(f.importeTotal)}</td>
                 <td>
-                  <span className={`badge badge-${estadoDe(f)}`}>{t(`estado.${estadoDe(f)}` as 'estado.registrada')}</span>
+                  <span className={`badge badge-${estadoDe(f)}`}>{t(`estado.${estadoDe(f)}`)}</span>
                 </td>
               </tr>
             ))}
@@ -155,6 +175,7 @@ function InvoiceDetail({ detalle }: { detalle: FacturaEnvelope | undefined }) {
   const t = useT();
   const lang = useSession((s) => s.lang);
   const settings = useSession((s) => s.settings);
+  const emisor = useSession((s) => s.emisor);
   const inv = useInvoices();
   if (!detalle) {
     return (
@@ -186,7 +207,7 @@ function InvoiceDetail({ detalle }: { detalle: FacturaEnvelope | undefined }) {
         })
       : buildReceiptFromTotals({
           ancho: settings.ancho,
-          emisor: { nif: f.nifEmisor, nombre: f.nifEmisor },
+          emisor: { nif: f.nifEmisor, nombre: nombreEmisorPara(f.nifEmisor, inv.emisorLista, emisor) },
           titulo: f.tipoFactura === 'F1' ? t('recibo.completa') : f.tipoFactura?.startsWith('R') ? t('recibo.rectificativa') : t('recibo.simplificada'),
           numeroFactura: f.numeroFactura,
           fechaExpedicion: f.fechaExpedicion,
@@ -213,7 +234,7 @@ function InvoiceDetail({ detalle }: { detalle: FacturaEnvelope | undefined }) {
         <dt>{t('facturas.estado')}</dt>
         <dd>
           <span className={`badge badge-${estado}`} data-testid="invoice-status" data-estado={estado}>
-            {t(`estado.${estado}` as 'estado.registrada')}
+            {t(`estado.${estado}`)}
           </span>
         </dd>
         <dt>{t('facturas.tipo')}</dt>
@@ -280,8 +301,8 @@ function InvoiceDetail({ detalle }: { detalle: FacturaEnvelope | undefined }) {
             <tr key={reg.idRegistro} data-testid="invoice-record">
               <td>{reg.tipo}</td>
               <td>
-                <span className={`badge badge-${reg.estado}`}>{t(`estado.${reg.estado}` as 'estado.aceptada')}</span>
-                {reg.estadoEnvio ? <span className="small"> · {t(`estado.${reg.estadoEnvio}` as 'estado.en_cola')}</span> : null}
+                <span className={`badge badge-${reg.estado}`}>{t(`estado.${reg.estado}`)}</span>
+                {reg.estadoEnvio ? <span className="small"> · {t(`estado.${reg.estadoEnvio}`)}</span> : null}
               </td>
               <td>
                 {reg.codigoRespuestaAeat ?? reg.codigoRespuestaTbai ?? '—'}

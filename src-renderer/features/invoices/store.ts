@@ -6,8 +6,10 @@ import { facturaEnvelopeSchema, facturasListResponseSchema } from '../../../src-
 import { loteDetalleSchema } from '../../../src-shared/api/sync';
 import { ticketbaiAnularResponse } from '../../../src-shared/api/ticketbai';
 import { verifactuAnularResponse } from '../../../src-shared/api/verifactu';
-import { describeError } from '../../api/engine-client';
-import { useSession } from '../../app/session';
+import { ApiError, describeError } from '../../api/engine-client';
+import { useSession, type Emisor } from '../../app/session';
+import { todayInMadrid } from '../../platform/dates';
+import { rechazoPrevioDe } from '../sale/rechazo-previo';
 import { SalesCache, type CachedSale } from '../sale/sales-cache';
 import { useSale, type Original } from '../sale/store';
 
@@ -17,18 +19,34 @@ export type LoteDetalle = z.infer<typeof loteDetalleSchema>;
 
 const qrJsonSchema = z.object({ qrBase64: z.string(), urlValidacion: z.string() });
 
+/** Filters the engine applies (`estado` of GET /v1/facturas) and two the till derives from the rows. */
+export type FiltroEstado = '' | 'registrada' | 'anulada' | 'rectificada' | 'pendiente' | 'rechazada';
+const FILTRO_MOTOR: ReadonlySet<FiltroEstado> = new Set(['registrada', 'anulada', 'rectificada']);
+
 export interface Filtros {
-  estado: '' | 'registrada' | 'anulada' | 'rectificada';
+  estado: FiltroEstado;
   /** yyyy-mm-dd (date inputs) or ''. */
   desde: string;
   hasta: string;
   texto: string;
+  /** Issue date of the number searched in the engine, yyyy-mm-dd; '' = today. */
+  fecha: string;
 }
+
+/** Rows per page; the derived filters look at more rows per call, since they filter here. */
+const PAGINA = 50;
+const PAGINA_DERIVADA = 500;
 
 export interface InvoicesState {
   filtros: Filtros;
   facturas: FacturaItem[];
   proximaPagina: string | null;
+  /** The issuer as the list answers it (the engine's record of its name). */
+  emisorLista: { nif: string; nombre: string } | undefined;
+  /** The invoice the engine found for the searched number (shown first while the search stands). */
+  encontrada: FacturaItem | undefined;
+  /** Why the searched number was not found, or the engine's error. */
+  busqueda: string | undefined;
   loading: boolean;
   error: string | undefined;
   cursor: number;
@@ -37,8 +55,14 @@ export interface InvoicesState {
   lote: LoteDetalle | undefined;
   reimpresion: { qrBase64: string; urlValidacion: string; sale: CachedSale | undefined } | undefined;
   mensaje: string | undefined;
+  /** The clock of "today" for a search without a date (injected for tests). */
+  now: () => Date;
   setFiltros(patch: Partial<Filtros>): void;
   load(reset?: boolean): Promise<void>;
+  /** Live refresh: reloads every row already loaded (the pages of "más" included). */
+  refresh(): Promise<void>;
+  /** Looks the searched number up in the engine (GET /v1/facturas/buscar) and opens it. */
+  buscar(): Promise<void>;
   moveCursor(delta: number): void;
   open(idFactura: string): Promise<void>;
   refreshDetail(): Promise<void>;
@@ -49,19 +73,81 @@ export interface InvoicesState {
   startCorrection(kind: 'subsanar' | 'devolucion'): void;
 }
 
-export function visibleFacturas(s: Pick<InvoicesState, 'facturas' | 'filtros'>): FacturaItem[] {
+type ConEstado = { estadoFactura?: string | undefined; estadoEnvio?: string | undefined };
+
+/** The state a row shows: the invoice's once concluded, else its submission's. */
+export function estadoDe(f: ConEstado): string {
+  return f.estadoFactura ?? f.estadoEnvio ?? 'desconocido';
+}
+
+/**
+ * The filter group of a row. The list shows `estadoEnvio` only while there is no `estadoFactura`
+ * (spec): `rechazada` there is a rejection; any other (queued, sending, unknown) is pending.
+ */
+export function grupoDe(f: ConEstado): Exclude<FiltroEstado, ''> {
+  if (f.estadoFactura === 'registrada' || f.estadoFactura === 'anulada' || f.estadoFactura === 'rectificada') return f.estadoFactura;
+  return f.estadoEnvio === 'rechazada' ? 'rechazada' : 'pendiente';
+}
+
+export function visibleFacturas(s: Pick<InvoicesState, 'facturas' | 'filtros' | 'encontrada'>): FacturaItem[] {
   const q = s.filtros.texto.trim().toUpperCase();
-  return q ? s.facturas.filter((f) => f.numeroFactura.toUpperCase().includes(q)) : s.facturas;
+  const estado = s.filtros.estado;
+  let rows = estado && !FILTRO_MOTOR.has(estado) ? s.facturas.filter((f) => grupoDe(f) === estado) : s.facturas;
+  if (q) rows = rows.filter((f) => f.numeroFactura.toUpperCase().includes(q));
+  const found = s.encontrada;
+  return found && !rows.some((f) => f.idFactura === found.idFactura) ? [found, ...rows] : rows;
+}
+
+/**
+ * The searched text as the engine's search wants it: series and number apart (never joined). The
+ * till's own series is recognised; a bare number is taken as this till's; otherwise the series is
+ * everything up to the last "-" (the default series end in "-", serie.ts), or none.
+ */
+export function parseBusqueda(texto: string, serieCaja: string): { serie?: string; numero: string } | undefined {
+  const t = texto.trim();
+  if (!t) return undefined;
+  const serie = serieCaja.trim();
+  if (serie && t.toUpperCase().startsWith(serie.toUpperCase()) && t.length > serie.length) return { serie, numero: t.slice(serie.length) };
+  if (/^\d+$/.test(t)) return serie ? { serie, numero: t } : { numero: t };
+  const dash = t.lastIndexOf('-');
+  if (dash > 0 && dash < t.length - 1) return { serie: t.slice(0, dash + 1), numero: t.slice(dash + 1) };
+  return { numero: t };
+}
+
+/** yyyy-mm-dd (date input) → dd-mm-aaaa (the engine's date). */
+function fechaMotor(iso: string): string {
+  const [y, m, d] = iso.split('-');
+  return `${d}-${m}-${y}`;
+}
+
+/** A detail envelope's invoice as a list row. */
+function filaDe(f: FacturaEnvelope['factura']): FacturaItem {
+  const { serie: _s, numero: _n, fechaExpedicion: _f, urlValidacion: _u, provincia: _p, idMaquina: _m, descripcion: _d, destinatario: _t, estadoFactura, ...rest } = f;
+  return { ...rest, ...(estadoFactura && estadoFactura !== 'procesando' ? { estadoFactura } : {}) };
+}
+
+/**
+ * The issuer's name for a reprint: the engine's record (from the list) first, then the session's
+ * issuer; its NIF only when neither knows the name.
+ */
+export function nombreEmisorPara(nif: string, lista: { nif: string; nombre: string } | undefined, emisor: Emisor | undefined): string {
+  if (lista?.nif === nif && lista.nombre) return lista.nombre;
+  if (emisor?.nif === nif && emisor.nombre) return emisor.nombre;
+  return nif;
 }
 
 export const useInvoices = create<InvoicesState>((set, get) => {
   const session = () => useSession.getState();
 
-  const query = (cursor?: string) => {
+  /** Every list call; only the newest one started may write the rows (no stale page wins). */
+  let seq = 0;
+  const pagina = () => (get().filtros.estado && !FILTRO_MOTOR.has(get().filtros.estado) ? PAGINA_DERIVADA : PAGINA);
+
+  const query = (cursor?: string, limite = pagina()) => {
     const { emisor } = session();
     const f = get().filtros;
-    const params = new URLSearchParams({ nifEmisor: emisor?.nif ?? '', limite: '50' });
-    if (f.estado) params.set('estado', f.estado);
+    const params = new URLSearchParams({ nifEmisor: emisor?.nif ?? '', limite: String(limite) });
+    if (f.estado && FILTRO_MOTOR.has(f.estado)) params.set('estado', f.estado);
     if (f.desde) params.set('fechaInicio', f.desde);
     if (f.hasta) params.set('fechaFin', f.hasta);
     if (cursor) params.set('cursor', cursor);
@@ -69,9 +155,13 @@ export const useInvoices = create<InvoicesState>((set, get) => {
   };
 
   return {
-    filtros: { estado: '', desde: '', hasta: '', texto: '' },
+    filtros: { estado: '', desde: '', hasta: '', texto: '', fecha: '' },
     facturas: [],
     proximaPagina: null,
+    emisorLista: undefined,
+    encontrada: undefined,
+    busqueda: undefined,
+    now: () => new Date(),
     loading: false,
     error: undefined,
     cursor: 0,
@@ -83,20 +173,81 @@ export const useInvoices = create<InvoicesState>((set, get) => {
 
     setFiltros(patch) {
       const filtros = { ...get().filtros, ...patch };
-      set({ filtros, cursor: 0 });
-      if (!('texto' in patch) || Object.keys(patch).length > 1) void get().load(true);
+      // A new search text or date drops the previous search's answer.
+      const nuevaBusqueda = 'texto' in patch || 'fecha' in patch;
+      set({ filtros, cursor: 0, ...(nuevaBusqueda ? { encontrada: undefined, busqueda: undefined } : {}) });
+      const listChanged = 'estado' in patch || 'desde' in patch || 'hasta' in patch;
+      if (listChanged) void get().load(true);
     },
 
     async load(reset = true) {
       const { client, emisor } = session();
       if (!client || !emisor) return;
+      const mine = ++seq;
       set({ loading: true, error: undefined });
       try {
         const cursor = reset ? undefined : (get().proximaPagina ?? undefined);
+        if (!reset && !cursor) {
+          set({ loading: false });
+          return;
+        }
         const res = await client.billing.get(query(cursor), facturasListResponseSchema);
-        set({ facturas: reset ? res.facturas : [...get().facturas, ...res.facturas], proximaPagina: res.proximaPagina, loading: false });
+        if (mine !== seq) return;
+        const known = new Set(get().facturas.map((f) => f.idFactura));
+        set({
+          facturas: reset ? res.facturas : [...get().facturas, ...res.facturas.filter((f) => !known.has(f.idFactura))],
+          proximaPagina: res.proximaPagina,
+          emisorLista: { nif: res.nifEmisor, nombre: res.nombreEmisor },
+          loading: false,
+        });
       } catch (error) {
-        set({ loading: false, error: describeError(error) });
+        if (mine === seq) set({ loading: false, error: describeError(error) });
+      }
+    },
+
+    async refresh() {
+      const { client, emisor } = session();
+      if (!client || !emisor) return;
+      const mine = ++seq;
+      // Walking the pages from the newest, down to the oldest row on screen: new sales push nothing
+      // off the list. Bounded, should that row have left the filter (e.g. registrada → anulada).
+      const want = Math.max(pagina(), get().facturas.length);
+      const oldest = get().facturas.at(-1)?.idFactura;
+      try {
+        const rows: FacturaItem[] = [];
+        let cursor: string | undefined;
+        let next: string | null = null;
+        let nombre: { nif: string; nombre: string } | undefined;
+        const covered = () => rows.length >= want && (oldest === undefined || rows.some((f) => f.idFactura === oldest) || rows.length >= want + PAGINA_DERIVADA);
+        do {
+          const res = await client.billing.get(query(cursor, Math.min(PAGINA_DERIVADA, Math.max(pagina(), want - rows.length))), facturasListResponseSchema);
+          rows.push(...res.facturas);
+          nombre = { nif: res.nifEmisor, nombre: res.nombreEmisor };
+          next = res.proximaPagina;
+          cursor = next ?? undefined;
+        } while (next && !covered());
+        if (mine !== seq) return;
+        const found = get().encontrada;
+        const fresh = found ? rows.find((f) => f.idFactura === found.idFactura) : undefined;
+        set({ facturas: rows, proximaPagina: next, emisorLista: nombre, error: undefined, ...(fresh ? { encontrada: fresh } : {}) });
+      } catch (error) {
+        if (mine === seq) set({ error: describeError(error) });
+      }
+    },
+
+    async buscar() {
+      const { client, emisor, settings, t } = session();
+      const q = parseBusqueda(get().filtros.texto, settings.serie);
+      if (!client || !emisor || !q) return;
+      const fecha = get().filtros.fecha ? fechaMotor(get().filtros.fecha) : todayInMadrid(get().now());
+      const params = new URLSearchParams({ nifEmisor: emisor.nif, ...(q.serie ? { serie: q.serie } : {}), numero: q.numero, fechaExpedicion: fecha });
+      set({ busqueda: undefined });
+      try {
+        const detalle = await client.billing.get(`/v1/facturas/buscar?${params.toString()}`, facturaEnvelopeSchema);
+        set({ encontrada: filaDe(detalle.factura), cursor: 0, detalle, detalleError: undefined, lote: undefined, reimpresion: undefined, mensaje: undefined });
+      } catch (error) {
+        const notFound = error instanceof ApiError && error.status === 404;
+        set({ encontrada: undefined, busqueda: notFound ? t('facturas.noEncontrada', { n: `${q.serie ?? ''}${q.numero}`, fecha }) : describeError(error) });
       }
     },
 
@@ -169,7 +320,7 @@ export const useInvoices = create<InvoicesState>((set, get) => {
         }
         set({ mensaje: session().t('facturas.anulada') });
         await get().refreshDetail();
-        void get().load(true);
+        void get().refresh();
       } catch (error) {
         set({ detalleError: describeError(error) });
       }
@@ -193,7 +344,17 @@ export const useInvoices = create<InvoicesState>((set, get) => {
       if (!detalle) return;
       const f = detalle.factura;
       const tipo = f.tipoFactura === 'F1' ? 'F1' : 'F2';
-      const original: Original = { idFactura: f.idFactura, numeroFactura: f.numeroFactura, serie: f.serie ?? '', numero: f.numero, fechaExpedicion: f.fechaExpedicion, tipoFactura: tipo };
+      // A VeriFactu correction states what AEAT holds (annex 5.1), as the engine works it out.
+      const rechazoPrevio = kind === 'subsanar' && f.sistemaFiscal === 'verifactu' ? rechazoPrevioDe(detalle.registros) : undefined;
+      const original: Original = {
+        idFactura: f.idFactura,
+        numeroFactura: f.numeroFactura,
+        serie: f.serie ?? '',
+        numero: f.numero,
+        fechaExpedicion: f.fechaExpedicion,
+        tipoFactura: tipo,
+        ...(rechazoPrevio ? { rechazoPrevio } : {}),
+      };
       const cached = new SalesCache(store).get(f.idFactura);
       useSale.getState().startCorrection(kind, original, cached?.lines ?? [], cached?.destinatario);
       setScreen('venta');

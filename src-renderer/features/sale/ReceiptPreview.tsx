@@ -1,8 +1,9 @@
-// The customer's ticket as it will print: 80 mm or 58 mm wide, the QR 35 mm square (the rule asks
-// for 30–40 mm) with "QR tributario:" above and "VERI*FACTU" below it, or the TicketBAI identifier
+// The customer's ticket as it will print: 80 mm or 58 mm wide, the QR symbol 35 mm square (the rule
+// asks for 30–40 mm; the image box adds the PNG's quiet zone, qr-size.ts) with "QR tributario:" above and "VERI*FACTU" below it, or the TicketBAI identifier
 // under its QR. The QR image is the engine's PNG (the same one a reprint fetches again).
 import type { Receipt } from '../../../src-shared/bridge';
 import { formatAmount, type Lang } from '../../i18n';
+import { qrBoxMmFor } from './qr-size';
 
 export interface ReceiptPreviewProps {
   receipt: Receipt;
@@ -13,6 +14,7 @@ export interface ReceiptPreviewProps {
 
 export function ReceiptPreview({ receipt, qrBase64, lang, labels }: ReceiptPreviewProps) {
   const money = (v: string) => formatAmount(lang, v);
+  const box = `${qrBoxMmFor(receipt.qr.url).toFixed(2)}mm`;
   return (
     <div className={`receipt receipt-${receipt.ancho}`} data-testid="receipt" data-ancho={receipt.ancho} aria-label="ticket">
       {receipt.copia ? <div className="receipt-copia">*** {labels.copia} ***</div> : null}
@@ -20,7 +22,7 @@ export function ReceiptPreview({ receipt, qrBase64, lang, labels }: ReceiptPrevi
       <div className="receipt-center">NIF {receipt.emisor.nif}</div>
       <div className="receipt-qr-block">
         <div className="receipt-qr-label">QR tributario:</div>
-        <img className="receipt-qr" data-testid="receipt-qr" src={`data:image/png;base64,${qrBase64}`} alt={receipt.qr.url} />
+        <img className="receipt-qr" data-testid="receipt-qr" style={{ width: box, height: box }} src={`data:image/png;base64,${qrBase64}`} alt={receipt.qr.url} />
         {receipt.qr.sistema === 'verifactu' ? (
           <div className="receipt-qr-legend" data-testid="receipt-legend">VERI*FACTU</div>
         ) : (

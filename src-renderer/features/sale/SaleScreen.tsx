@@ -282,7 +282,7 @@ export function SaleScreen() {
               ) : null}
             </dl>
             {last.avisos.length > 0 ? (
-              <div className="banner banner-warn">
+              <div className="banner banner-warn" data-testid="sale-avisos">
                 {t('resultado.avisos')}: {last.avisos.join(' · ')}
               </div>
             ) : null}

@@ -10,10 +10,12 @@ import { validateNif } from '../../../src-shared/nif';
 import { describeError } from '../../api/engine-client';
 import { useSession } from '../../app/session';
 import { tillBridge } from '../../platform/bridge';
+import { printPage } from '../../platform/page';
 import { timeInMadrid, todayInMadrid } from '../../platform/dates';
 import { buildTicketbaiBody, buildVerifactuBody, parseInputAmount, TIPO_IVA_POR_DEFECTO, type SaleDocument, type SaleLine } from './cart';
 import { SaleIssuer, type EmisionAnswer } from './issuing';
 import { Numbering } from './numbering';
+import type { RechazoPrevio } from './rechazo-previo';
 import { buildReceipt } from './receipt-model';
 import { SalesCache, type CachedSale } from './sales-cache';
 
@@ -34,6 +36,8 @@ export interface Original {
   numero: string;
   fechaExpedicion: string;
   tipoFactura: 'F1' | 'F2';
+  /** VeriFactu correction: what AEAT holds for it (rechazo-previo.ts); absent = the engine decides. */
+  rechazoPrevio?: RechazoPrevio | undefined;
 }
 
 export type SaleMode = { kind: 'venta' } | { kind: 'subsanar'; original: Original } | { kind: 'devolucion'; original: Original };
@@ -241,7 +245,11 @@ export const useSale = create<SaleState>((set, get) => {
         }
         const body = buildVerifactuBody(doc(numero));
         return mode.kind === 'subsanar'
-          ? client.billing.put('/v1/verifactu/subsanar', { ...body, subsanacion: true, rechazoPrevio: 'S' }, verifactuEmisionResponse)
+          ? client.billing.put(
+              '/v1/verifactu/subsanar',
+              { ...body, subsanacion: true, ...(mode.original.rechazoPrevio ? { rechazoPrevio: mode.original.rechazoPrevio } : {}) },
+              verifactuEmisionResponse,
+            )
           : client.billing.post('/v1/verifactu/crear', body, verifactuEmisionResponse);
       };
       try {
@@ -290,7 +298,7 @@ export const useSale = create<SaleState>((set, get) => {
         if (current) set({ last: { ...current, printed } });
       } else {
         // A browser till prints the preview itself (the print stylesheet shows only the ticket).
-        window.print();
+        printPage();
       }
     },
 

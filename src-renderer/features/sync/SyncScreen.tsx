@@ -1,10 +1,11 @@
 // Support staff's view of filing: what waits, in which state, when the next attempt is, whether
-// each authority answers; retry now, pause; in TEST, take the AEAT emulator down and back up.
+// each authority answers; retry now, pause; in TEST, the fault controls of every emulator the panel
+// relays (down/up, slow, HTTP 500, reject the next record).
 import { useEffect } from 'react';
 import type { Entorno } from '../../../src-shared/api/common';
 import { useSession, useT } from '../../app/session';
 import { formatTimestamp } from '../../platform/dates';
-import { enVuelo, useSync } from './store';
+import { emuladoresVisibles, enVuelo, LENTO_MS, useSync, type Falla } from './store';
 
 const ENTORNOS: Entorno[] = ['test', 'live'];
 
@@ -67,7 +68,7 @@ export function SyncScreen() {
         </div>
 
         {ENTORNOS.map((entorno) => (
-          <div key={entorno} className={`card ${entorno === entornoActual ? 'card-current' : ''}`} data-testid={`sync-entorno-${entorno}`} data-en-vuelo={enVuelo(r, entorno)}>
+          <div key={entorno} className={`card ${entorno === entornoActual ? 'card-current' : ''}`} data-testid={`sync-entorno-${entorno}`} data-en-vuelo={enVuelo(r, entorno)} data-pausado={r ? String(r.pausado[entorno]) : ''}>
             <h2>
               {t('sync.cola')} · {t(`entorno.${entorno}`)}
             </h2>
@@ -75,7 +76,7 @@ export function SyncScreen() {
               <tbody>
                 {Object.entries(r?.porEstadoEnvio[entorno] ?? {}).map(([estado, n]) => (
                   <tr key={estado} data-testid="sync-estado" data-estado={estado} data-count={n}>
-                    <td>{t(`estado.${estado}` as 'estado.en_cola')}</td>
+                    <td>{t(`estado.${estado}`)}</td>
                     <td className="col-num">{n}</td>
                   </tr>
                 ))}
@@ -102,27 +103,39 @@ export function SyncScreen() {
           </div>
         ))}
 
-        {sync.emuladores && entornoActual === 'test' ? (
-          <div className="card card-warn" data-testid="sync-faults" data-mode={sync.faults?.mode ?? ''}>
-            <h2>{t('sync.emuladores')}</h2>
-            <p>
-              {t('sync.modo')}: <strong data-testid="sync-fault-mode">{sync.faults?.mode ?? '—'}</strong>
-              {sync.faults?.rejectNext ? ` · rejectNext ${sync.faults.rejectNext.count} (${sync.faults.rejectNext.codigo})` : ''}
-            </p>
-            <div className="actions">
-              <button type="button" data-testid="sync-aeat-down" onClick={() => void sync.setFaults({ mode: 'down' })}>
-                {t('sync.tumbar')}
-              </button>
-              <button type="button" data-testid="sync-aeat-up" onClick={() => void sync.setFaults({ mode: 'none' })}>
-                {t('sync.levantar')}
-              </button>
-              <button type="button" data-testid="sync-reject-next" onClick={() => void sync.setFaults({ rejectNext: { count: 1, codigo: 1100 } })}>
-                {t('sync.rechazarSiguiente')}
-              </button>
-            </div>
-          </div>
-        ) : null}
+        {sync.emuladores && entornoActual === 'test'
+          ? emuladoresVisibles(sync).map((e) => {
+              const f = sync.faults[e.id];
+              const boton = (falla: Falla, testid: string, label: string) => (
+                <button type="button" data-testid={`sync-${e.id}-${testid}`} onClick={() => void sync.falla(e.id, falla)}>
+                  {label}
+                </button>
+              );
+              return (
+                <div key={e.id} className="card card-warn" data-testid={`sync-faults-${e.id}`} data-mode={f?.mode ?? ''} data-reject-next={f?.rejectNext?.count ?? 0}>
+                  <h2>{t(`emulador.${e.id}`)}</h2>
+                  <p className="small">{t('sync.emuladores')}</p>
+                  <p>
+                    {t('sync.modo')}: <strong data-testid={`sync-fault-mode-${e.id}`}>{f?.mode ?? '—'}</strong>
+                    {f?.rejectNext ? ` · rejectNext ${f.rejectNext.count} (${f.rejectNext.codigo})` : ''}
+                  </p>
+                  <div className="actions">
+                    {boton('caida', 'down', t('sync.tumbar'))}
+                    {boton('normal', 'up', t('sync.levantar'))}
+                    {boton('lento', 'slow', t('sync.lento', { s: LENTO_MS / 1000 }))}
+                    {boton('http500', 'http500', t('sync.http500'))}
+                    {e.rechazo !== undefined ? boton('rechazarSiguiente', 'reject-next', t('sync.rechazarSiguiente')) : null}
+                  </div>
+                </div>
+              );
+            })
+          : null}
       </section>
+      {sync.emuladores && entornoActual === 'test' && sync.sinControles.length > 0 ? (
+        <p className="hint" data-testid="sync-sin-controles">
+          {t('sync.sinControles', { lista: sync.sinControles.map((id) => t(`emulador.${id}`)).join(', ') })}
+        </p>
+      ) : null}
 
       <section>
         <h2>{t('sync.colas')}</h2>
@@ -178,7 +191,7 @@ export function SyncScreen() {
                 <td>
                   {l.estado}
                   {l.estadoEnvio ? ` · ${l.estadoEnvio}` : ''}
-                  {l.incidencia ? ' · Incidencia' : ''}
+                  {l.incidencia ? ` · ${t('sync.incidencia')}` : ''}
                 </td>
                 <td className="mono small">{l.csv ?? '—'}</td>
                 <td className="small">{l.ultimoError ?? '—'}</td>

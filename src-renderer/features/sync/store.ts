@@ -1,5 +1,5 @@
 // The sync view for support staff: the queue by estadoEnvio, batches with replies, next attempts,
-// reachability, retry now, pause, and (TEST) the AEAT emulator's fault controls. Polled while open;
+// reachability, retry now, pause, and (TEST) the emulators' fault controls. Polled while open;
 // every call here is a panel route (token-guarded, not metered against the till's API key).
 import { z } from 'zod';
 import { create } from 'zustand';
@@ -13,11 +13,59 @@ export type SyncResumen = z.infer<typeof syncResumenSchema>;
 export type Lote = z.infer<typeof loteSchema>;
 export type LoteDetalle = z.infer<typeof loteDetalleSchema>;
 
+export type EmuladorId = 'aeat' | 'tbai-araba' | 'tbai-bizkaia' | 'tbai-gipuzkoa' | 'censo';
+
+export interface Emulador {
+  id: EmuladorId;
+  /** Panel route relaying the emulator's `…/faults` control. */
+  ruta: string;
+  /** Code of "reject the next record"; absent when the emulator gives no per-record verdicts (census). */
+  rechazo?: number | string;
+}
+
+/**
+ * The emulators the till can rehearse with. AEAT and the census are relayed by the panel today
+ * (engine/src/submission/panel-routes.ts, engine/src/clients/panel-routes.ts); the TicketBAI routes
+ * mirror the emulator's `/__control/tbai/<provincia>/faults` and show up once the panel relays them.
+ */
+export const EMULADORES: readonly Emulador[] = [
+  { id: 'aeat', ruta: '/panel/v1/emuladores/aeat/faults', rechazo: 1100 },
+  { id: 'tbai-araba', ruta: '/panel/v1/emuladores/tbai/araba/faults', rechazo: '002' },
+  { id: 'tbai-bizkaia', ruta: '/panel/v1/emuladores/tbai/bizkaia/faults', rechazo: 'B4_2000000' },
+  { id: 'tbai-gipuzkoa', ruta: '/panel/v1/emuladores/tbai/gipuzkoa/faults', rechazo: '002' },
+  { id: 'censo', ruta: '/panel/v1/emuladores/censo/faults' },
+];
+
+/** How long "slow" holds each answer: past the engine's patience for a fast answer, short of a timeout. */
+export const LENTO_MS = 5000;
+
+export type Falla = 'caida' | 'normal' | 'lento' | 'http500' | 'rechazarSiguiente';
+
+/** The fault patch of one control of an emulator's card. */
+export function parcheDe(emulador: Emulador, falla: Falla): Record<string, unknown> {
+  switch (falla) {
+    case 'caida':
+      return { mode: 'down' };
+    case 'normal':
+      return { mode: 'none' };
+    case 'lento':
+      return { mode: 'slow', delayMs: LENTO_MS };
+    case 'http500':
+      return { mode: 'http500' };
+    case 'rechazarSiguiente':
+      if (emulador.rechazo === undefined) throw new Error(`${emulador.id}: no per-record verdicts`);
+      return { rejectNext: { count: 1, codigo: emulador.rechazo } };
+  }
+}
+
 export interface SyncState {
   resumen: SyncResumen | undefined;
   lotes: Lote[];
   lote: LoteDetalle | undefined;
-  faults: Faults | undefined;
+  /** Fault state of each emulator the panel relays (absent: not relayed or not read yet). */
+  faults: Partial<Record<EmuladorId, Faults>>;
+  /** Emulators whose control the panel does not relay (its route answered 404). */
+  sinControles: EmuladorId[];
   /** false when the emulators are not running (real endpoints): no fault controls. */
   emuladores: boolean;
   error: string | undefined;
@@ -28,7 +76,8 @@ export interface SyncState {
   refreshFaults(): Promise<void>;
   reintentar(): Promise<void>;
   pausa(entorno: Entorno, pausado: boolean): Promise<void>;
-  setFaults(patch: Record<string, unknown>): Promise<void>;
+  setFaults(id: EmuladorId, patch: Record<string, unknown>): Promise<void>;
+  falla(id: EmuladorId, falla: Falla): Promise<void>;
   openLote(idLote: string): Promise<void>;
 }
 
@@ -36,6 +85,12 @@ export interface SyncState {
 export function enVuelo(resumen: SyncResumen | undefined, entorno: Entorno): number {
   const estados = resumen?.porEstadoEnvio[entorno] ?? {};
   return Object.entries(estados).reduce((n, [estado, count]) => (estado === 'rechazada' ? n : n + count), 0);
+}
+
+/** The emulators with a card: relayed by the panel and read at least once. */
+export function emuladoresVisibles(s: Pick<SyncState, 'faults' | 'sinControles' | 'emuladores'>): Emulador[] {
+  if (!s.emuladores) return [];
+  return EMULADORES.filter((e) => s.faults[e.id] !== undefined && !s.sinControles.includes(e.id));
 }
 
 export const useSync = create<SyncState>((set, get) => {
@@ -48,11 +103,19 @@ export const useSync = create<SyncState>((set, get) => {
       set({ error: describeError(error) });
     }
   };
+  /** A 404 says either "no emulators at all" or "the panel has no such relay". */
+  const notRelayed = (id: EmuladorId, error: unknown): boolean => {
+    if (!(error instanceof ApiError) || error.status !== 404) return false;
+    if (error.code === 'EMULATORS_NOT_RUNNING') set({ emuladores: false, faults: {} });
+    else set({ sinControles: [...new Set([...get().sinControles, id])] });
+    return true;
+  };
   return {
     resumen: undefined,
     lotes: [],
     lote: undefined,
-    faults: undefined,
+    faults: {},
+    sinControles: [],
     emuladores: true,
     error: undefined,
     actualizadoEn: undefined,
@@ -74,11 +137,17 @@ export const useSync = create<SyncState>((set, get) => {
 
     async refreshFaults() {
       const c = client();
-      if (!c || !get().emuladores) return;
-      try {
-        set({ faults: await c.panel.get('/panel/v1/emuladores/aeat/faults', faultsSchema) });
-      } catch (error) {
-        if (error instanceof ApiError && error.status === 404) set({ emuladores: false, faults: undefined });
+      if (!c) return;
+      for (const e of EMULADORES) {
+        if (!get().emuladores) return;
+        if (get().sinControles.includes(e.id)) continue;
+        try {
+          const state = await c.panel.get(e.ruta, faultsSchema);
+          set({ faults: { ...get().faults, [e.id]: state } });
+        } catch (error) {
+          // Anything else (a relay 502 while the emulator restarts): keep the last state shown.
+          notRelayed(e.id, error);
+        }
       }
     },
 
@@ -103,12 +172,23 @@ export const useSync = create<SyncState>((set, get) => {
         await get().refresh();
       }),
 
-    setFaults: (patch) =>
+    setFaults: (id, patch) =>
       guard(async () => {
         const c = client();
-        if (!c) return;
-        set({ faults: await c.panel.put('/panel/v1/emuladores/aeat/faults', patch, faultsSchema) });
+        const e = EMULADORES.find((x) => x.id === id);
+        if (!c || !e) return;
+        try {
+          const state = await c.panel.put(e.ruta, patch, faultsSchema);
+          set({ faults: { ...get().faults, [id]: state } });
+        } catch (error) {
+          if (!notRelayed(id, error)) throw error;
+        }
       }),
+
+    falla: (id, falla) => {
+      const e = EMULADORES.find((x) => x.id === id);
+      return e ? get().setFaults(id, parcheDe(e, falla)) : Promise.resolve();
+    },
 
     openLote: (idLote) =>
       guard(async () => {

@@ -58,6 +58,17 @@ export class InvoicesPage {
     await this.page.locator(`[data-testid="invoice-status"][data-estado="${estado}"]`).waitFor({ timeout });
   }
 
+  /** The estado filter ('' all; pendiente and rechazada are derived by the till). */
+  async filterEstado(estado: string): Promise<void> {
+    await this.page.getByTestId('invoices-estado').selectOption(estado);
+  }
+
+  /** Correct a rejected invoice (subsanar): the sale screen opens with its lines, same number. */
+  async correct(): Promise<void> {
+    await this.page.locator('[data-testid="invoice-correct"]:not([disabled])').click();
+    await this.page.getByTestId('sale-mode').waitFor();
+  }
+
   /** Refund (R5): the sale screen opens with the ticket's lines negated. */
   async refund(): Promise<void> {
     await this.page.getByTestId('invoice-refund').click();

@@ -74,6 +74,17 @@ export class SalePage {
     return (await result.getAttribute('data-id-factura')) ?? '';
   }
 
+  /** ⏎ issues the correction (subsanar): same invoice, so it resolves when the mode is left. */
+  async completeCorrectionWithEnter(): Promise<void> {
+    await this.page.keyboard.press('Enter');
+    await this.page.getByTestId('sale-mode').waitFor({ state: 'detached' });
+  }
+
+  /** The warnings (avisos) of the last answer, if any. */
+  avisos() {
+    return this.page.getByTestId('sale-avisos');
+  }
+
   numero() {
     return this.page.getByTestId('sale-numero');
   }

@@ -1,4 +1,4 @@
-/** The sync view: queue by estadoEnvio, authorities, retry now, and the AEAT emulator's faults. */
+/** The sync view: queue by estadoEnvio, authorities, retry now, pause, and the emulators' faults. */
 import type { Page } from 'playwright-core';
 
 export class SyncPage {
@@ -10,12 +10,31 @@ export class SyncPage {
 
   async takeAeatDown(): Promise<void> {
     await this.page.getByTestId('sync-aeat-down').click();
-    await this.page.locator('[data-testid="sync-faults"][data-mode="down"]').waitFor();
+    await this.page.locator('[data-testid="sync-faults-aeat"][data-mode="down"]').waitFor();
   }
 
   async bringAeatUp(): Promise<void> {
     await this.page.getByTestId('sync-aeat-up').click();
-    await this.page.locator('[data-testid="sync-faults"][data-mode="none"]').waitFor();
+    await this.page.locator('[data-testid="sync-faults-aeat"][data-mode="none"]').waitFor();
+  }
+
+  /** AEAT answers the next record Incorrecto (code 1100). */
+  async rejectNextAeat(): Promise<void> {
+    await this.page.getByTestId('sync-aeat-reject-next').click();
+    await this.page.locator('[data-testid="sync-faults-aeat"][data-reject-next="1"]').waitFor();
+  }
+
+  /** The fault cards shown, by emulator id. */
+  async faultCards(): Promise<string[]> {
+    await this.page.locator('[data-testid="sync-faults-aeat"]').waitFor();
+    const ids = await this.page.locator('[data-testid^="sync-faults-"]').evaluateAll((els) => els.map((e) => e.getAttribute('data-testid') ?? ''));
+    return ids.map((id) => id.replace('sync-faults-', ''));
+  }
+
+  /** Pause or resume filing of an environment, and wait for the engine's state to show it. */
+  async togglePause(entorno: 'test' | 'live', pausado: boolean): Promise<void> {
+    await this.page.getByTestId(`sync-pause-${entorno}`).click();
+    await this.page.locator(`[data-testid="sync-entorno-${entorno}"][data-pausado="${pausado}"]`).waitFor();
   }
 
   async retryNow(): Promise<void> {

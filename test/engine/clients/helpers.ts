@@ -17,6 +17,7 @@ import { ManualClock } from '../../../engine/src/platform/clock';
 import { sequentialIds } from '../../../engine/src/platform/ids';
 import { silentLogger } from '../../../engine/src/platform/logger';
 import { NO_LIMITS, type InjectOpts } from '../../support/engine';
+import { trustedTestCa } from '../../fixtures/representation-pki';
 
 export interface CensusEmu {
   url: string;
@@ -64,7 +65,7 @@ export interface ClientsEngine {
 export const NO_CENSUS = 'http://127.0.0.1:9/wlpl/BURT-JDIT/ws/VNifV2SOAP';
 
 export async function makeClientsEngine(
-  options: { now?: string; census?: Partial<CensusConfig>; emulatorUrl?: string; iaeCatalogue?: string } = {},
+  options: { now?: string; census?: Partial<CensusConfig>; emulatorUrl?: string; iaeCatalogue?: string; representacionCas?: string[] } = {},
 ): Promise<ClientsEngine> {
   const dataDir = mkdtempSync(path.join(existsSync('/dev/shm') ? '/dev/shm' : tmpdir(), 'clients-test-'));
   const clock = new ManualClock(options.now ?? '2026-11-20T10:00:00.000Z');
@@ -82,6 +83,8 @@ export async function makeClientsEngine(
     census: { url: NO_CENSUS, timeoutMs: 1000, ...options.census },
     ...(options.emulatorUrl ? { emulatorUrl: options.emulatorUrl } : {}),
     ...(options.iaeCatalogue ? { iaeCatalogue: options.iaeCatalogue } : {}),
+    // Representation signatures: the test PKI's CA stands for the qualified CAs.
+    representacionCas: options.representacionCas ?? [trustedTestCa().pem],
   });
   const ctx = engine.context;
   const seeded = seedDemoAccount(ctx);

@@ -3,6 +3,7 @@
 // holder, organizationIdentifier "VATES-<NIF>" for the entity of a representative's certificate.
 import { generateKeyPairSync } from 'node:crypto';
 import forge from 'node-forge';
+import { trustedTestCa } from '../../fixtures/representation-pki';
 
 export interface TestCertOptions {
   cn: string;
@@ -13,6 +14,8 @@ export interface TestCertOptions {
   password?: string;
   notBefore?: Date;
   notAfter?: Date;
+  /** Self-signed instead of issued by the CA the test engines trust. */
+  selfSigned?: boolean;
 }
 
 let cachedKey: forge.pki.rsa.PrivateKey | undefined;
@@ -24,7 +27,7 @@ function key(): forge.pki.rsa.PrivateKey {
   return cachedKey;
 }
 
-/** A PKCS#12 (base64) with a self-signed certificate and its key, protected by `password`. */
+/** A PKCS#12 (base64) with a certificate issued by the trusted test CA (or self-signed) and its key, protected by `password`. */
 export function testP12(options: TestCertOptions): string {
   const privateKey = key();
   const cert = forge.pki.createCertificate();
@@ -39,8 +42,9 @@ export function testP12(options: TestCertOptions): string {
     { name: 'commonName', value: options.cn },
   ];
   cert.setSubject(subject);
-  cert.setIssuer([{ name: 'countryName', value: 'ES' }, { name: 'commonName', value: 'AC PRUEBAS TPV' }]);
-  cert.sign(privateKey, forge.md.sha256.create());
+  const ca = options.selfSigned ? undefined : trustedTestCa();
+  cert.setIssuer(ca ? ca.cert.subject.attributes : subject);
+  cert.sign(ca?.key ?? privateKey, forge.md.sha256.create());
   const asn1 = forge.pkcs12.toPkcs12Asn1(privateKey, [cert], options.password ?? 'secreta', { algorithm: '3des' });
   return Buffer.from(forge.asn1.toDer(asn1).getBytes(), 'binary').toString('base64');
 }

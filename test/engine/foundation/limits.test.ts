@@ -2,6 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { DEFAULT_PLANS, type LimitsConfig } from '../../../engine/src/account/plans';
 import { makeTestEngine, type TestEngine } from '../../support/engine';
 
 const DEFAULTS = {}; // the spec's TEST limits: 10 req/s, burst 20, 1,000 a month
@@ -96,5 +97,62 @@ describe('The till’s own UI (panel relay) is not metered; a forged relay heade
     // A POS client that copies the header does not get the exemption.
     for (let i = 0; i < 20; i++) await t.billing('GET', '/v1/cuenta', { headers: { 'x-panel-relay': 'guess' } });
     expect((await t.billing('GET', '/v1/cuenta', { headers: { 'x-panel-relay': 'guess' } })).json()).toMatchObject({ code: 'RATE_LIMITED' });
+  });
+});
+
+describe('LIVE: per-plan rate and burst from the plan configuration; a local limits.live raises them', () => {
+  /** Requests on the LIVE key, all at the same instant, until the first 429: how many were admitted. */
+  async function admittedInOneInstant(max: number): Promise<number> {
+    for (let i = 0; i < max; i++) {
+      const res = await t!.billing('GET', '/v1/cuenta', { key: t!.keys.live });
+      if (res.statusCode === 429) {
+        expect(res.json()).toMatchObject({ code: 'RATE_LIMITED' });
+        return i;
+      }
+      expect(res.statusCode, res.body).toBe(200);
+    }
+    return max;
+  }
+
+  async function liveEngine(plan: string, limits: LimitsConfig): Promise<void> {
+    t = await makeTestEngine({ limits });
+    const ctx = t.engine.context;
+    ctx.accounts.updateAccount(ctx.accounts.findActiveKey(t.keys.live)!.account.id, { plan });
+  }
+
+  for (const plan of ['basico', 'profesional'] as const) {
+    it(`plan ${plan}: the burst is the plan’s, then the plan’s rate per second`, async () => {
+      const limits = DEFAULT_PLANS[plan]!;
+      await liveEngine(plan, DEFAULTS);
+      expect(await admittedInOneInstant(limits.burst + 5)).toBe(limits.burst);
+      t!.clock.advance(1000);
+      expect(await admittedInOneInstant(limits.burst + 5)).toBe(limits.rps);
+    });
+  }
+
+  it('a plan redefined in configuration is what applies', async () => {
+    await liveEngine('basico', { plans: { basico: { rps: 3, burst: 7, monthlyQuota: 10_000 } } });
+    expect(await admittedInOneInstant(20)).toBe(7);
+    t!.clock.advance(1000);
+    expect(await admittedInOneInstant(20)).toBe(3);
+  });
+
+  it('limits.live raises every LIVE plan and leaves TEST alone', async () => {
+    await liveEngine('basico', { live: { rps: 40, burst: 80 } });
+    expect(await admittedInOneInstant(100)).toBe(80);
+    t!.clock.advance(1000);
+    expect(await admittedInOneInstant(100)).toBe(40);
+    for (let i = 0; i < 20; i++) expect((await t!.billing('GET', '/v1/cuenta')).statusCode).toBe(200);
+    expect((await t!.billing('GET', '/v1/cuenta')).json()).toMatchObject({ code: 'RATE_LIMITED' });
+  });
+
+  it('limits.live monthlyQuota: the next request after it → 429 QUOTA_EXCEEDED', async () => {
+    await liveEngine('basico', { live: { monthlyQuota: 30 } });
+    for (let i = 0; i < 30; i++) {
+      t!.clock.advance(100);
+      expect((await t!.billing('GET', '/v1/cuenta', { key: t!.keys.live })).statusCode).toBe(200);
+    }
+    t!.clock.advance(100);
+    expect((await t!.billing('GET', '/v1/cuenta', { key: t!.keys.live })).json()).toMatchObject({ code: 'QUOTA_EXCEEDED' });
   });
 });

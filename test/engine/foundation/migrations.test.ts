@@ -1,6 +1,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { Migrator } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { Database } from '../../../engine/src/db/database';
 import { migrations } from '../../../engine/src/db/migrations';
@@ -36,6 +37,8 @@ describe('Migrations run on an empty database and again on a migrated one withou
     expect(db.sqlite.pragma('journal_mode', { simple: true })).toBe('wal');
     expect(db.sqlite.pragma('synchronous', { simple: true })).toBe(2);
     expect(db.sqlite.pragma('foreign_keys', { simple: true })).toBe(1);
+    // Concurrent writers (admin CLI, a second connection) wait instead of failing at once with SQLITE_BUSY.
+    expect(db.sqlite.pragma('busy_timeout', { simple: true })).toBeGreaterThanOrEqual(1000);
     await db.close();
   });
 });
@@ -55,3 +58,101 @@ describe('20261122T1100Z-foundation', () => {
     await db.close();
   });
 });
+
+/** A database migrated up to and including `name` only: what that migration adds on its own. */
+async function migratedTo(name: string): Promise<Database> {
+  const db = Database.open(mkdtempSync(path.join(tmpdir(), 'mig-')));
+  const migrator = new Migrator({ db: db.kysely, provider: { getMigrations: async () => migrations } });
+  const result = await migrator.migrateTo(name);
+  expect(result.error).toBeUndefined();
+  expect(result.results?.at(-1)?.migrationName).toBe(name);
+  return db;
+}
+
+function tableNames(db: Database): string[] {
+  return (db.sqlite.prepare("SELECT name FROM sqlite_master WHERE type='table' AND name NOT LIKE 'kysely_%' AND name NOT LIKE 'sqlite_%' ORDER BY name").all() as { name: string }[]).map((r) => r.name);
+}
+
+function columnTypes(db: Database, table: string): Record<string, string> {
+  const cols = db.sqlite.prepare(`PRAGMA table_info(${table})`).all() as { name: string; type: string }[];
+  return Object.fromEntries(cols.map((c) => [c.name, c.type]));
+}
+
+const SEED_ACCOUNT = `INSERT INTO accounts VALUES ('a','B12345674','X','basico','activa',1,NULL,NULL,'t');`;
+const invoiceRow = (id: string, numero: string, importe = "'121.00'") =>
+  `INSERT INTO invoices VALUES ('${id}','a','test','B12345674','verifactu',NULL,'A','${numero}','02-03-2026','A${numero}','F1',${importe},'21.00',NULL,'pendiente_proceso',NULL,NULL,NULL,NULL,NULL,'t','t')`;
+const registroRow = (id: string, invoiceId: string, chainSeq: string) =>
+  `INSERT INTO registros VALUES ('${id}','${invoiceId}','a','test','B12345674','verifactu','alta','pendiente','pendiente_proceso',NULL,'test|verifactu|B12345674',${chainSeq},'H',NULL,NULL,NULL,NULL,NULL,NULL,NULL,'{}','t',NULL,'t')`;
+
+describe('20261122T1200Z-invoices-records', () => {
+  it('creates the invoice, record, document, chain, reference and job tables, all STRICT', async () => {
+    const before = await migratedTo('20261122T1100Z-foundation');
+    const tablesBefore = tableNames(before);
+    await before.close();
+    const db = await migratedTo('20261122T1200Z-invoices-records');
+    const added = tableNames(db).filter((n) => !tablesBefore.includes(n));
+    expect(added.sort()).toEqual(['chains', 'invoice_documentos', 'invoice_refs', 'invoices', 'registro_documentos', 'registros', 'settings', 'submission_jobs']);
+    for (const table of added) {
+      const { sql } = db.sqlite.prepare("SELECT sql FROM sqlite_master WHERE name = ?").get(table) as { sql: string };
+      expect(sql, table).toMatch(/\)\s*STRICT$/);
+    }
+    await db.close();
+  });
+
+  it('amounts are TEXT (decimal strings, never floats), chainSeq an INTEGER', async () => {
+    const db = await migratedTo('20261122T1200Z-invoices-records');
+    expect(columnTypes(db, 'invoices')).toMatchObject({ importeTotal: 'TEXT', cuotaTotal: 'TEXT' });
+    expect(columnTypes(db, 'registros')).toMatchObject({ chainSeq: 'INTEGER', huella: 'TEXT', huellaAnterior: 'TEXT' });
+    db.sqlite.exec(SEED_ACCOUNT + invoiceRow('f1', '1', "'0.10'"));
+    // Stored as written: "0.10" stays "0.10" (a REAL column would give 0.1).
+    expect(db.sqlite.prepare("SELECT importeTotal, typeof(importeTotal) AS t FROM invoices WHERE id='f1'").get()).toEqual({ importeTotal: '0.10', t: 'text' });
+    // STRICT: a value that is not losslessly an INTEGER is refused, not stored as text.
+    expect(() => db.sqlite.exec(registroRow('r1', 'f1', "'uno'"))).toThrow(/cannot store TEXT value in INTEGER column/);
+    await db.close();
+  });
+
+  it('an invoice identity (entorno, nifEmisor, serie, numero, fechaExpedicion) is UNIQUE', async () => {
+    const db = await migratedTo('20261122T1200Z-invoices-records');
+    db.sqlite.exec(SEED_ACCOUNT + invoiceRow('f1', '1'));
+    expect(() => db.sqlite.exec(invoiceRow('f2', '1'))).toThrow(/UNIQUE constraint failed: invoices\.entorno/);
+    expect(() => db.sqlite.exec(invoiceRow('f3', '2'))).not.toThrow();
+    await db.close();
+  });
+
+  it('UNIQUE(chainKey, chainSeq): two records can never take the same place in a chain (no fork)', async () => {
+    const db = await migratedTo('20261122T1200Z-invoices-records');
+    db.sqlite.exec(SEED_ACCOUNT + invoiceRow('f1', '1') + ';' + invoiceRow('f2', '2') + ';' + registroRow('r1', 'f1', '1'));
+    expect(() => db.sqlite.exec(registroRow('r2', 'f2', '1'))).toThrow(/UNIQUE constraint failed: registros\.chainKey, registros\.chainSeq/);
+    expect(() => db.sqlite.exec(registroRow('r3', 'f2', '2'))).not.toThrow();
+    // A record belongs to an existing invoice (foreign key).
+    expect(() => db.sqlite.exec(registroRow('r4', 'nope', '3'))).toThrow(/FOREIGN KEY/);
+    await db.close();
+  });
+});
+
+describe('20261122T1300Z-submission', () => {
+  it('adds queues, batches, events and the pause control (STRICT), and idLote on jobs', async () => {
+    const before = await migratedTo('20261122T1200Z-invoices-records');
+    const tablesBefore = tableNames(before);
+    expect(columnTypes(before, 'submission_jobs')).not.toHaveProperty('idLote');
+    await before.close();
+    const db = await migratedTo('20261122T1300Z-submission');
+    const added = tableNames(db).filter((n) => !tablesBefore.includes(n));
+    expect(added.sort()).toEqual(['events', 'submission_batches', 'submission_control', 'submission_queues']);
+    for (const table of added) {
+      const { sql } = db.sqlite.prepare("SELECT sql FROM sqlite_master WHERE name = ?").get(table) as { sql: string };
+      expect(sql, table).toMatch(/\)\s*STRICT$/);
+    }
+    expect(columnTypes(db, 'submission_jobs')).toMatchObject({ idLote: 'TEXT' });
+    const indexes = (db.sqlite.prepare("SELECT name FROM sqlite_master WHERE type='index' AND name NOT LIKE 'sqlite_%'").all() as { name: string }[]).map((r) => r.name);
+    expect(indexes).toEqual(expect.arrayContaining(['submission_batches_queue', 'submission_jobs_lote', 'registros_lote', 'events_invoice', 'registros_in_flight']));
+    // An event points at a real invoice and record.
+    db.sqlite.exec(SEED_ACCOUNT + invoiceRow('f1', '1') + ';' + registroRow('r1', 'f1', '1'));
+    db.sqlite.exec("INSERT INTO events VALUES ('e1','factura.registrada','a','test','B12345674','f1','r1','{}','t')");
+    expect(() => db.sqlite.exec("INSERT INTO events VALUES ('e2','factura.registrada','a','test','B12345674','f1','nope','{}','t')")).toThrow(/FOREIGN KEY/);
+    await db.close();
+  });
+});
+
+// 20261122T1500Z-webhooks is tested in test/engine/webhooks/store.test.ts and
+// 20261122T1600Z-clients (its data migration of existing issuers) in test/engine/clients/exencion.test.ts.

@@ -51,6 +51,16 @@ function factura(prov: Prov, numero: string, extra: Record<string, unknown> = {}
   };
 }
 
+/** factura() corrected: twice the amount, a complete invoice (F1). */
+function corregida(prov: Prov, numero: string) {
+  return factura(prov, numero, {
+    tipoFactura: 'F1',
+    importeTotal: '24.20',
+    desglose: [{ baseImponible: '20.00', tipoImpositivo: '21.00', cuota: '4.20', calificacionOperacion: 'S1' }],
+    lineas: [{ descripcion: 'Café', cantidad: '4', importeUnitario: '5.00', importeTotal: '24.20' }],
+  });
+}
+
 const jobsLeft = () => (t.engine.context.db.sqlite.prepare('SELECT COUNT(*) AS n FROM submission_jobs').get() as { n: number }).n;
 async function fileEverything(): Promise<void> {
   for (let i = 0; i < 30 && jobsLeft() > 0; i++) {
@@ -133,13 +143,62 @@ describe('A content rejection → subsanar through Zuzendu keeps idTbai and QR',
       await fileEverything();
       const rejected = await estado(prov, res.idFactura);
       expect(rejected).toMatchObject({ estadoEnvio: 'rechazada', estadoFactura: null });
-      const fix = await t.billing('PUT', '/v1/ticketbai/subsanar', { body: { ...factura(prov, 'Z-1'), subsanacion: true } });
+      // The correction changes the amounts (and the kind of invoice).
+      const fix = await t.billing('PUT', '/v1/ticketbai/subsanar', { body: { ...corregida(prov, 'Z-1'), subsanacion: true } });
       expect(fix.statusCode, fix.body).toBe(200);
       expect(fix.json()).toMatchObject({ viaZuzendu: true, idTbai: res.idTbai, urlValidacion: res.urlValidacion, qrBase64: res.qrBase64 });
       await fileEverything();
-      expect((await estado(prov, res.idFactura)).estadoFactura).toBe('registrada');
+      expect(await estado(prov, res.idFactura)).toMatchObject({ estadoFactura: 'registrada' });
+      expect((await detalle(prov, res.idFactura)).factura).toMatchObject({ importeTotal: '24.20', cuotaTotal: '4.20', tipoFactura: 'F1', idTbai: res.idTbai });
+      const registrada = t.engine.context.db.sqlite
+        .prepare("SELECT datos FROM events WHERE invoiceId = ? AND evento = 'factura.registrada'")
+        .all(res.idFactura) as { datos: string }[];
+      expect(registrada.map((e) => JSON.parse(e.datos))).toEqual([expect.objectContaining({ importeTotal: '24.20', cuotaTotal: '4.20', tipoFactura: 'F1' })]);
+      // The treasury registered it through Zuzendu (SUBSANAR), under the original identifier.
+      expect(emu.tbai.ledger.getInvoiceByKey(prov, ISSUERS[prov], 'T', 'Z-1')).toMatchObject({
+        estado: 'registrada',
+        corrected: true,
+        correction: 'SUBSANAR',
+        idTbai: res.idTbai,
+        importeTotal: '24.20',
+      });
+      expect(emu.tbai.ledger.presentations({ provincia: prov }).filter((p) => p.key?.endsWith('|T|Z-1')).map((p) => p.service)).toEqual(['alta', 'zuzendu-alta']);
+
+      // The same correction again: its stored answer, nothing sent twice.
+      const registros = (await detalle(prov, res.idFactura)).registros.length;
+      const replay = await t.billing('PUT', '/v1/ticketbai/subsanar', { body: { ...corregida(prov, 'Z-1'), subsanacion: true } });
+      expect(replay.statusCode, replay.body).toBe(200);
+      expect(replay.json()).toMatchObject({ idFactura: res.idFactura, idTbai: res.idTbai, viaZuzendu: true, yaExistente: true });
+      expect((await detalle(prov, res.idFactura)).registros).toHaveLength(registros);
+      expect(jobsLeft()).toBe(0);
+      // Another correction of an invoice the treasury now holds is not a replay.
+      const other = await t.billing('PUT', '/v1/ticketbai/subsanar', { body: { ...corregida(prov, 'Z-1'), descripcion: 'Otra', subsanacion: true } });
+      expect(other.statusCode).toBe(409);
+      expect(other.json()).toMatchObject({ code: 'INVOICE_STATUS_INVALID' });
     });
   }
+
+  it('bizkaia (no Zuzendu): the corrected invoice is signed and filed again under the same identity', async () => {
+    emu.tbai.faults.bizkaia.set({ rejectNext: { count: 1, codigo: 'B4_2000020' } });
+    const res = (await t.billing('POST', '/v1/ticketbai/crear', { body: factura('bizkaia', 'ZB-1') })).json();
+    await fileEverything();
+    expect(await estado('bizkaia', res.idFactura)).toMatchObject({ estadoEnvio: 'rechazada', estadoFactura: null });
+    const fix = await t.billing('PUT', '/v1/ticketbai/subsanar', { body: { ...corregida('bizkaia', 'ZB-1'), subsanacion: true } });
+    expect(fix.statusCode, fix.body).toBe(200);
+    const body = fix.json();
+    expect(body.viaZuzendu).toBeUndefined();
+    expect(body.idFactura).toBe(res.idFactura);
+    await fileEverything();
+    expect(await estado('bizkaia', res.idFactura)).toMatchObject({ estadoFactura: 'registrada' });
+    const d = await detalle('bizkaia', res.idFactura);
+    expect(d.factura).toMatchObject({ importeTotal: '24.20', cuotaTotal: '4.20', tipoFactura: 'F1', idTbai: body.idTbai });
+    expect(d.registros.map((r: { tipo: string; estado: string }) => [r.tipo, r.estado]).sort()).toEqual([
+      ['alta', 'rechazada'],
+      ['subsanacion', 'aceptada'],
+    ]);
+    // The treasury holds the re-signed invoice, the one whose identifier the answer carries.
+    expect(emu.tbai.ledger.getInvoiceByKey('bizkaia', ISSUERS.bizkaia, 'T', 'ZB-1')).toMatchObject({ estado: 'registrada', idTbai: body.idTbai });
+  });
 
   it('a rejection about the certificate → 409 RESEND_UNMODIFIED_REQUIRED', async () => {
     emu.tbai.faults.gipuzkoa.set({ rejectNext: { count: 1, codigo: '001' } });
@@ -157,6 +216,58 @@ describe('Issuing rules', () => {
     const res = await t.billing('POST', '/v1/ticketbai/crear', { body: { ...factura('gipuzkoa', 'PM-1'), provincia: 'araba' } });
     expect(res.statusCode).toBe(400);
     expect(res.json()).toMatchObject({ code: 'PROVINCE_MISMATCH', campo: 'provincia' });
+  });
+  it('PROVINCE_MISMATCH also on subsanar and anular, naming provincia', async () => {
+    await t.billing('POST', '/v1/ticketbai/crear', { body: factura('gipuzkoa', 'PM-2') });
+    const sub = await t.billing('PUT', '/v1/ticketbai/subsanar', { body: { ...factura('gipuzkoa', 'PM-2'), provincia: 'bizkaia', subsanacion: true } });
+    expect(sub.statusCode).toBe(400);
+    expect(sub.json()).toMatchObject({ code: 'PROVINCE_MISMATCH', campo: 'provincia' });
+    const anu = await t.billing('POST', '/v1/ticketbai/anular', {
+      body: { nifEmisor: ISSUERS.gipuzkoa, serie: 'T', numero: 'PM-2', fechaExpedicion: '20-11-2026', provincia: 'araba' },
+    });
+    expect(anu.statusCode).toBe(400);
+    expect(anu.json()).toMatchObject({ code: 'PROVINCE_MISMATCH', campo: 'provincia' });
+    await fileEverything();
+  });
+  it('billing inactive → 402 PAYMENT_REQUIRED for a new invoice, nothing stored; a replay still answers', async () => {
+    const ctx = t.engine.context;
+    const account = ctx.accounts.listAccounts()[0]!;
+    const first = (await t.billing('POST', '/v1/ticketbai/crear', { body: factura('araba', 'PAY-1') })).json();
+    const invoices = () => (ctx.db.sqlite.prepare('SELECT COUNT(*) AS n FROM invoices').get() as { n: number }).n;
+    ctx.accounts.updateAccount(account.id, { facturacionActiva: 0 });
+    try {
+      const before = invoices();
+      const res = await t.billing('POST', '/v1/ticketbai/crear', { body: factura('araba', 'PAY-2') });
+      expect(res.statusCode).toBe(402);
+      expect(res.json()).toMatchObject({ code: 'PAYMENT_REQUIRED' });
+      expect(invoices()).toBe(before);
+      const replay = await t.billing('POST', '/v1/ticketbai/crear', { body: factura('araba', 'PAY-1') });
+      expect(replay.statusCode, replay.body).toBe(200);
+      expect(replay.json()).toMatchObject({ idFactura: first.idFactura, yaExistente: true });
+    } finally {
+      ctx.accounts.updateAccount(account.id, { facturacionActiva: 1 });
+    }
+    await fileEverything();
+  });
+  it('LIVE for a client issuer whose representation is unsigned → 403 REPRESENTATION_PENDING', async () => {
+    const ctx = t.engine.context;
+    const account = ctx.accounts.listAccounts()[0]!;
+    ctx.issuers.create({ accountId: account.id, entorno: 'live', nif: 'B11111119', nombre: 'CLIENTE ARABA SL', hacienda: 'tbai-araba' });
+    const res = await t.billing('POST', '/v1/ticketbai/crear', {
+      key: t.keys.live,
+      body: { ...factura('araba', 'RP-1'), emisor: { nif: 'B11111119', nombre: 'CLIENTE ARABA SL' } },
+    });
+    expect(res.statusCode).toBe(403);
+    expect(res.json()).toMatchObject({ code: 'REPRESENTATION_PENDING' });
+  });
+  it('same identity with another tipoFactura → 409 INVOICE_IDENTITY_CONFLICT naming tipoFactura', async () => {
+    await t.billing('POST', '/v1/ticketbai/crear', { body: factura('gipuzkoa', 'TF-1') });
+    const res = await t.billing('POST', '/v1/ticketbai/crear', { body: factura('gipuzkoa', 'TF-1', { tipoFactura: 'F1' }) });
+    expect(res.statusCode).toBe(409);
+    expect(res.json()).toMatchObject({ code: 'INVOICE_IDENTITY_CONFLICT' });
+    expect(JSON.stringify(res.json())).toContain('tipoFactura');
+    expect(JSON.stringify(res.json())).not.toContain('importeTotal');
+    await fileEverything();
   });
   it('a VeriFactu issuer → 403 FORBIDDEN', async () => {
     const res = await t.billing('POST', '/v1/ticketbai/crear', {

@@ -89,6 +89,18 @@ describe('POST /v1/ticketbai/crear body', () => {
     expect(problemas(ticketbaiCrearBody, aFacturaTbai({ destinatario: { nombre: 'X' } })).join()).toContain('destinatario.nif');
   });
 
+  it('destinatario.nif: the full tax-ID check (check letter / digit), not only the shape', () => {
+    // 12345678Z is a valid DNI; 12345678A has the wrong letter; B12345674 / B12345675: CIF check digit.
+    expect(problemas(ticketbaiCrearBody, aFacturaTbai({ destinatario: aDestinatarioTbai({ nif: '12345678Z' }) }))).toEqual([]);
+    expect(problemas(ticketbaiCrearBody, aFacturaTbai({ destinatario: aDestinatarioTbai({ nif: 'B12345674' }) }))).toEqual([]);
+    expect(problemas(ticketbaiCrearBody, aFacturaTbai({ destinatario: aDestinatarioTbai({ nif: '12345678A' }) }))).toEqual([
+      'destinatario.nif: invalid NIF: DNI check letter should be Z, not A',
+    ]);
+    expect(problemas(ticketbaiCrearBody, aFacturaTbai({ destinatario: aDestinatarioTbai({ nif: 'B12345675' }) })).map((p) => p.split(':')[0])).toEqual(['destinatario.nif']);
+    // A bad shape keeps its single message.
+    expect(problemas(ticketbaiCrearBody, aFacturaTbai({ destinatario: aDestinatarioTbai({ nif: '1234' }) }))).toEqual(['destinatario.nif: NIF must be 9 upper-case letters or digits']);
+  });
+
   it('provincia is araba, bizkaia or gipuzkoa', () => {
     expect(problemas(ticketbaiCrearBody, aFacturaTbai({ provincia: 'alava' as never })).join()).toContain('provincia');
   });

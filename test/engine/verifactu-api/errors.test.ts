@@ -10,7 +10,7 @@
 // SHARDING_UNAVAILABLE) belong to the devices issue and are not built yet.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LightMyRequestResponse } from 'fastify';
-import { aDestinatarioIdOtro, aDetalle, aFacturaF1, aFacturaF2, aFacturaR, anAnularBody, aSubsanacion } from '../../fixtures/verifactu';
+import { aDestinatarioIdOtro, aDetalle, aFacturaF1, aFacturaF2, aFacturaF3, aFacturaR, anAnularBody, aSubsanacion } from '../../fixtures/verifactu';
 import { makeTestEngine, type TestEngine } from '../../support/engine';
 import { GENERADO_EN } from '../../fixtures/verifactu';
 import {
@@ -97,6 +97,13 @@ describe('400 VALIDATION_ERROR: invalid fields or formats; campo names the JSON 
     ['calificacionOperacion and operacionExenta together', () => ({ ...f1(), detalleDesglose: [aDetalle({ operacionExenta: 'E1' })] }), 'detalleDesglose[0].operacionExenta'],
     ['idOtro with a country outside the AEAT list', () => ({ ...f1(), destinatario: aDestinatarioIdOtro({ codigoPais: 'ZZ' as 'FR' }) }), 'destinatario.idOtro.codigoPais'],
     ['rectificativa S without importes', () => ({ ...JSON.parse(JSON.stringify(aFacturaR('R1', 'S'))), rectificativa: { tipo: 'S' } }), 'rectificativa.importes'],
+    // referenced invoices: serie + numero joined ≤ 60, as NumSerieFactura in the XSD
+    ['facturasRectificadas[1]: serie + numero over 60', () => ({ ...JSON.parse(JSON.stringify(aFacturaR('R1', 'I'))), facturasRectificadas: [{ serie: 'T', numero: '1', fechaExpedicion: '01-03-2026' }, { serie: 'S'.repeat(30), numero: 'N'.repeat(31), fechaExpedicion: '01-03-2026' }] }), 'facturasRectificadas[1].numero'],
+    ['facturasSustituidas[0]: serie + numero over 60', () => ({ ...JSON.parse(JSON.stringify(aFacturaF3())), facturasSustituidas: [{ serie: 'S'.repeat(59), numero: 'NN', fechaExpedicion: '01-03-2026' }] }), 'facturasSustituidas[0].numero'],
+    // tax IDs of recipient and third party: the full check, not only the shape
+    ['destinatario.nif with a wrong check letter', set('destinatario.nif', '12345678A'), 'destinatario.nif'],
+    ['destinatario.nif CIF with a wrong check digit', set('destinatario.nif', 'B12345675'), 'destinatario.nif'],
+    ['especial.tercero.nif with a wrong check digit', set('especial', { emitidaPor: 'T', tercero: { nif: 'B22222229', nombre: 'Gestoría' } }), 'especial.tercero.nif'],
     ['facturasSustituidas on an F1', set('facturasSustituidas', [{ serie: 'T', numero: '1', fechaExpedicion: '01-03-2026' }]), 'facturasSustituidas'],
     // AEAT rules that can be checked locally
     ['F1 without recipient (AEAT)', set('destinatario', undefined), 'destinatario'],

@@ -5,6 +5,7 @@ import type { TestEngine } from '../../support/engine';
 import {
   anotherAccount,
   CHAIN_TEST,
+  demoAccountId,
   counts,
   crear,
   crearOk,
@@ -210,4 +211,106 @@ describe('Validation before anything is stored, every 400 naming the field in ca
       expect(counts(t)).toEqual(before);
     });
   }
+});
+
+/** Rebuilds a JSON value with every object's keys in reverse order (same content, other spelling). */
+function reversedKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(reversedKeys);
+  if (value !== null && typeof value === 'object') {
+    return Object.fromEntries(Object.keys(value).reverse().map((k) => [k, reversedKeys((value as Record<string, unknown>)[k])]));
+  }
+  return value;
+}
+
+describe('Replay of a correction is recognised on the parsed invoice, not on the JSON text', () => {
+  it('other key order, "242" for "242.00", "21" for "21.00" and subsanacion "S" for true: a replay, nothing chained', async () => {
+    await crearOk(t, aFacturaF1({ cabecera: { numero: 'SB-FP1' } }));
+    const first = json<EmisionAnswer>(await subsanar(corrected('SB-FP1')));
+    const before = counts(t);
+    const spelled = {
+      ...corrected('SB-FP1'),
+      subsanacion: 'S',
+      detalleDesglose: [aDetalle({ baseImponible: '200', cuotaRepercutida: '42.0', tipoImpositivo: '21' })],
+      totales: { cuotaTotal: '042.00', importeTotal: '242' },
+    };
+    expect(JSON.stringify(reversedKeys(spelled))).not.toBe(JSON.stringify(corrected('SB-FP1')));
+    const again = await subsanar(reversedKeys(spelled));
+    expect(again.statusCode, again.body).toBe(200);
+    expect(json(again)).toEqual({ ...first, yaExistente: true });
+    expect(counts(t)).toEqual(before);
+  });
+
+  it('a correction that differs in content (another amount) is chained, not taken for a replay', async () => {
+    await crearOk(t, aFacturaF1({ cabecera: { numero: 'SB-FP2' } }));
+    await subsanar(corrected('SB-FP2'));
+    const before = counts(t);
+    const other = aSubsanacion({
+      cabecera: { numero: 'SB-FP2', descripcion: 'Venta corregida' },
+      detalleDesglose: [aDetalle({ baseImponible: '300.00', cuotaRepercutida: '63.00' })],
+      totales: { cuotaTotal: '63.00', importeTotal: '363.00' },
+    });
+    const res = await subsanar(other);
+    expect(res.statusCode, res.body).toBe(200);
+    expect(json<EmisionAnswer>(res).yaExistente).toBeUndefined();
+    expect(counts(t).registros).toBe(before.registros + 1);
+  });
+});
+
+describe('Billing record estado: a pending record reads procesando while a VeriFactu correction is in progress (spec table)', () => {
+  it('alta pendiente → procesando in the detail envelope, the record list and the record detail; back to its own estado after the correction’s verdict', async () => {
+    const alta = await crearOk(t, aFacturaF1({ cabecera: { numero: 'SB-PR1' } }));
+    const altaId = chain().at(-1)?.id ?? '';
+    const estados = async () => {
+      const detail = (await t.billing('GET', `/v1/facturas/${alta.idFactura}?nifEmisor=${NIF}`)).json() as { registros: { idRegistro: string; tipo: string; estado: string }[] };
+      const list = (await t.billing('GET', `/v1/registros?nifEmisor=${NIF}&limite=500`)).json() as { registros: { idRegistro: string; estado: string }[] };
+      const one = (await t.billing('GET', `/v1/registros/${altaId}?nifEmisor=${NIF}&idFactura=${alta.idFactura}`)).json() as { estado: string };
+      return {
+        envelope: Object.fromEntries(detail.registros.map((r) => [r.tipo, r.estado])),
+        list: list.registros.find((r) => r.idRegistro === altaId)?.estado,
+        detail: one.estado,
+      };
+    };
+    expect(await estados()).toEqual({ envelope: { alta: 'pendiente' }, list: 'pendiente', detail: 'pendiente' });
+
+    await subsanar(corrected('SB-PR1'));
+    expect(await estados()).toEqual({ envelope: { alta: 'procesando', subsanacion: 'pendiente' }, list: 'procesando', detail: 'procesando' });
+    // Stored state is untouched: only the read says procesando.
+    expect(t.engine.context.invoices.getRegistro(altaId)?.estado).toBe('pendiente');
+
+    const db = t.engine.context.db;
+    const sub = chain().at(-1);
+    db.run(db.kysely.updateTable('registros').set({ estado: 'aceptada' }).where('id', '=', sub?.id ?? ''));
+    expect(await estados()).toEqual({ envelope: { alta: 'pendiente', subsanacion: 'aceptada' }, list: 'pendiente', detail: 'pendiente' });
+  });
+
+  it('a record with a verdict keeps it; a cancellation never reads procesando', async () => {
+    const alta = await crearOk(t, aFacturaF1({ cabecera: { numero: 'SB-PR2' } }));
+    const db = t.engine.context.db;
+    db.run(db.kysely.updateTable('registros').set({ estado: 'aceptada' }).where('id', '=', chain().at(-1)?.id ?? ''));
+    await subsanar(corrected('SB-PR2'));
+    const res = await t.billing('POST', '/v1/verifactu/anular', { body: anAnularBody({ facturaAnulada: { nifEmisor: NIF, serie: 'A-2026/', numero: 'SB-PR2', fechaExpedicion: '02-03-2026' } }) });
+    expect(res.statusCode, res.body).toBe(200);
+    const detail = (await t.billing('GET', `/v1/facturas/${alta.idFactura}?nifEmisor=${NIF}`)).json() as { registros: { tipo: string; estado: string }[] };
+    expect(Object.fromEntries(detail.registros.map((r) => [r.tipo, r.estado]))).toEqual({ alta: 'aceptada', subsanacion: 'pendiente', anulacion: 'pendiente' });
+  });
+});
+
+describe('403 REPRESENTATION_PENDING: subsanar in LIVE while the issuer’s representation is unsigned', () => {
+  it('an invoice issued while signed cannot be corrected once the representation is pending again; nothing chained', async () => {
+    const nif = 'B11111119';
+    const db = t.engine.context.db;
+    t.engine.context.issuers.create({ accountId: demoAccountId(t), entorno: 'live', nif, nombre: 'Cliente Representado SL', hacienda: 'verifactu' });
+    const setRepresentacion = (estadoRepresentacion: 'firmado' | 'pendiente') =>
+      db.run(db.kysely.updateTable('issuers').set({ estadoRepresentacion }).where('entorno', '=', 'live').where('nif', '=', nif));
+    const body = (o: Parameters<typeof aSubsanacion>[0]) => aSubsanacion({ emisor: { nif, nombre: 'Cliente Representado SL' }, ...o });
+    setRepresentacion('firmado');
+    await crearOk(t, aFacturaF1({ emisor: { nif, nombre: 'Cliente Representado SL' }, cabecera: { numero: 'SB-LR' } }), t.keys.live);
+    setRepresentacion('pendiente');
+    const before = counts(t);
+    await expectRefused(t, subsanar(body({ cabecera: { numero: 'SB-LR', descripcion: 'Corregida' } }), t.keys.live), 403, 'REPRESENTATION_PENDING');
+    expect(counts(t)).toEqual(before);
+    setRepresentacion('firmado');
+    const ok = await subsanar(body({ cabecera: { numero: 'SB-LR', descripcion: 'Corregida' } }), t.keys.live);
+    expect(ok.statusCode, ok.body).toBe(200);
+  });
 });

@@ -118,6 +118,21 @@ describe('Records exactly per SuministroInformacion.xsd: every generated XML val
     });
   }
 
+  it('R1 and F3 with maximal references (1000 each, serie + numero joined at exactly 60): the XML validates', async () => {
+    // 60 joined characters is what NumSerieFactura (TextoIDFacturaType) allows; the API refuses 61.
+    const refs = (prefix: string) =>
+      Array.from({ length: 1000 }, (_, i) => ({ serie: `${prefix}${'S'.repeat(29)}`, numero: String(i).padStart(30, '0'), fechaExpedicion: '01-03-2026' }));
+    for (const factura of [aFacturaR('R1', 'I', { facturasRectificadas: refs('R') }), aFacturaF3({ facturasSustituidas: refs('T') })]) {
+      const answer = await crearOk(t, fresh(factura));
+      const xml = await getXml(answer.idFactura);
+      await expectXsdValid(xml);
+      const ids = recordElement(xml).getElementsByTagNameNS('*', factura.cabecera.tipoFactura === 'F3' ? 'IDFacturaSustituida' : 'IDFacturaRectificada');
+      expect(ids.length).toBe(1000);
+      const last = ids.item(999);
+      expect(last ? xmlText(last, 'NumSerieFactura') : undefined).toHaveLength(60);
+    }
+  });
+
   it('RegistroAlta of a subsanación (Subsanacion S, RechazoPrevio N, X and S)', async () => {
     const alta = await crearOk(t, aFacturaF1({ cabecera: { numero: 'SUB-1' } }));
     const db = t.engine.context.db;

@@ -42,6 +42,34 @@ describe('POST /v1/verifactu/crear body', () => {
     expect(verifactuCrearBody.safeParse(body).success).toBe(true);
   });
 
+  it('destinatario.nif and especial.tercero.nif: the full tax-ID check, not only the shape', () => {
+    expect(issues(verifactuCrearBody.safeParse(aFacturaF1({ destinatario: { nif: '12345678Z', nombre: 'Ana' } })))).toEqual([]);
+    expect(issues(verifactuCrearBody.safeParse(aFacturaF1({ destinatario: { nif: '12345678A', nombre: 'Ana' } })))).toEqual([
+      ['destinatario.nif', 'invalid NIF: DNI check letter should be Z, not A'],
+    ]);
+    expect(issues(verifactuCrearBody.safeParse(aFacturaF1({ destinatario: { nif: 'X1234567A', nombre: 'Ana' } }))).map(([p]) => p)).toEqual(['destinatario.nif']);
+    const tercero = (nif: string) => aFacturaF1({ especial: { emitidaPor: 'T', tercero: { nif, nombre: 'Gestoría' } } });
+    expect(issues(verifactuCrearBody.safeParse(tercero('B22222228')))).toEqual([]);
+    expect(issues(verifactuCrearBody.safeParse(tercero('B22222229'))).map(([p]) => p)).toEqual(['especial.tercero.nif']);
+  });
+
+  it('emisor.nif stays a shape check: an issuer must be registered (checked NIF) anyway, so a bad one is 403 there', () => {
+    expect(issues(verifactuCrearBody.safeParse(aFacturaF1({ emisor: { nif: 'B12345675', nombre: 'X' } })))).toEqual([]);
+  });
+
+  it('facturasRectificadas / facturasSustituidas: serie + numero joined at most 60 (NumSerieFactura), naming numero', () => {
+    const ref = (serie: string, numero: string) => ({ serie, numero, fechaExpedicion: '01-03-2026' });
+    const ok60 = ref('S'.repeat(30), 'N'.repeat(30));
+    const over = ref('S'.repeat(30), 'N'.repeat(31));
+    expect(issues(verifactuCrearBody.safeParse(aFacturaR('R1', 'I', { facturasRectificadas: [ok60] })))).toEqual([]);
+    expect(issues(verifactuCrearBody.safeParse(aFacturaR('R1', 'I', { facturasRectificadas: [ok60, over] }))).map(([p]) => p)).toEqual([
+      'facturasRectificadas.1.numero',
+    ]);
+    expect(issues(verifactuCrearBody.safeParse(aFacturaF3({ facturasSustituidas: [over] }))).map(([p]) => p)).toEqual(['facturasSustituidas.0.numero']);
+    // Without serie, numero alone may take the 60.
+    expect(issues(verifactuCrearBody.safeParse(aFacturaF3({ facturasSustituidas: [{ numero: 'N'.repeat(60), fechaExpedicion: '01-03-2026' }] })))).toEqual([]);
+  });
+
   it('rejects an unknown key, naming it', () => {
     const r = verifactuCrearBody.safeParse({ ...aFacturaF1(), descuento: '1.00' });
     expect(r.success).toBe(false);

@@ -118,16 +118,16 @@ const CASOS: Record<string, { falla: Caso[]; pasa: Caso[] }> = {
     pasa: [ok('cupon on an R1', aFacturaR('R1', 'I', { especial: { cupon: true } })), ok('cupon on an R5', aFacturaR('R5', 'I', { especial: { cupon: true } }))],
   },
   '1155': {
-    falla: [ko('tercero without emitidaPor', 'especial.tercero', aFacturaF1({ especial: { tercero: { nif: 'B11111111', nombre: 'Tercero' } } }))],
-    pasa: [ok('tercero with emitidaPor T', aFacturaF1({ especial: { emitidaPor: 'T', tercero: { nif: 'B11111111', nombre: 'Tercero' } } }))],
+    falla: [ko('tercero without emitidaPor', 'especial.tercero', aFacturaF1({ especial: { tercero: { nif: 'B11111119', nombre: 'Tercero' } } }))],
+    pasa: [ok('tercero with emitidaPor T', aFacturaF1({ especial: { emitidaPor: 'T', tercero: { nif: 'B11111119', nombre: 'Tercero' } } }))],
   },
   '1159': {
-    falla: [ko('tercero with emitidaPor D', 'especial.tercero', aFacturaF1({ especial: { emitidaPor: 'D', tercero: { nif: 'B11111111', nombre: 'Tercero' } } }))],
+    falla: [ko('tercero with emitidaPor D', 'especial.tercero', aFacturaF1({ especial: { emitidaPor: 'D', tercero: { nif: 'B11111119', nombre: 'Tercero' } } }))],
     pasa: [ok('emitidaPor D alone', aFacturaF1({ especial: { emitidaPor: 'D' } }))],
   },
   '1186': {
     falla: [ko('emitidaPor T without tercero', 'especial.tercero', aFacturaF1({ especial: { emitidaPor: 'T' } }))],
-    pasa: [ok('emitidaPor T with tercero', aFacturaF1({ especial: { emitidaPor: 'T', tercero: { nif: 'B11111111', nombre: 'Tercero' } } }))],
+    pasa: [ok('emitidaPor T with tercero', aFacturaF1({ especial: { emitidaPor: 'T', tercero: { nif: 'B11111119', nombre: 'Tercero' } } }))],
   },
   '1158': {
     falla: [ko('emitidaPor D on a ticket without destinatario', 'destinatario', aFacturaF2({ especial: { emitidaPor: 'D' } }))],
@@ -135,7 +135,7 @@ const CASOS: Record<string, { falla: Caso[]; pasa: Caso[] }> = {
   },
   '1188': {
     falla: [ko('tercero is the issuer', 'especial.tercero.nif', aFacturaF1({ especial: { emitidaPor: 'T', tercero: { nif: EMISOR.nif, nombre: 'Yo' } } }))],
-    pasa: [ok('tercero is another NIF', aFacturaF1({ especial: { emitidaPor: 'T', tercero: { nif: 'B11111111', nombre: 'Otro' } } }))],
+    pasa: [ok('tercero is another NIF', aFacturaF1({ especial: { emitidaPor: 'T', tercero: { nif: 'B11111119', nombre: 'Otro' } } }))],
   },
   '1211': {
     falla: [

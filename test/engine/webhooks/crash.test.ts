@@ -8,6 +8,7 @@ import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestEmulators } from '../../support/emulators';
 import { signatureValid, startReceiver, type Receiver } from '../../support/webhook-receiver';
+import { invalidAeatRepliesIn } from '../../support/xsd';
 
 type Emulators = Awaited<ReturnType<typeof startTestEmulators>>;
 interface Info {
@@ -77,6 +78,7 @@ describe('The engine killed with SIGKILL during deliveries, 5 times', () => {
     const dataDir = mkdtempSync(path.join(tmpdir(), 'webhook-crash-'));
     let counter = 0;
     let idWebhook = '';
+    let undeliveredAtKill = 0;
     for (let round = 0; round < 5; round++) {
       const { child, info } = await startEngine(dataDir);
       if (round === 0) {
@@ -108,7 +110,15 @@ describe('The engine killed with SIGKILL during deliveries, 5 times', () => {
       await exited;
       sending = false;
       await load;
+      // What the killed engine left on disk: events not yet delivered (pending deliveries, or events
+      // not fanned out yet). The last kill must have hit with some, or the restart proves nothing.
+      const left = new Database(path.join(dataDir, 'engine.sqlite'), { readonly: true });
+      undeliveredAtKill = (
+        left.prepare("SELECT (SELECT COUNT(*) FROM events) - (SELECT COUNT(*) FROM webhook_deliveries WHERE estado = 'entregada') AS n").get() as { n: number }
+      ).n;
+      left.close();
     }
+    expect(undeliveredAtKill, 'the last kill hit with no delivery pending').toBeGreaterThan(0);
 
     // Last start, no load: let submissions and deliveries drain (the receiver answers at once now).
     rx.answer = () => ({ status: 200 });
@@ -140,5 +150,6 @@ describe('The engine killed with SIGKILL during deliveries, 5 times', () => {
     const deliveries = db.prepare("SELECT COUNT(*) AS n, SUM(estado = 'entregada') AS ok FROM webhook_deliveries").get() as { n: number; ok: number };
     expect(deliveries).toEqual({ n: events.length, ok: events.length });
     db.close();
+    expect(await invalidAeatRepliesIn(dataDir)).toEqual([]);
   }, 180_000);
 });

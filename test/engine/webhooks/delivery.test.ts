@@ -4,7 +4,9 @@
 import { createHash } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { panelEntregasResponse, webhookEntregaSchema } from '../../../src-shared/api/webhooks';
+import { resolveConfig } from '../../../engine/src/config';
 import { ManualClock } from '../../../engine/src/platform/clock';
+import { DEFAULT_WEBHOOK_DELIVERY } from '../../../engine/src/webhooks/delivery-worker';
 import { aFacturaF2 } from '../../fixtures/verifactu';
 import { makeTestEngine, type TestEngine } from '../../support/engine';
 import { startTestEmulators } from '../../support/emulators';
@@ -332,7 +334,11 @@ describe('Rule 4: an invoice rejected and later registered after a correction pr
 });
 
 describe('Rule 7: after 20 consecutive failures the webhook is suspendido; PATCH estado: activo resets and deliveries resume', () => {
-  it('suspends at the 20th failure with suspendidoEn and ultimoError, stops, then delivers everything after reactivation', async () => {
+  // Decision (the spec is silent): events that arrive while a webhook is suspendido are not turned
+  // into deliveries for it, not even after reactivation, so a receiver coming back is not flooded
+  // with the backlog; the status endpoint stays the source of truth (Events rule 8). Deliveries
+  // already pending when it was suspended do go out after reactivation.
+  it('suspends at the 20th failure; events arriving while suspendido are never delivered (no flood at reactivation); pending deliveries resume', async () => {
     const id = await createWebhook({ path: '/caido' });
     let down = true;
     rx.answer = () => ({ status: down ? 500 : 204 });
@@ -343,12 +349,12 @@ describe('Rule 7: after 20 consecutive failures the webhook is suspendido; PATCH
     const suspended = await detail(id);
     expect(suspended).toMatchObject({ estado: 'suspendido', fallosConsecutivos: 20, suspendidoEn: clock.now().toISOString(), ultimoError: 'HTTP 500' });
 
-    // Deliveries stop: no retries, and new events are not turned into deliveries.
+    // Deliveries stop: no retries, and an event arriving now is not turned into a delivery.
     clock.advance(60 * 60_000);
     await worker().drainDue();
     expect(rx.received).toHaveLength(20);
     const before = deliveriesOf(id).length;
-    await issue(1);
+    const [whileSuspended] = await issue(1);
     await fileEverything();
     await worker().drainDue();
     expect(deliveriesOf(id).length).toBe(before);
@@ -368,6 +374,7 @@ describe('Rule 7: after 20 consecutive failures the webhook is suspendido; PATCH
     await fileEverything();
     await worker().drainDue();
     expect(new Set(rx.received.map((r) => r.json.idEntrega)).size).toBe(23);
+    expect(rx.received.some((r) => r.json.datos.idFactura === whileSuspended)).toBe(false);
     expect(await detail(id)).toMatchObject({ estado: 'activo', fallosConsecutivos: 0 });
   });
 
@@ -384,7 +391,9 @@ describe('Rule 7: after 20 consecutive failures the webhook is suspendido; PATCH
 });
 
 describe('An inactivo webhook receives nothing', () => {
-  it('no delivery while inactivo; after PATCH activo only later events arrive', async () => {
+  // Decision, as for suspendido: events that arrive while inactivo are never turned into deliveries,
+  // so reactivation does not flood the receiver with what happened meanwhile.
+  it('events arriving while inactivo are never delivered, not even after PATCH activo; only later events arrive', async () => {
     const id = await createWebhook({ path: '/apagado' });
     await t.manage('PATCH', `/v1/webhooks/${id}`, { body: { estado: 'inactivo' } });
     await issue(2);
@@ -451,5 +460,198 @@ describe('Panel: the delivery log per webhook for support staff', () => {
     expect((await panel('/panel/v1/webhooks/wh_nope/entregas')).statusCode).toBe(404);
     const noToken = await t.engine.apps.panel.inject({ method: 'GET', url: `/panel/v1/webhooks/${id}/entregas` });
     expect(noToken.statusCode).toBe(401);
+  });
+});
+
+describe('factura.anulada, and a rejected cancellation as factura.rechazada with tipoRegistro anulacion', () => {
+  const anular = (numero: string) =>
+    t.billing('POST', '/v1/verifactu/anular', { body: { version: '1.0', facturaAnulada: { nifEmisor: NIF, serie: 'W', numero, fechaExpedicion: '20-11-2026' } } });
+
+  it('an accepted cancellation delivers factura.anulada with tipoRegistro anulacion, fechaRegistro and the cancellation record’s huella', async () => {
+    await createWebhook({ path: '/anulada' });
+    const numero = `${++serial}`;
+    const idFactura = (await t.billing('POST', '/v1/verifactu/crear', { body: ticket(numero) })).json().idFactura as string;
+    await fileEverything();
+    await worker().drainDue();
+    expect((await anular(numero)).statusCode).toBe(200);
+    await fileEverything();
+    await worker().drainDue();
+
+    expect(rx.received.map((r) => r.json.evento)).toEqual(['factura.registrada', 'factura.anulada']);
+    const [alta, anulada] = rx.received as [typeof rx.received[0], typeof rx.received[0]];
+    expect(anulada.headers['x-service-event']).toBe('factura.anulada');
+    expect(signatureValid(anulada.raw, anulada.headers['x-service-signature'], SECRETO)).toBe(true);
+    const body = webhookEntregaSchema.parse(JSON.parse(anulada.raw.toString('utf8')));
+    const registro = ctx().db.sqlite.prepare("SELECT huella, envioCompletadoEn FROM registros WHERE invoiceId = ? AND tipo = 'anulacion'").get(idFactura) as {
+      huella: string;
+      envioCompletadoEn: string;
+    };
+    expect(body.datos).toMatchObject({
+      sistemaFiscal: 'verifactu',
+      nifEmisor: NIF,
+      idFactura,
+      numeroFactura: alta.json.datos.numeroFactura,
+      tipoFactura: 'F2',
+      importeTotal: '12.10',
+      cuotaTotal: '2.10',
+      estadoFactura: 'anulada',
+      tipoRegistro: 'anulacion',
+      fechaRegistro: registro.envioCompletadoEn,
+      csvAeat: expect.stringMatching(/^A-/),
+      hashVerifactu: registro.huella,
+    });
+    expect(body.datos.hashVerifactu).not.toBe(alta.json.datos.hashVerifactu);
+    expect(body.datos).not.toHaveProperty('motivoRechazo');
+    expect(body.idEntrega).not.toBe(alta.json.idEntrega);
+  });
+
+  it('a cancellation the authority rejects arrives as factura.rechazada with tipoRegistro anulacion and motivoRechazo; the invoice stays registrada', async () => {
+    await createWebhook({ path: '/anulacion-rechazada' });
+    const numero = `${++serial}`;
+    const idFactura = (await t.billing('POST', '/v1/verifactu/crear', { body: ticket(numero) })).json().idFactura as string;
+    await fileEverything();
+    await worker().drainDue();
+    emu.aeat.faults.set({ rejectNext: { count: 1, codigo: 1104 } });
+    expect((await anular(numero)).statusCode).toBe(200);
+    await fileEverything();
+    await worker().drainDue();
+
+    expect(rx.received.map((r) => r.json.evento)).toEqual(['factura.registrada', 'factura.rechazada']);
+    const rechazo = webhookEntregaSchema.parse(JSON.parse(rx.received[1]!.raw.toString('utf8')));
+    expect(rechazo.datos).toMatchObject({
+      idFactura,
+      estadoFactura: 'rechazada',
+      tipoRegistro: 'anulacion',
+      motivoRechazo: { codigo: '1104', descripcion: 'El valor del campo NumSerieFactura es incorrecto.' },
+    });
+    expect(rechazo.datos).not.toHaveProperty('fechaRegistro');
+    // One reason from AEAT: RespuestaLinea holds a single CodigoErrorRegistro.
+    expect(rechazo.datos.motivoRechazo).not.toHaveProperty('motivosAdicionales');
+    expect((await t.billing('GET', `/v1/facturas/${idFactura}/estado?nifEmisor=${NIF}`)).json().estadoFactura).toBe('registrada');
+  });
+});
+
+describe('A TicketBAI event reaches the receiver with the TicketBAI datos (provincia, idRegistroTbai)', () => {
+  const TBAI_NIF = 'A58818501';
+  beforeAll(() => {
+    // The engine files with the emulators' TicketBAI services; a Gipuzkoa issuer of the demo account.
+    const base = (p: string) => ({ test: `${emu.url}/tbai/${p}`, live: `${emu.url}/tbai/${p}` });
+    Object.assign(ctx().config.ticketbai.endpoints.base, { araba: base('araba'), bizkaia: base('bizkaia'), gipuzkoa: base('gipuzkoa') });
+    const account = ctx().accounts.listAccounts()[0]!;
+    ctx().issuers.create({ accountId: account.id, entorno: 'test', nif: TBAI_NIF, nombre: 'EMISOR GIPUZKOA SL', hacienda: 'tbai-gipuzkoa' });
+  });
+  const tbai = (numero: string) => ({
+    provincia: 'gipuzkoa',
+    emisor: { nif: TBAI_NIF, nombre: 'EMISOR GIPUZKOA SL' },
+    serie: 'W',
+    numero,
+    fechaExpedicion: '20-11-2026',
+    horaExpedicion: '10:00:00',
+    tipoFactura: 'F2',
+    importeTotal: '12.10',
+    descripcion: 'Venta',
+    desglose: [{ baseImponible: '10.00', tipoImpositivo: '21.00', cuota: '2.10', calificacionOperacion: 'S1' }],
+    lineas: [{ descripcion: 'Café', cantidad: '2', importeUnitario: '5.00', importeTotal: '12.10' }],
+  });
+
+  it('factura.registrada and factura.rechazada of a Gipuzkoa invoice, without the VeriFactu fields', async () => {
+    const id = await createWebhook({ path: '/tbai', link: false });
+    expect((await t.manage('POST', `/v1/webhooks/${id}/clientes`, { body: { clientes: [TBAI_NIF] } })).statusCode).toBe(200);
+    const ok = await t.billing('POST', '/v1/ticketbai/crear', { body: tbai(`${++serial}`) });
+    expect(ok.statusCode, ok.body).toBe(200);
+    await fileEverything();
+    // The fault hits the next record filed: set it once the first one is in.
+    emu.tbai.faults.gipuzkoa.set({ rejectNext: { count: 1, codigo: '004' } });
+    const ko = await t.billing('POST', '/v1/ticketbai/crear', { body: tbai(`${++serial}`) });
+    expect(ko.statusCode, ko.body).toBe(200);
+    await fileEverything();
+    await worker().drainDue();
+
+    const got = new Map(rx.byPath('/tbai').map((r) => [r.json.datos.idFactura, r]));
+    expect(got.size).toBe(2);
+    const registrada = got.get(ok.json().idFactura)!;
+    expect(signatureValid(registrada.raw, registrada.headers['x-service-signature'], SECRETO)).toBe(true);
+    const a = webhookEntregaSchema.parse(JSON.parse(registrada.raw.toString('utf8')));
+    expect(a.evento).toBe('factura.registrada');
+    expect(a.datos).toMatchObject({
+      sistemaFiscal: 'ticketbai',
+      nifEmisor: TBAI_NIF,
+      idFactura: ok.json().idFactura,
+      numeroFactura: expect.any(String),
+      tipoFactura: 'F2',
+      importeTotal: '12.10',
+      cuotaTotal: '2.10',
+      estadoFactura: 'registrada',
+      fechaRegistro: expect.any(String),
+      provincia: 'gipuzkoa',
+      idRegistroTbai: expect.any(String),
+    });
+    expect(a.datos).not.toHaveProperty('csvAeat');
+    expect(a.datos).not.toHaveProperty('hashVerifactu');
+    const b = webhookEntregaSchema.parse(JSON.parse(got.get(ko.json().idFactura)!.raw.toString('utf8')));
+    expect(b.evento).toBe('factura.rechazada');
+    expect(b.datos).toMatchObject({ sistemaFiscal: 'ticketbai', provincia: 'gipuzkoa', estadoFactura: 'rechazada', tipoRegistro: 'alta', motivoRechazo: { codigo: '004' } });
+    expect(b.datos).not.toHaveProperty('idRegistroTbai');
+  });
+});
+
+describe('The subscription and the links decide what is delivered', () => {
+  it('a PATCH of eventos on a linked webhook filters the deliveries from then on; eventos null brings all back', async () => {
+    const id = await createWebhook({ path: '/filtro' });
+    const patched = await t.manage('PATCH', `/v1/webhooks/${id}`, { body: { eventos: ['factura.rechazada'] } });
+    expect(patched.json().webhook.eventos).toEqual(['factura.rechazada']);
+    const [accepted] = await issue(1);
+    await fileEverything();
+    // The fault hits the next record filed: set it once the first one is in.
+    emu.aeat.faults.set({ rejectNext: { count: 1, codigo: 1104 } });
+    const [rejected] = await issue(1);
+    await fileEverything();
+    await worker().drainDue();
+    expect(rx.received.map((r) => [r.json.evento, r.json.datos.idFactura])).toEqual([['factura.rechazada', rejected]]);
+    // Filtered at fan-out: the registrada event left no delivery behind.
+    expect(deliveriesOf(id).map((d) => d.evento)).toEqual(['factura.rechazada']);
+    // The registrada event did happen; it was filtered out for this webhook.
+    expect((await t.billing('GET', `/v1/facturas/${accepted}/estado?nifEmisor=${NIF}`)).json().estadoFactura).toBe('registrada');
+
+    await t.manage('PATCH', `/v1/webhooks/${id}`, { body: { eventos: null } });
+    const [later] = await issue(1);
+    await fileEverything();
+    await worker().drainDue();
+    expect(rx.received.map((r) => [r.json.evento, r.json.datos.idFactura])).toEqual([
+      ['factura.rechazada', rejected],
+      ['factura.registrada', later],
+    ]);
+  });
+
+  it('unlinking the issuer (DELETE /v1/webhooks/{id}/clientes/{nif}) stops its deliveries; events while unlinked never arrive', async () => {
+    const id = await createWebhook({ path: '/desvincular' });
+    const [first] = await issue(1);
+    await fileEverything();
+    await worker().drainDue();
+    expect(rx.received.map((r) => r.json.datos.idFactura)).toEqual([first]);
+
+    const unlinked = await t.manage('DELETE', `/v1/webhooks/${id}/clientes/${NIF}`);
+    expect(unlinked.json()).toEqual({ idWebhook: id, clientes: [] });
+    await issue(2);
+    await fileEverything();
+    await worker().drainDue();
+    expect(rx.received).toHaveLength(1);
+    expect(deliveriesOf(id)).toHaveLength(1);
+
+    // Linked again: only what happens from then on.
+    await t.manage('POST', `/v1/webhooks/${id}/clientes`, { body: { clientes: [NIF] } });
+    const [relinked] = await issue(1);
+    await fileEverything();
+    await worker().drainDue();
+    expect(rx.received.map((r) => r.json.datos.idFactura)).toEqual([first, relinked]);
+  });
+});
+
+describe('Events rule 6: a delivery times out after 10 seconds by default', () => {
+  it('the default and the resolved engine configuration say 10 000 ms', () => {
+    expect(DEFAULT_WEBHOOK_DELIVERY.timeoutMs).toBe(10_000);
+    expect(resolveConfig({ dataDir: '/tmp/none' }).webhooks.timeoutMs).toBe(10_000);
+    // A test that shortens it only changes its own engine.
+    expect(ctx().config.webhooks.timeoutMs).toBe(400);
   });
 });

@@ -372,6 +372,30 @@ describe('Rule 1 and the links: issuers of the key’s account and environment, 
     expect((await t.manage('POST', `/v1/webhooks/${w.idWebhook}/clientes`, { key: t.keys.live, body: { clientes: [t.nifEmisor] } })).statusCode).toBe(404);
   });
 
+  it('a deleted issuer of the account gives 403 FORBIDDEN like a foreign one, and links nothing', async () => {
+    const ctx = t.engine.context;
+    const account = ctx.accounts.listAccounts().find((a) => a.nif !== other.nif)!;
+    ctx.issuers.create({ accountId: account.id, entorno: 'test', nif: 'B00000034', nombre: 'EMISOR BORRADO SL', hacienda: 'verifactu' });
+    const w = await create();
+    // Linkable while it exists…
+    expect((await t.manage('POST', `/v1/webhooks/${w.idWebhook}/clientes`, { body: { clientes: ['B00000034'] } })).statusCode).toBe(200);
+    await t.manage('DELETE', `/v1/webhooks/${w.idWebhook}/clientes/B00000034`);
+    // …then deleted in the panel.
+    const deleted = await t.engine.apps.panel.inject({
+      method: 'POST',
+      url: `/panel/v1/cuentas/${account.id}/clientes/B00000034/eliminar`,
+      headers: { authorization: 'Bearer panel-test-token' },
+      payload: { entorno: 'test' },
+    });
+    expect(deleted.statusCode, deleted.body).toBe(200);
+    for (const clientes of [['B00000034'], [t.nifEmisor, 'B00000034']]) {
+      const res = await t.manage('POST', `/v1/webhooks/${w.idWebhook}/clientes`, { body: { clientes } });
+      expect(res.statusCode).toBe(403);
+      expect(res.json().code).toBe('FORBIDDEN');
+    }
+    expect((await t.manage('GET', `/v1/webhooks/${w.idWebhook}/clientes`)).json().clientes).toEqual([]);
+  });
+
   it('the body is {clientes: [nif, …]}: empty, malformed NIFs or extra fields are 400', async () => {
     const w = await create();
     await expect400(t.manage('POST', `/v1/webhooks/${w.idWebhook}/clientes`, { body: { clientes: [] } }), 'clientes');

@@ -1,0 +1,134 @@
+/**
+ * The one way the engine is started, shared by the headless CLI (serve.ts, `npm start`) and the
+ * desktop app's utility process (utility.ts), so both run the same thing: the authority emulators
+ * (unless POS_EMULATORS=off), the engine on the POS_* environment pointed at them, the demo account
+ * on an empty data dir, demo-keys.json, and a banner with the URLs and keys.
+ */
+import { chmod, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { CENSUS_SOAP_PATH, startEmulators, type RunningEmulators } from '../../emulators/index';
+import { seedDemoAccount } from '../account/demo';
+import { configFromEnv } from '../config';
+import { readDemoKeys } from '../http/panel-api';
+import { createEngine, type Engine, type EngineUrls } from '../index';
+import { fileLogger, type Logger } from '../platform/logger';
+
+export interface DemoKeysFile {
+  test: string;
+  live: string;
+  nifEmisor: string;
+  billingUrl: string;
+  manageUrl: string;
+  panelUrl: string;
+  emulatorUrl?: string;
+}
+
+export interface StartOptions {
+  /** POS_* variables (README, "Configuration"), plus POS_PANEL_TOKEN, POS_ASSETS_DIR, POS_EMULATOR_URL. */
+  env: NodeJS.ProcessEnv;
+  /** The built till UI when POS_UI_DIR is unset (none: the panel serves the API only). */
+  defaultUiDir?: string;
+  /** Echo the engine log on the console (the headless CLI). */
+  consoleLog?: boolean;
+}
+
+export interface StartedEngine {
+  engine: Engine;
+  emulators: RunningEmulators | undefined;
+  urls: EngineUrls;
+  /** The panel / till UI URL carrying the per-launch token. */
+  panelUrl: string;
+  keys: DemoKeysFile;
+  keysPath: string;
+  /** What the headless start prints: URLs, keys, the keys file; ends with the READY line. */
+  banner: string;
+  logger: Logger;
+  /** Stops the engine (in-flight requests, workers, database), then the emulators. */
+  stop(): Promise<void>;
+}
+
+export const AEAT_EMULATOR_PATH = '/wlpl/TIKE-CONT/ws/SistemaFacturacion/VerifactuSOAP';
+
+export async function startEngine(options: StartOptions): Promise<StartedEngine> {
+  const { env } = options;
+  const config = configFromEnv(env);
+  const logger = fileLogger(path.resolve(config.dataDir), options.consoleLog ?? false);
+  // The authorities are played by the shipped emulators unless real endpoints are configured.
+  const emulators = env.POS_EMULATORS === 'off' ? undefined : await startEmulators({ dataDir: path.join(path.resolve(config.dataDir), 'emulators') });
+  const aeatUrl = emulators ? `${emulators.url}${AEAT_EMULATOR_PATH}` : undefined;
+  // Emulators run elsewhere (POS_EMULATORS=off, POS_EMULATOR_URL): the panel still relays their fault controls.
+  const emulatorUrl = emulators?.url ?? (env.POS_EMULATOR_URL || undefined);
+  const uiDir = env.POS_UI_DIR ?? options.defaultUiDir;
+  let engine: Engine;
+  try {
+    engine = await createEngine({
+      ...config,
+      logger,
+      ...(uiDir ? { uiDir } : {}),
+      // The desktop host keeps one token across engine restarts, so its window stays authorised.
+      ...(env.POS_PANEL_TOKEN ? { panelToken: env.POS_PANEL_TOKEN } : {}),
+      ...(env.POS_ASSETS_DIR ? { assetsDir: env.POS_ASSETS_DIR } : {}),
+      ...(emulatorUrl ? { emulatorUrl } : {}),
+      // The census NIF check: the started emulator unless POS_CENSUS_URL points elsewhere.
+      census: { ...config.census, ...(emulators && !env.POS_CENSUS_URL ? { url: `${emulators.url}${CENSUS_SOAP_PATH}` } : {}) },
+      submission: {
+        ...config.submission,
+        aeat: {
+          ...config.submission?.aeat,
+          url: {
+            test: env.POS_AEAT_URL_TEST ?? aeatUrl ?? config.submission?.aeat?.url?.test ?? '',
+            live: env.POS_AEAT_URL_LIVE ?? aeatUrl ?? config.submission?.aeat?.url?.live ?? '',
+          },
+        },
+      },
+    });
+  } catch (error) {
+    await emulators?.close();
+    throw error;
+  }
+  try {
+    const seeded = seedDemoAccount(engine.context);
+    const urls = await engine.start();
+    const known = seeded ?? (await readDemoKeys(engine.context.config.dataDir));
+    const panelUrl = `${urls.panel}/?token=${engine.panelToken}`;
+    const keys: DemoKeysFile = {
+      test: known?.test ?? '',
+      live: known?.live ?? '',
+      nifEmisor: known?.nifEmisor ?? '',
+      billingUrl: urls.billing,
+      manageUrl: urls.manage,
+      panelUrl,
+      ...(emulatorUrl ? { emulatorUrl } : {}),
+    };
+    const keysPath = path.join(engine.context.config.dataDir, 'demo-keys.json');
+    // The keys and the panel token: readable by the till's user only.
+    await writeFile(keysPath, `${JSON.stringify(keys, null, 2)}\n`, { mode: 0o600 });
+    await chmod(keysPath, 0o600);
+    const banner = [
+      'Till compliance engine ready',
+      `  billing API     ${urls.billing}`,
+      `  management API  ${urls.manage}`,
+      `  till UI / panel ${panelUrl}`,
+      ...(emulators ? [`  emulators       ${emulators.url} (AEAT VeriFactu, TicketBAI, census; control at /__control/)`] : []),
+      `  TEST key        ${keys.test}`,
+      `  LIVE key        ${keys.live}`,
+      `  demo issuer     ${keys.nifEmisor}`,
+      `  keys file       ${keysPath}`,
+      'READY',
+      '',
+    ].join('\n');
+    let stopped: Promise<void> | undefined;
+    const stop = () => {
+      stopped ??= (async () => {
+        await engine.stop();
+        await emulators?.close();
+      })();
+      return stopped;
+    };
+    return { engine, emulators, urls, panelUrl, keys, keysPath, banner, logger, stop };
+  } catch (error) {
+    await engine.stop().catch(() => {});
+    await emulators?.close();
+    throw error;
+  }
+}
