@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomFillSync } from 'node:crypto';
 import type { Clock } from './clock';
 
 /** Every identifier the engine mints comes from an IdGenerator, so tests can make them predictable. */
@@ -18,12 +18,24 @@ export interface IdGenerator {
 export function timeOrderedIds(clock: Clock): IdGenerator {
   let lastMs = -1;
   let counter = 0;
+  // One CSPRNG call per 512 ids instead of one per id: a call costs microseconds, and applying a
+  // 1000-record answer mints a thousand event ids in one transaction.
+  const pool = Buffer.alloc(4096);
+  let offset = pool.length;
+  const random8 = (): string => {
+    if (offset === pool.length) {
+      randomFillSync(pool);
+      offset = 0;
+    }
+    offset += 8;
+    return pool.toString('hex', offset - 8, offset);
+  };
   return {
     next: (prefix) => {
       const ms = clock.now().getTime();
       counter = ms === lastMs ? (counter + 1) & 0xffff : 0;
       lastMs = ms;
-      const id = ms.toString(16).padStart(12, '0') + counter.toString(16).padStart(4, '0') + randomBytes(8).toString('hex');
+      const id = ms.toString(16).padStart(12, '0') + counter.toString(16).padStart(4, '0') + random8();
       return prefix ? `${prefix}_${id}` : id;
     },
     secret: (bytes) => randomBytes(bytes).toString('base64url'),

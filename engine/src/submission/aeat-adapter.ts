@@ -48,8 +48,8 @@ export class AeatAdapter implements AuthorityAdapter {
     });
   }
 
-  send(entorno: Entorno, request: string): Promise<SentRequest> {
-    return postSoap(this.config.url[entorno], request, { timeoutMs: this.config.timeoutMs, tls: this.config.tls });
+  send(entorno: Entorno, request: string, onWritten?: () => void): Promise<SentRequest> {
+    return postSoap(this.config.url[entorno], request, { timeoutMs: this.config.timeoutMs, tls: this.config.tls, onWritten });
   }
 
   interpret(sent: SentRequest, records: readonly OutgoingRecord[]): Interpretation {

@@ -62,7 +62,11 @@ export interface AuthorityAdapter {
   readonly maxRecords: number;
   /** The exact request bytes, committed before the first send and resent unchanged. */
   build(records: readonly OutgoingRecord[], context: BuildContext): string;
-  send(entorno: Entorno, request: string): Promise<SentRequest>;
+  /**
+   * Sends the request. `onWritten` is called once its bytes are handed to the network, so the
+   * worker can do its heavy local work meanwhile without holding the request back.
+   */
+  send(entorno: Entorno, request: string, onWritten?: () => void): Promise<SentRequest>;
   interpret(sent: SentRequest, records: readonly OutgoingRecord[]): Interpretation;
   /** Two records the authority answers by the same key cannot travel together. */
   lineKey(record: OutgoingRecord): string;

@@ -17,7 +17,11 @@ export interface PostResult {
 export class TransportError extends Error {}
 
 /** POSTs a SOAP 1.1 document; any network failure or time-out is a TransportError (retried). */
-export function postSoap(url: string, body: string, options: { timeoutMs: number; tls?: TlsClientConfig | undefined }): Promise<PostResult> {
+export function postSoap(
+  url: string,
+  body: string,
+  options: { timeoutMs: number; tls?: TlsClientConfig | undefined; onWritten?: (() => void) | undefined },
+): Promise<PostResult> {
   const target = new URL(url);
   const lib = target.protocol === 'https:' ? https : http;
   return new Promise((resolve, reject) => {
@@ -44,6 +48,7 @@ export function postSoap(url: string, body: string, options: { timeoutMs: number
     );
     req.setTimeout(options.timeoutMs, () => req.destroy(new TransportError(`sin respuesta en ${options.timeoutMs} ms`)));
     req.on('error', (e) => reject(e instanceof TransportError ? e : new TransportError(e.message)));
+    if (options.onWritten) req.once('finish', options.onWritten);
     req.end(body);
   });
 }
@@ -58,7 +63,7 @@ export interface HttpResult {
 export function postHttp(
   url: string,
   body: Buffer | string,
-  options: { headers: Record<string, string>; timeoutMs: number; tls?: TlsClientConfig | undefined },
+  options: { headers: Record<string, string>; timeoutMs: number; tls?: TlsClientConfig | undefined; onWritten?: (() => void) | undefined },
 ): Promise<HttpResult> {
   const target = new URL(url);
   const lib = target.protocol === 'https:' ? https : http;
@@ -87,6 +92,7 @@ export function postHttp(
     );
     req.setTimeout(options.timeoutMs, () => req.destroy(new TransportError(`sin respuesta en ${options.timeoutMs} ms`)));
     req.on('error', (e) => reject(e instanceof TransportError ? e : new TransportError(e.message)));
+    if (options.onWritten) req.once('finish', options.onWritten);
     req.end(payload);
   });
 }

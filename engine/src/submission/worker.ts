@@ -205,7 +205,14 @@ export class SubmissionWorker {
     for (let round = 0; ; round++) {
       const result = await inFlight;
       const next: Batch | undefined = round < PIPELINE_ROUNDS ? this.nextToPipeline(queueKey, adapter, batch, result) : undefined;
-      if (next) inFlight = this.sendBatch(adapter, next);
+      if (next) {
+        let written!: () => void;
+        const onWire = new Promise<void>((resolve) => (written = resolve));
+        inFlight = this.sendBatch(adapter, next, written);
+        // Applying an answer blocks the event loop for a while: let the next request reach the
+        // authority first, so both sides work at the same time.
+        await Promise.race([onWire, inFlight]);
+      }
       this.settle(batch, result);
       if (!next) return true;
       batch = next;
@@ -243,7 +250,7 @@ export class SubmissionWorker {
    * is now late but whose header says Incidencia N is rebuilt with S first, and the new bytes are
    * committed before they leave.
    */
-  private async sendBatch(adapter: AuthorityAdapter, batch: Batch): Promise<SendResult> {
+  private async sendBatch(adapter: AuthorityAdapter, batch: Batch, onWritten?: () => void): Promise<SendResult> {
     const now = this.clock.now();
     const nowIso = now.toISOString();
     // Read before this attempt is counted: earlier attempts may have reached the authority unanswered.
@@ -268,7 +275,7 @@ export class SubmissionWorker {
       this.setEstadoEnvio(batch.id, 'en_cola', nowIso);
     });
     try {
-      const sent = await adapter.send(batch.entorno, batch.peticion);
+      const sent = await adapter.send(batch.entorno, batch.peticion, onWritten);
       return { kind: 'answered', outcome: adapter.interpret(sent, records), raw: sent.body, records: records.length };
     } catch (error) {
       return { kind: 'failed', error };

@@ -106,12 +106,13 @@ export class TbaiRestAdapter implements AuthorityAdapter {
     return record.xml;
   }
 
-  async send(entorno: Entorno, request: string): Promise<SentRequest> {
+  async send(entorno: Entorno, request: string, onWritten?: () => void): Promise<SentRequest> {
     const url = `${this.endpoints.base[this.provincia][entorno]}${REST_PATHS[this.provincia][documentKind(request)]}`;
     const res = await postHttp(url, request, {
       headers: { 'content-type': 'application/xml; charset=utf-8' },
       timeoutMs: this.endpoints.timeoutMs,
       tls: this.endpoints.tls,
+      onWritten,
     });
     return { status: res.status, body: res.body.toString('utf8'), headers: res.headers };
   }
@@ -206,7 +207,7 @@ export class LroeAdapter implements AuthorityAdapter {
     return JSON.stringify({ header: peticion.headerJson, xml: peticion.bodyXml });
   }
 
-  async send(entorno: Entorno, request: string): Promise<SentRequest> {
+  async send(entorno: Entorno, request: string, onWritten?: () => void): Promise<SentRequest> {
     const { header, xml } = JSON.parse(request) as { header: unknown; xml: string };
     const { gzipSync } = await import('node:zlib');
     const res = await postHttp(`${this.endpoints.base.bizkaia[entorno]}${LROE_PATH}`, gzipSync(Buffer.from(xml, 'utf8')), {
@@ -219,6 +220,7 @@ export class LroeAdapter implements AuthorityAdapter {
       },
       timeoutMs: this.endpoints.timeoutMs,
       tls: this.endpoints.tls,
+      onWritten,
     });
     let body = '';
     if (res.body.length > 0) {
