@@ -112,24 +112,24 @@ export const detalleDesglose = z
   });
 export type DetalleDesglose = z.infer<typeof detalleDesglose>;
 
+/** Serie and numero are written as one NumSerieFactura (XSD TextMax60Type): the joined length is what the XSD limits. */
+function checkNumSerieFactura(
+  value: { serie?: string | undefined; numero: string },
+  issues: z.core.$ZodRawIssue[],
+  path: (string | number)[],
+): void {
+  if ((value.serie?.length ?? 0) + value.numero.length > 60) {
+    issues.push({ code: 'custom', message: 'serie + numero form NumSerieFactura, at most 60 characters', path, input: value.numero });
+  }
+}
+
 const idFacturaReferida = z
   .strictObject({
     serie: serieFactura.optional(),
     numero: numeroFactura,
     fechaExpedicion: fechaDdMmAaaa,
   })
-  .check((ctx) => {
-    // Written as one NumSerieFactura (XSD TextMax60Type): the joined length is what the XSD limits.
-    const { serie, numero } = ctx.value;
-    if ((serie?.length ?? 0) + numero.length > 60) {
-      ctx.issues.push({
-        code: 'custom',
-        message: 'serie + numero form NumSerieFactura, at most 60 characters',
-        path: ['numero'],
-        input: numero,
-      });
-    }
-  });
+  .check((ctx) => checkNumSerieFactura(ctx.value, ctx.issues, ['numero']));
 export type IdFacturaReferida = z.infer<typeof idFacturaReferida>;
 
 const rectificativa = z
@@ -218,14 +218,7 @@ interface FacturaShape {
 /** Shape rules that involve several fields; each names the offending field in `path`. */
 function checkFactura(ctx: { value: FacturaShape; issues: z.core.$ZodRawIssue[] }) {
   const { cabecera, facturasRectificadas, facturasSustituidas } = ctx.value;
-  if ((cabecera.serie?.length ?? 0) + cabecera.numero.length > 60) {
-    ctx.issues.push({
-      code: 'custom',
-      message: 'serie + numero form NumSerieFactura, at most 60 characters',
-      path: ['cabecera', 'numero'],
-      input: cabecera.numero,
-    });
-  }
+  checkNumSerieFactura(cabecera, ctx.issues, ['cabecera', 'numero']);
   if (facturasRectificadas !== undefined && !esRectificativa(cabecera.tipoFactura)) {
     ctx.issues.push({
       code: 'custom',
@@ -273,17 +266,7 @@ export const verifactuAnularBody = z.strictObject({
       numero: numeroFactura,
       fechaExpedicion: fechaDdMmAaaa,
     })
-    .check((ctx) => {
-      const { serie, numero } = ctx.value;
-      if ((serie?.length ?? 0) + numero.length > 60) {
-        ctx.issues.push({
-          code: 'custom',
-          message: 'serie + numero form NumSerieFactura, at most 60 characters',
-          path: ['numero'],
-          input: numero,
-        });
-      }
-    }),
+    .check((ctx) => checkNumSerieFactura(ctx.value, ctx.issues, ['numero'])),
   idMaquina: idMaquina.optional(),
 });
 export type VerifactuAnularBody = z.infer<typeof verifactuAnularBody>;

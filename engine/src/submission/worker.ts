@@ -49,9 +49,10 @@ type SendResult =
  * estadoEnvio of a record (and of its invoice while it has no estadoFactura) on its way out:
  *   pendiente_proceso  stored, not yet in a submission;
  *   en_lote            in a submission whose exact bytes are committed, not sent yet;
- *   en_cola            sent (every send, resends included), awaiting the answer;
+ *   en_cola            sent, awaiting the answer;
  *   pendiente_envio    a send failed (transport, Server fault, a blocking Client fault, or an
- *                      answer that left its line out) and the submission waits for its retry.
+ *                      answer that left its line out): the submission is being retried, and its
+ *                      records keep this state through the resends until an answer settles them.
  */
 
 /** The authority of a queue: its key is `entorno|autoridad|obligado`. */
@@ -248,17 +249,18 @@ export class SubmissionWorker {
   /**
    * Marks the attempt and sends the stored bytes; never throws. A submission whose oldest record
    * is now late but whose header says Incidencia N is rebuilt with S first, and the new bytes are
-   * committed before they leave.
+   * committed before they leave. Cheap when the authority is unreachable: a retry reads no records
+   * and rewrites none (they stay `pendiente_envio`), so it never stalls the issuing requests.
    */
   private async sendBatch(adapter: AuthorityAdapter, batch: Batch, onWritten?: () => void): Promise<SendResult> {
     const now = this.clock.now();
     const nowIso = now.toISOString();
-    // Read before this attempt is counted: earlier attempts may have reached the authority unanswered.
-    const records = this.outgoing(batch);
+    // Taken before this attempt is counted: earlier attempts may have reached the authority unanswered.
+    const before = { id: batch.id, intentos: batch.intentos };
     this.db.transaction(() => {
       let { peticion, incidencia } = batch;
-      if (incidencia === 0 && this.isLate(records, now)) {
-        const rebuilt = this.request(adapter, batch, records, true);
+      if (incidencia === 0 && this.oldestIsLate(batch.id, now)) {
+        const rebuilt = this.request(adapter, batch, this.outgoing(before), true);
         // An authority without the notion (TicketBAI) builds the same bytes: nothing to change.
         if (rebuilt !== peticion) {
           peticion = rebuilt;
@@ -272,18 +274,31 @@ export class SubmissionWorker {
           .where('id', '=', batch.id),
       );
       Object.assign(batch, { intentos: batch.intentos + 1, enviadoEn: nowIso, peticion, incidencia });
-      this.setEstadoEnvio(batch.id, 'en_cola', nowIso);
+      if (before.intentos === 0) this.setEstadoEnvio(batch.id, 'en_cola', nowIso);
     });
     try {
       const sent = await adapter.send(batch.entorno, batch.peticion, onWritten);
+      const records = this.outgoing(before);
       return { kind: 'answered', outcome: adapter.interpret(sent, records), raw: sent.body, records: records.length };
     } catch (error) {
       return { kind: 'failed', error };
     }
   }
 
+  /** Whether the submission's oldest record is now past the Incidencia limit (one indexed read). */
+  private oldestIsLate(idLote: string, now: Date): boolean {
+    const row = this.db.first(
+      this.db.kysely
+        .selectFrom('registros')
+        .select((eb) => eb.fn.min('creadoEn').as('oldest'))
+        .where('idLote', '=', idLote)
+        .where('estadoEnvioFinal', 'is', null),
+    );
+    return row?.oldest ? this.isLate([{ creadoEn: row.oldest }], now) : false;
+  }
+
   /** Whether the oldest record was generated longer ago than AEAT's Incidencia limit allows. */
-  private isLate(records: readonly OutgoingRecord[], now: Date): boolean {
+  private isLate(records: readonly Pick<OutgoingRecord, 'creadoEn'>[], now: Date): boolean {
     if (records.length === 0) return false;
     // FechaHoraHusoGenRegistro has whole seconds: count from the second the record shows.
     const oldest = Math.min(...records.map((r) => Math.floor(Date.parse(r.creadoEn) / 1000) * 1000));
@@ -396,14 +411,16 @@ export class SubmissionWorker {
         .updateTable('registros')
         .set({ estadoEnvio, ultimaModificacion: now })
         .where('idLote', '=', idLote)
-        .where('estadoEnvioFinal', 'is', null),
+        .where('estadoEnvioFinal', 'is', null)
+        // A retry that fails again changes nothing: no rows rewritten.
+        .where('estadoEnvio', '!=', estadoEnvio),
     );
     this.db.run(
       this.db.kysely
         .updateTable('invoices')
         .set({ estadoEnvio })
         .where('estadoFactura', 'is', null)
-        .where('estadoEnvio', '!=', 'rechazada')
+        .where('estadoEnvio', 'not in', ['rechazada', estadoEnvio])
         .where('id', 'in', (eb) => eb.selectFrom('registros').select('invoiceId').where('idLote', '=', idLote)),
     );
   }

@@ -8,19 +8,13 @@ import { mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
+import type { DemoKeysFile } from '../../../engine/src/bin/start';
 
 export const ROOT = path.resolve(import.meta.dirname, '../../..');
 export const UI_DIR = path.join(ROOT, 'out/renderer');
 
-export interface DemoKeys {
-  test: string;
-  live: string;
-  nifEmisor: string;
-  billingUrl: string;
-  manageUrl: string;
-  panelUrl: string;
-  emulatorUrl: string;
-}
+/** demo-keys.json as `npm start` writes it (with its emulators running). */
+export type DemoKeys = DemoKeysFile & { emulatorUrl: string };
 
 export interface Headless {
   keys: DemoKeys;

@@ -49,7 +49,7 @@ const states = (id: string) => {
 };
 
 describe('estadoEnvio on the way out', () => {
-  it('pendiente_proceso → en_lote → en_cola → pendiente_envio (failed send) → en_cola (resend) → registrada', async () => {
+  it('pendiente_proceso → en_lote → en_cola → pendiente_envio (failed send, kept through the resend) → registrada', async () => {
     const id = await issue('1');
     const seen = [states(id)];
     worker().buildBatch(QUEUE, worker().adapterFor(QUEUE));
@@ -74,7 +74,8 @@ describe('estadoEnvio on the way out', () => {
       both('en_lote'),
       both('en_cola'),
       both('pendiente_envio'),
-      both('en_cola'),
+      // A resend rewrites no record: they wait as pendiente_envio until an answer settles them.
+      both('pendiente_envio'),
       both('registrada'),
     ]);
     expect((await t.billing('GET', `/v1/facturas/${id}/estado?nifEmisor=${NIF}`)).json()).toMatchObject({ estadoFactura: 'registrada' });
