@@ -16,7 +16,7 @@ import type { GroupCommit } from '../issuing/group-commit';
 import { admitIssuer } from '../issuing/issuer-gate';
 import type { Clock } from '../platform/clock';
 import type { IdGenerator } from '../platform/ids';
-import { CAMPOS_CANONICOS_TICKETBAI, fingerprintFactura } from '../verifactu/fingerprint';
+import { CAMPOS_CANONICOS_TICKETBAI, fingerprintFactura } from '../issuing/fingerprint';
 import { importeCanonico } from '../verifactu/importes';
 import { identificadorTbai } from './identificador';
 import { POLITICAS_FIRMA, type PoliticaFirma } from './politicas';

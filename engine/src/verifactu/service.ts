@@ -14,7 +14,7 @@ import type { Clock } from '../platform/clock';
 import type { IdGenerator } from '../platform/ids';
 import { qrPng } from '../qr/png';
 import { fechaLocalDdMmAaaa } from './fecha-hora';
-import { CAMPOS_CANONICOS_VERIFACTU, fingerprintFactura } from './fingerprint';
+import { CAMPOS_CANONICOS_VERIFACTU, fingerprintFactura } from '../issuing/fingerprint';
 import { importeCanonico } from './importes';
 import { urlValidacion } from './qr';
 import {

@@ -1,29 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../engine/src/platform/clock';
 import type { AuthorityAdapter } from '../../../engine/src/submission/authority';
 import { aFacturaF2 } from '../../fixtures/verifactu';
-import { makeTestEngine, type TestEngine } from '../../support/engine';
-import { startTestEmulators } from '../../support/emulators';
+import { useEngineWithEmulators } from '../../support/filing';
 
-type Emulators = Awaited<ReturnType<typeof startTestEmulators>>;
-let t: TestEngine;
-let emu: Emulators;
 const clock = new ManualClock('2026-11-20T10:00:00.000Z');
 const NIF = 'B12345674';
 const QUEUE = `test|aeat|${NIF}`;
 
-beforeAll(async () => {
-  // TiempoEsperaEnvio 0: the worker pipelines submissions back to back.
-  emu = await startTestEmulators({ clock, waitSeconds: 0 });
-  t = await makeTestEngine({ clock, submission: { aeat: { url: { test: emu.aeatUrl, live: emu.aeatUrl }, timeoutMs: 3000 }, random: () => 0.5 } });
-});
-afterAll(async () => {
-  await t.close();
-  await emu.close();
-});
+// TiempoEsperaEnvio 0: the worker pipelines submissions back to back.
+const env = useEngineWithEmulators({ clock, waitSeconds: 0, aeat: { timeoutMs: 3000 }, submission: { random: () => 0.5 } });
 
-const db = () => t.engine.context.db.sqlite;
-const jobsLeft = () => (db().prepare('SELECT COUNT(*) AS n FROM submission_jobs').get() as { n: number }).n;
 type WorkerInternals = {
   adapters: Map<string, AuthorityAdapter>;
   register(a: AuthorityAdapter): void;
@@ -34,7 +21,7 @@ type WorkerInternals = {
 
 async function issue(from: number, n: number): Promise<void> {
   for (let i = from; i < from + n; i++) {
-    const res = await t.billing('POST', '/v1/verifactu/crear', {
+    const res = await env.t.billing('POST', '/v1/verifactu/crear', {
       body: aFacturaF2({ cabecera: { serie: 'O', numero: String(i), fechaExpedicion: '20-11-2026', tipoFactura: 'F2', descripcion: 'Ticket' } }),
     });
     expect(res.statusCode).toBe(200);
@@ -45,7 +32,7 @@ const LAST_RECORD = /<sum:RegistroFactura>(?:(?!<sum:RegistroFactura>)[\s\S])*<\
 
 describe('An answer that leaves a line out does not let newer records overtake it', () => {
   it('the left-out record goes again before the next submission, so the chain arrives in order', async () => {
-    const worker = t.engine.context.submissions as unknown as WorkerInternals;
+    const worker = env.t.engine.context.submissions as unknown as WorkerInternals;
     const real = worker.adapterFor(QUEUE);
     let dropped = false;
     // The first request loses its last record on the way: AEAT never sees it and its answer has no line for it.
@@ -69,7 +56,7 @@ describe('An answer that leaves a line out does not let newer records overtake i
       worker.buildBatch(QUEUE, lossy);
       await issue(5, 5);
       await worker.drainDue();
-      for (let i = 0; i < 5 && jobsLeft() > 0; i++) {
+      for (let i = 0; i < 5 && env.jobsLeft() > 0; i++) {
         clock.advance(1000);
         await worker.drainDue();
       }
@@ -77,16 +64,16 @@ describe('An answer that leaves a line out does not let newer records overtake i
       worker.register(real);
     }
     expect(dropped).toBe(true);
-    expect(jobsLeft()).toBe(0);
-    expect(emu.aeat.ledger.countRecords(NIF)).toBe(10);
-    expect(emu.aeat.ledger.chainBreaks(NIF)).toEqual([]);
+    expect(env.jobsLeft()).toBe(0);
+    expect(env.emu.aeat.ledger.countRecords(NIF)).toBe(10);
+    expect(env.emu.aeat.ledger.chainBreaks(NIF)).toEqual([]);
     // Arrival order at AEAT is chain order: O4 (left out) before O5..O9.
-    const arrived = emu.aeat.ledger.presentations().map((p) => p.key.split('|')[1]);
+    const arrived = env.emu.aeat.ledger.presentations().map((p) => p.key.split('|')[1]);
     expect(arrived).toEqual(['O0', 'O1', 'O2', 'O3', 'O4', 'O5', 'O6', 'O7', 'O8', 'O9']);
-    const states = db().prepare("SELECT estadoFactura, COUNT(*) AS n FROM invoices WHERE numeroFactura LIKE 'O%' GROUP BY estadoFactura").all();
+    const states = env.db().prepare("SELECT estadoFactura, COUNT(*) AS n FROM invoices WHERE numeroFactura LIKE 'O%' GROUP BY estadoFactura").all();
     expect(states).toEqual([{ estadoFactura: 'registrada', n: 10 }]);
     // The left-out record was resent in the same submission, rebuilt with only it.
-    const batches = db().prepare('SELECT numRegistros, intentos FROM submission_batches ORDER BY creadoEn, id').all();
+    const batches = env.db().prepare('SELECT numRegistros, intentos FROM submission_batches ORDER BY creadoEn, id').all();
     expect(batches).toEqual([
       { numRegistros: 1, intentos: 2 },
       { numRegistros: 5, intentos: 1 },

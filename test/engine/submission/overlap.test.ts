@@ -1,33 +1,22 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../engine/src/platform/clock';
 import type { AuthorityAdapter } from '../../../engine/src/submission/authority';
 import { aFacturaF2 } from '../../fixtures/verifactu';
-import { makeTestEngine, type TestEngine } from '../../support/engine';
-import { startTestEmulators } from '../../support/emulators';
+import { useEngineWithEmulators } from '../../support/filing';
 
-type Emulators = Awaited<ReturnType<typeof startTestEmulators>>;
-let t: TestEngine;
-let emu: Emulators;
 const clock = new ManualClock('2026-11-20T10:00:00.000Z');
 const QUEUE = 'test|aeat|B12345674';
 
-beforeAll(async () => {
-  // TiempoEsperaEnvio 0: the worker pipelines submissions back to back.
-  emu = await startTestEmulators({ clock, waitSeconds: 0 });
-  t = await makeTestEngine({ clock, submission: { aeat: { url: { test: emu.aeatUrl, live: emu.aeatUrl }, timeoutMs: 3000 }, random: () => 0.5 } });
-});
-afterAll(async () => {
-  await t.close();
-  await emu.close();
-});
+// TiempoEsperaEnvio 0: the worker pipelines submissions back to back.
+const env = useEngineWithEmulators({ clock, waitSeconds: 0, aeat: { timeoutMs: 3000 }, submission: { random: () => 0.5 } });
 
 type WorkerInternals = { register(a: AuthorityAdapter): void; adapterFor(q: string): AuthorityAdapter; drainDue(): Promise<void> };
 const finals = () =>
-  (t.engine.context.db.sqlite.prepare('SELECT COUNT(*) AS n FROM registros WHERE estadoEnvioFinal IS NOT NULL').get() as { n: number }).n;
+  (env.t.engine.context.db.sqlite.prepare('SELECT COUNT(*) AS n FROM registros WHERE estadoEnvioFinal IS NOT NULL').get() as { n: number }).n;
 
 describe('Pipelined submissions overlap the authority’s work with the local bookkeeping', () => {
   it('the next request is on the wire before the previous answer is applied', async () => {
-    const worker = t.engine.context.submissions as unknown as WorkerInternals;
+    const worker = env.t.engine.context.submissions as unknown as WorkerInternals;
     const real = worker.adapterFor(QUEUE);
     const finalsWhenWritten: number[] = [];
     // Two records a submission, so six invoices make three pipelined submissions.
@@ -46,7 +35,7 @@ describe('Pipelined submissions overlap the authority’s work with the local bo
     worker.register(small);
     try {
       for (let i = 0; i < 6; i++) {
-        const res = await t.billing('POST', '/v1/verifactu/crear', {
+        const res = await env.t.billing('POST', '/v1/verifactu/crear', {
           body: aFacturaF2({ cabecera: { serie: 'P', numero: String(i), fechaExpedicion: '20-11-2026', tipoFactura: 'F2', descripcion: 'Ticket' } }),
         });
         expect(res.statusCode).toBe(200);
@@ -58,6 +47,6 @@ describe('Pipelined submissions overlap the authority’s work with the local bo
     expect(finals()).toBe(6);
     // Submission 2 left while submission 1's answer was still unapplied, and 3 before 2's.
     expect(finalsWhenWritten).toEqual([0, 0, 2]);
-    expect(emu.aeat.ledger.countRecords()).toBe(6);
+    expect(env.emu.aeat.ledger.countRecords()).toBe(6);
   });
 });

@@ -1,32 +1,17 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../engine/src/platform/clock';
 import { aFacturaF2 } from '../../fixtures/verifactu';
-import { makeTestEngine, type TestEngine } from '../../support/engine';
-import { startTestEmulators } from '../../support/emulators';
+import { useEngineWithEmulators } from '../../support/filing';
 
-type Emulators = Awaited<ReturnType<typeof startTestEmulators>>;
-let t: TestEngine;
-let emu: Emulators;
 const clock = new ManualClock('2026-11-20T10:00:00.000Z');
 const NIF = 'B12345674';
 const QUEUE = `test|aeat|${NIF}`;
 const WAIT_S = 60;
 
-beforeAll(async () => {
-  emu = await startTestEmulators({ clock, waitSeconds: WAIT_S });
-  t = await makeTestEngine({
-    clock,
-    submission: { aeat: { url: { test: emu.aeatUrl, live: emu.aeatUrl }, timeoutMs: 3000 }, backoffBaseMs: 1000, random: () => 0.5 },
-  });
-});
-afterAll(async () => {
-  await t.close();
-  await emu.close();
-});
+const env = useEngineWithEmulators({ clock, waitSeconds: WAIT_S, aeat: { timeoutMs: 3000 }, submission: { backoffBaseMs: 1000, random: () => 0.5 } });
 
-const db = () => t.engine.context.db.sqlite;
 const worker = () =>
-  t.engine.context.submissions as unknown as {
+  env.t.engine.context.submissions as unknown as {
     tick(): Promise<number>;
     drainDue(): Promise<void>;
     buildBatch(q: string, a: unknown): { id: string };
@@ -34,7 +19,7 @@ const worker = () =>
   };
 
 async function issue(numero: string): Promise<string> {
-  const res = await t.billing('POST', '/v1/verifactu/crear', {
+  const res = await env.t.billing('POST', '/v1/verifactu/crear', {
     body: aFacturaF2({ cabecera: { serie: 'E', numero, fechaExpedicion: '20-11-2026', tipoFactura: 'F2', descripcion: 'Ticket' } }),
   });
   expect(res.statusCode).toBe(200);
@@ -43,8 +28,8 @@ async function issue(numero: string): Promise<string> {
 
 /** estadoEnvio of the invoice and of its record. */
 const states = (id: string) => {
-  const inv = db().prepare('SELECT estadoEnvio, estadoFactura FROM invoices WHERE id = ?').get(id) as { estadoEnvio: string; estadoFactura: string | null };
-  const reg = db().prepare('SELECT estadoEnvio, estadoEnvioFinal FROM registros WHERE invoiceId = ?').get(id) as { estadoEnvio: string; estadoEnvioFinal: string | null };
+  const inv = env.db().prepare('SELECT estadoEnvio, estadoFactura FROM invoices WHERE id = ?').get(id) as { estadoEnvio: string; estadoFactura: string | null };
+  const reg = env.db().prepare('SELECT estadoEnvio, estadoEnvioFinal FROM registros WHERE invoiceId = ?').get(id) as { estadoEnvio: string; estadoEnvioFinal: string | null };
   return { factura: inv.estadoFactura ?? inv.estadoEnvio, registro: reg.estadoEnvioFinal ?? reg.estadoEnvio };
 };
 
@@ -55,7 +40,7 @@ describe('estadoEnvio on the way out', () => {
     worker().buildBatch(QUEUE, worker().adapterFor(QUEUE));
     seen.push(states(id));
 
-    emu.aeat.faults.set({ mode: 'down', times: 1 });
+    env.emu.aeat.faults.set({ mode: 'down', times: 1 });
     // The attempt is committed (en_cola) before the request leaves.
     const attempt = worker().tick();
     seen.push(states(id));
@@ -78,7 +63,7 @@ describe('estadoEnvio on the way out', () => {
       both('pendiente_envio'),
       both('registrada'),
     ]);
-    expect((await t.billing('GET', `/v1/facturas/${id}/estado?nifEmisor=${NIF}`)).json()).toMatchObject({ estadoFactura: 'registrada' });
+    expect((await env.t.billing('GET', `/v1/facturas/${id}/estado?nifEmisor=${NIF}`)).json()).toMatchObject({ estadoFactura: 'registrada' });
   });
 });
 
@@ -89,28 +74,28 @@ describe('A resend honours TiempoEsperaEnvio', () => {
     clock.advance(1000);
     await issue('2');
     worker().buildBatch(QUEUE, worker().adapterFor(QUEUE));
-    const sent = emu.aeat.ledger.submissions().length;
+    const sent = env.emu.aeat.ledger.submissions().length;
     expect(await worker().tick()).toBe(0);
     clock.advance(30_000);
     expect(await worker().tick()).toBe(0);
-    expect(emu.aeat.ledger.submissions().length).toBe(sent);
+    expect(env.emu.aeat.ledger.submissions().length).toBe(sent);
 
     clock.advance(30_000);
     expect(await worker().tick()).toBe(1);
-    expect(emu.aeat.ledger.submissions().length).toBe(sent + 1);
-    expect(emu.aeat.ledger.flowViolations(NIF)).toEqual([]);
+    expect(env.emu.aeat.ledger.submissions().length).toBe(sent + 1);
+    expect(env.emu.aeat.ledger.flowViolations(NIF)).toEqual([]);
   });
 
   it('the back-off applies to the resend too', async () => {
     clock.advance(WAIT_S * 1000);
     await issue('3');
-    emu.aeat.faults.set({ mode: 'serverFault', times: 1 });
+    env.emu.aeat.faults.set({ mode: 'serverFault', times: 1 });
     expect(await worker().tick()).toBe(1);
-    const q = db().prepare('SELECT reintentoEn FROM submission_queues WHERE queueKey = ?').get(QUEUE) as { reintentoEn: string };
+    const q = env.db().prepare('SELECT reintentoEn FROM submission_queues WHERE queueKey = ?').get(QUEUE) as { reintentoEn: string };
     expect(Date.parse(q.reintentoEn)).toBe(clock.now().getTime() + 1000);
     expect(await worker().tick()).toBe(0);
     clock.advance(1000);
     expect(await worker().tick()).toBe(1);
-    expect(emu.aeat.ledger.countRecords(NIF)).toBe(3);
+    expect(env.emu.aeat.ledger.countRecords(NIF)).toBe(3);
   });
 });

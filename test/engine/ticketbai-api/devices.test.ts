@@ -1,69 +1,33 @@
 // TicketBAI chains per device (NumSerieDispositivo = last 30 characters of idMaquina), as the
 // treasuries follow them, and Araba's warning 009 is predicted on the device they see.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../engine/src/platform/clock';
 import { ticketbaiChainKey } from '../../../engine/src/ticketbai/service';
-import { makeTestEngine, type TestEngine } from '../../support/engine';
-import { startTestEmulators } from '../../support/emulators';
+import { aTicketTbai } from '../../fixtures/ticketbai';
+import { useEngineWithEmulators } from '../../support/filing';
 
-type Emulators = Awaited<ReturnType<typeof startTestEmulators>>;
-let t: TestEngine;
-let emu: Emulators;
 const clock = new ManualClock('2026-11-20T10:00:00.000Z');
 const GIPUZKOA = 'A58818501';
 const GIPUZKOA_CONCURRENTE = 'B44444448';
 const ARABA = 'B87654323';
 
-beforeAll(async () => {
-  emu = await startTestEmulators({ clock, waitSeconds: 0 });
-  t = await makeTestEngine({ clock, submission: { aeat: { url: { test: emu.aeatUrl, live: emu.aeatUrl }, timeoutMs: 3000 } } });
-  Object.assign(t.engine.context.config.ticketbai.endpoints.base, {
-    araba: { test: `${emu.url}/tbai/araba`, live: `${emu.url}/tbai/araba` },
-    bizkaia: { test: `${emu.url}/tbai/bizkaia`, live: `${emu.url}/tbai/bizkaia` },
-    gipuzkoa: { test: `${emu.url}/tbai/gipuzkoa`, live: `${emu.url}/tbai/gipuzkoa` },
-  });
-  const ctx = t.engine.context;
-  const account = ctx.accounts.listAccounts()[0]!;
-  for (const [nif, hacienda] of [[GIPUZKOA, 'tbai-gipuzkoa'], [GIPUZKOA_CONCURRENTE, 'tbai-gipuzkoa'], [ARABA, 'tbai-araba']] as const) {
-    ctx.issuers.create({ accountId: account.id, entorno: 'test', nif, nombre: `EMISOR ${nif} SL`, hacienda });
-  }
-});
-afterAll(async () => {
-  await t.close();
-  await emu.close();
+const env = useEngineWithEmulators({
+  clock,
+  waitSeconds: 0,
+  aeat: { timeoutMs: 3000 },
+  ticketbaiIssuers: ([[GIPUZKOA, 'tbai-gipuzkoa'], [GIPUZKOA_CONCURRENTE, 'tbai-gipuzkoa'], [ARABA, 'tbai-araba']] as const).map(([nif, hacienda]) => ({ nif, nombre: `EMISOR ${nif} SL`, hacienda })),
 });
 
 function factura(provincia: 'gipuzkoa' | 'araba', nif: string, numero: string, idMaquina?: string) {
-  return {
-    provincia,
-    emisor: { nif, nombre: `EMISOR ${nif} SL` },
-    serie: 'D',
-    numero,
-    fechaExpedicion: '20-11-2026',
-    horaExpedicion: '10:00:00',
-    tipoFactura: 'F2',
-    importeTotal: '12.10',
-    descripcion: 'Venta',
-    desglose: [{ baseImponible: '10.00', tipoImpositivo: '21.00', cuota: '2.10', calificacionOperacion: 'S1' }],
-    lineas: [{ descripcion: 'Café', cantidad: '2', importeUnitario: '5.00', importeTotal: '12.10' }],
-    ...(idMaquina ? { idMaquina } : {}),
-  };
+  return { ...aTicketTbai(provincia, { nif, nombre: `EMISOR ${nif} SL` }, 'D', numero), ...(idMaquina ? { idMaquina } : {}) };
 }
 
-const jobsLeft = () => (t.engine.context.db.sqlite.prepare('SELECT COUNT(*) AS n FROM submission_jobs').get() as { n: number }).n;
-async function fileEverything(): Promise<void> {
-  for (let i = 0; i < 30 && jobsLeft() > 0; i++) {
-    await t.engine.context.submissions.drainDue();
-    clock.advance(1000);
-  }
-  expect(jobsLeft()).toBe(0);
-}
 async function crear(body: ReturnType<typeof factura>): Promise<{ idFactura: string; avisos?: string[] }> {
-  const res = await t.billing('POST', '/v1/ticketbai/crear', { body });
+  const res = await env.t.billing('POST', '/v1/ticketbai/crear', { body });
   expect(res.statusCode, res.body).toBe(200);
   return res.json();
 }
-const xmlOf = async (nif: string, id: string) => (await t.billing('GET', `/v1/facturas/${id}/xml?nifEmisor=${nif}`)).body;
+const xmlOf = async (nif: string, id: string) => (await env.t.billing('GET', `/v1/facturas/${id}/xml?nifEmisor=${nif}`)).body;
 const firma = (xml: string) => /<ds:SignatureValue[^>]*>([^<]+)</.exec(xml)?.[1]?.replace(/\s/g, '') ?? '';
 /** EncadenamientoFacturaAnterior of a signed alta: the previous number and signature prefix, or null. */
 function anterior(xml: string): { numero: string; firma: string } | null {
@@ -83,13 +47,13 @@ describe('Chains per device', () => {
     expect(anterior(x2)).toBeNull();
     expect(anterior(x3)).toEqual({ numero: '1', firma: firma(x1).slice(0, 100) });
     expect(anterior(x4)).toEqual({ numero: '2', firma: firma(x2).slice(0, 100) });
-    await fileEverything();
-    const presentaciones = emu.tbai.ledger.presentations({ provincia: 'gipuzkoa' }).filter((p) => p.nif === GIPUZKOA);
+    await env.fileEverything();
+    const presentaciones = env.emu.tbai.ledger.presentations({ provincia: 'gipuzkoa' }).filter((p) => p.nif === GIPUZKOA);
     expect(presentaciones).toHaveLength(4);
     expect(presentaciones.flatMap((p) => p.codes)).not.toContain('010');
-    expect(emu.tbai.ledger.chainIntact('gipuzkoa', GIPUZKOA)).toBe(true);
-    expect(emu.tbai.ledger.chainHead('gipuzkoa', GIPUZKOA, devA)?.length).toBe(2);
-    expect(emu.tbai.ledger.chainHead('gipuzkoa', GIPUZKOA, devB)?.length).toBe(2);
+    expect(env.emu.tbai.ledger.chainIntact('gipuzkoa', GIPUZKOA)).toBe(true);
+    expect(env.emu.tbai.ledger.chainHead('gipuzkoa', GIPUZKOA, devA)?.length).toBe(2);
+    expect(env.emu.tbai.ledger.chainHead('gipuzkoa', GIPUZKOA, devB)?.length).toBe(2);
   });
 
   it('the device is the last 30 characters of idMaquina; no idMaquina → the issuer’s default chain', () => {
@@ -104,12 +68,12 @@ describe('Chains per device', () => {
     const devices = ['tpv-norte', 'tpv-sur'];
     const results = await Promise.all(
       Array.from({ length: 200 }, (_, i) =>
-        t.billing('POST', '/v1/ticketbai/crear', { body: factura('gipuzkoa', GIPUZKOA_CONCURRENTE, `C-${i}`, devices[i % 2]) }),
+        env.t.billing('POST', '/v1/ticketbai/crear', { body: factura('gipuzkoa', GIPUZKOA_CONCURRENTE, `C-${i}`, devices[i % 2]) }),
       ),
     );
     expect(results.map((r) => r.statusCode)).toEqual(Array(200).fill(200));
     for (const device of devices) {
-      const chain = t.engine.context.invoices.chain(ticketbaiChainKey('test', GIPUZKOA_CONCURRENTE, device));
+      const chain = env.t.engine.context.invoices.chain(ticketbaiChainKey('test', GIPUZKOA_CONCURRENTE, device));
       expect(chain.map((r) => r.chainSeq)).toEqual(Array.from({ length: 100 }, (_, i) => i + 1));
       expect(new Set(chain.map((r) => r.idMaquina))).toEqual(new Set([device]));
       expect(anterior(chain[0]!.xml)).toBeNull();
@@ -119,13 +83,13 @@ describe('Chains per device', () => {
         expect(anterior(chain[i]!.xml)).toEqual({ numero: prevNumero, firma: firma(prev).slice(0, 100) });
       }
     }
-    await fileEverything();
-    const presentaciones = emu.tbai.ledger.presentations({ provincia: 'gipuzkoa' }).filter((p) => p.nif === GIPUZKOA_CONCURRENTE);
+    await env.fileEverything();
+    const presentaciones = env.emu.tbai.ledger.presentations({ provincia: 'gipuzkoa' }).filter((p) => p.nif === GIPUZKOA_CONCURRENTE);
     expect(presentaciones).toHaveLength(200);
     expect(presentaciones.filter((p) => p.codes.length > 0)).toEqual([]);
     for (const device of devices) {
-      expect(emu.tbai.ledger.chainIntact('gipuzkoa', GIPUZKOA_CONCURRENTE, device)).toBe(true);
-      expect(emu.tbai.ledger.chainHead('gipuzkoa', GIPUZKOA_CONCURRENTE, device)?.length).toBe(100);
+      expect(env.emu.tbai.ledger.chainIntact('gipuzkoa', GIPUZKOA_CONCURRENTE, device)).toBe(true);
+      expect(env.emu.tbai.ledger.chainHead('gipuzkoa', GIPUZKOA_CONCURRENTE, device)?.length).toBe(100);
     }
   });
 });
@@ -139,12 +103,12 @@ describe('Araba warning 009 is predicted on the declared device (last 30 charact
     expect(first.avisos?.join(' ')).toContain('009');
     expect(same.avisos).toBeUndefined();
     expect(other.avisos?.join(' ')).toContain('009');
-    await fileEverything();
-    const codes = (numero: string) => emu.tbai.ledger.presentations({ provincia: 'araba' }).find((p) => p.key?.endsWith(numero))?.codes;
+    await env.fileEverything();
+    const codes = (numero: string) => env.emu.tbai.ledger.presentations({ provincia: 'araba' }).find((p) => p.key?.endsWith(numero))?.codes;
     expect(codes('W-1')).toEqual(['009']);
     expect(codes('W-2')).toEqual([]);
     expect(codes('W-3')).toEqual(['009']);
-    const reg = (await t.billing('GET', `/v1/facturas/${same.idFactura}?nifEmisor=${ARABA}`)).json().registros[0];
+    const reg = (await env.t.billing('GET', `/v1/facturas/${same.idFactura}?nifEmisor=${ARABA}`)).json().registros[0];
     expect(reg.codigoRespuestaTbai).toBeUndefined();
   });
 });

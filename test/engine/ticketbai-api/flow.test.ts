@@ -1,54 +1,16 @@
 import jsQR from 'jsqr';
 import { PNG } from 'pngjs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../engine/src/platform/clock';
-import { makeTestEngine, type TestEngine } from '../../support/engine';
-import { startTestEmulators } from '../../support/emulators';
+import { aTicketTbai, TBAI_ISSUER_LIST, TBAI_ISSUERS as ISSUERS, tbaiEmisor, type TbaiProvincia as Prov } from '../../fixtures/ticketbai';
+import { useEngineWithEmulators } from '../../support/filing';
 
-type Emulators = Awaited<ReturnType<typeof startTestEmulators>>;
-let t: TestEngine;
-let emu: Emulators;
 const clock = new ManualClock('2026-11-20T10:00:00.000Z');
-const ISSUERS = { gipuzkoa: 'A58818501', araba: 'B87654323', bizkaia: 'B00000034' } as const;
-type Prov = keyof typeof ISSUERS;
 
-beforeAll(async () => {
-  emu = await startTestEmulators({ clock, waitSeconds: 0 });
-  t = await makeTestEngine({ clock, submission: { aeat: { url: { test: emu.aeatUrl, live: emu.aeatUrl }, timeoutMs: 3000 } } });
-  // The engine files with the emulators' TicketBAI services.
-  const bases = { test: '', live: '' };
-  void bases;
-  Object.assign(t.engine.context.config.ticketbai.endpoints.base, {
-    araba: { test: `${emu.url}/tbai/araba`, live: `${emu.url}/tbai/araba` },
-    bizkaia: { test: `${emu.url}/tbai/bizkaia`, live: `${emu.url}/tbai/bizkaia` },
-    gipuzkoa: { test: `${emu.url}/tbai/gipuzkoa`, live: `${emu.url}/tbai/gipuzkoa` },
-  });
-  const ctx = t.engine.context;
-  const account = ctx.accounts.listAccounts()[0]!;
-  for (const [prov, nif] of Object.entries(ISSUERS)) {
-    ctx.issuers.create({ accountId: account.id, entorno: 'test', nif, nombre: `EMISOR ${prov.toUpperCase()} SL`, hacienda: `tbai-${prov as Prov}` });
-  }
-});
-afterAll(async () => {
-  await t.close();
-  await emu.close();
-});
+const env = useEngineWithEmulators({ clock, waitSeconds: 0, aeat: { timeoutMs: 3000 }, ticketbaiIssuers: TBAI_ISSUER_LIST });
 
 function factura(prov: Prov, numero: string, extra: Record<string, unknown> = {}) {
-  return {
-    provincia: prov,
-    emisor: { nif: ISSUERS[prov], nombre: `EMISOR ${prov.toUpperCase()} SL` },
-    serie: 'T',
-    numero,
-    fechaExpedicion: '20-11-2026',
-    horaExpedicion: '10:00:00',
-    tipoFactura: 'F2',
-    importeTotal: '12.10',
-    descripcion: 'Venta',
-    desglose: [{ baseImponible: '10.00', tipoImpositivo: '21.00', cuota: '2.10', calificacionOperacion: 'S1' }],
-    lineas: [{ descripcion: 'Café', cantidad: '2', importeUnitario: '5.00', importeTotal: '12.10' }],
-    ...extra,
-  };
+  return { ...aTicketTbai(prov, tbaiEmisor(prov), 'T', numero), ...extra };
 }
 
 /** factura() corrected: twice the amount, a complete invoice (F1). */
@@ -61,16 +23,8 @@ function corregida(prov: Prov, numero: string) {
   });
 }
 
-const jobsLeft = () => (t.engine.context.db.sqlite.prepare('SELECT COUNT(*) AS n FROM submission_jobs').get() as { n: number }).n;
-async function fileEverything(): Promise<void> {
-  for (let i = 0; i < 30 && jobsLeft() > 0; i++) {
-    await t.engine.context.submissions.drainDue();
-    clock.advance(1000);
-  }
-  expect(jobsLeft()).toBe(0);
-}
-const estado = async (prov: Prov, id: string) => (await t.billing('GET', `/v1/facturas/${id}/estado?nifEmisor=${ISSUERS[prov]}`)).json();
-const detalle = async (prov: Prov, id: string) => (await t.billing('GET', `/v1/facturas/${id}?nifEmisor=${ISSUERS[prov]}`)).json();
+const estado = async (prov: Prov, id: string) => (await env.t.billing('GET', `/v1/facturas/${id}/estado?nifEmisor=${ISSUERS[prov]}`)).json();
+const detalle = async (prov: Prov, id: string) => (await env.t.billing('GET', `/v1/facturas/${id}?nifEmisor=${ISSUERS[prov]}`)).json();
 
 function decodeQr(base64: string): string | undefined {
   const png = PNG.sync.read(Buffer.from(base64, 'base64'));
@@ -80,27 +34,27 @@ function decodeQr(base64: string): string | undefined {
 describe('Per province: issue → registered; cancel → anulada', () => {
   for (const prov of ['gipuzkoa', 'araba', 'bizkaia'] as const) {
     it(`${prov}`, async () => {
-      const res = await t.billing('POST', '/v1/ticketbai/crear', { body: factura(prov, `${prov}-1`) });
+      const res = await env.t.billing('POST', '/v1/ticketbai/crear', { body: factura(prov, `${prov}-1`) });
       expect(res.statusCode, res.body).toBe(200);
       const body = res.json();
       expect(body).toMatchObject({ estado: 'en_cola', sistemaFiscal: 'ticketbai', entorno: 'test', numeroFactura: `T${prov}-1` });
       expect(body.idTbai).toHaveLength(39);
       expect(body.idTbai.startsWith(`TBAI-${ISSUERS[prov]}-201126-`)).toBe(true);
       expect(decodeQr(body.qrBase64)).toBe(body.urlValidacion);
-      await fileEverything();
+      await env.fileEverything();
       expect((await estado(prov, body.idFactura)).estadoFactura).toBe('registrada');
       const reg = (await detalle(prov, body.idFactura)).registros[0];
       expect(reg).toMatchObject({ estado: 'aceptada', estadoEnvioFinal: 'registrada', provincia: prov });
       expect(reg.tipoRespuestaTbai).toBeDefined();
 
-      const anular = await t.billing('POST', '/v1/ticketbai/anular', {
+      const anular = await env.t.billing('POST', '/v1/ticketbai/anular', {
         body: { nifEmisor: ISSUERS[prov], serie: 'T', numero: `${prov}-1`, fechaExpedicion: '20-11-2026', provincia: prov },
       });
       expect(anular.statusCode, anular.body).toBe(200);
       expect(anular.json().data.idTbai).toBe(body.idTbai);
-      await fileEverything();
+      await env.fileEverything();
       expect((await estado(prov, body.idFactura)).estadoFactura).toBe('anulada');
-      const again = await t.billing('POST', '/v1/ticketbai/anular', {
+      const again = await env.t.billing('POST', '/v1/ticketbai/anular', {
         body: { nifEmisor: ISSUERS[prov], serie: 'T', numero: `${prov}-1`, fechaExpedicion: '20-11-2026', provincia: prov },
       });
       expect(again.json().data.yaAnulada).toBe(true);
@@ -110,25 +64,25 @@ describe('Per province: issue → registered; cancel → anulada', () => {
 
 describe('Invoice n+1 carries the first 100 characters of invoice n’s SignatureValue', () => {
   it('chains within the issuer', async () => {
-    const a = (await t.billing('POST', '/v1/ticketbai/crear', { body: factura('gipuzkoa', 'CH-1') })).json();
-    const b = (await t.billing('POST', '/v1/ticketbai/crear', { body: factura('gipuzkoa', 'CH-2') })).json();
-    const xmlA = (await t.billing('GET', `/v1/facturas/${a.idFactura}/xml?nifEmisor=${ISSUERS.gipuzkoa}`)).body;
-    const xmlB = (await t.billing('GET', `/v1/facturas/${b.idFactura}/xml?nifEmisor=${ISSUERS.gipuzkoa}`)).body;
+    const a = (await env.t.billing('POST', '/v1/ticketbai/crear', { body: factura('gipuzkoa', 'CH-1') })).json();
+    const b = (await env.t.billing('POST', '/v1/ticketbai/crear', { body: factura('gipuzkoa', 'CH-2') })).json();
+    const xmlA = (await env.t.billing('GET', `/v1/facturas/${a.idFactura}/xml?nifEmisor=${ISSUERS.gipuzkoa}`)).body;
+    const xmlB = (await env.t.billing('GET', `/v1/facturas/${b.idFactura}/xml?nifEmisor=${ISSUERS.gipuzkoa}`)).body;
     const sigA = /<ds:SignatureValue[^>]*>([^<]+)</.exec(xmlA)?.[1]?.replace(/\s/g, '') ?? '';
     expect(sigA.length).toBeGreaterThan(100);
     expect(xmlB).toContain(`<SignatureValueFirmaFacturaAnterior>${sigA.slice(0, 100)}</SignatureValueFirmaFacturaAnterior>`);
     expect(xmlB).toContain('<NumFacturaAnterior>CH-1</NumFacturaAnterior>');
-    await fileEverything();
+    await env.fileEverything();
   });
 });
 
 describe('Araba: the first invoice of a new device → accepted with warning 009, on the record and in avisos', () => {
   it('flags only the first invoice of the device', async () => {
-    const first = (await t.billing('POST', '/v1/ticketbai/crear', { body: factura('araba', 'DEV-1', { idMaquina: 'caja-07' }) })).json();
-    const second = (await t.billing('POST', '/v1/ticketbai/crear', { body: factura('araba', 'DEV-2', { idMaquina: 'caja-07' }) })).json();
+    const first = (await env.t.billing('POST', '/v1/ticketbai/crear', { body: factura('araba', 'DEV-1', { idMaquina: 'caja-07' }) })).json();
+    const second = (await env.t.billing('POST', '/v1/ticketbai/crear', { body: factura('araba', 'DEV-2', { idMaquina: 'caja-07' }) })).json();
     expect(first.avisos?.join(' ')).toContain('009');
     expect(second.avisos).toBeUndefined();
-    await fileEverything();
+    await env.fileEverything();
     const reg = (await detalle('araba', first.idFactura)).registros[0];
     expect(reg).toMatchObject({ estado: 'aceptada', codigoRespuestaTbai: '009', tipoRespuestaTbai: '00' });
     expect((await detalle('araba', second.idFactura)).registros[0].codigoRespuestaTbai).toBeUndefined();
@@ -138,57 +92,57 @@ describe('Araba: the first invoice of a new device → accepted with warning 009
 describe('A content rejection → subsanar through Zuzendu keeps idTbai and QR', () => {
   for (const prov of ['gipuzkoa', 'araba'] as const) {
     it(prov, async () => {
-      emu.tbai.faults[prov].set({ rejectNext: { count: 1, codigo: '004' } });
-      const res = (await t.billing('POST', '/v1/ticketbai/crear', { body: factura(prov, 'Z-1') })).json();
-      await fileEverything();
+      env.emu.tbai.faults[prov].set({ rejectNext: { count: 1, codigo: '004' } });
+      const res = (await env.t.billing('POST', '/v1/ticketbai/crear', { body: factura(prov, 'Z-1') })).json();
+      await env.fileEverything();
       const rejected = await estado(prov, res.idFactura);
       expect(rejected).toMatchObject({ estadoEnvio: 'rechazada', estadoFactura: null });
       // The correction changes the amounts (and the kind of invoice).
-      const fix = await t.billing('PUT', '/v1/ticketbai/subsanar', { body: { ...corregida(prov, 'Z-1'), subsanacion: true } });
+      const fix = await env.t.billing('PUT', '/v1/ticketbai/subsanar', { body: { ...corregida(prov, 'Z-1'), subsanacion: true } });
       expect(fix.statusCode, fix.body).toBe(200);
       expect(fix.json()).toMatchObject({ viaZuzendu: true, idTbai: res.idTbai, urlValidacion: res.urlValidacion, qrBase64: res.qrBase64 });
-      await fileEverything();
+      await env.fileEverything();
       expect(await estado(prov, res.idFactura)).toMatchObject({ estadoFactura: 'registrada' });
       expect((await detalle(prov, res.idFactura)).factura).toMatchObject({ importeTotal: '24.20', cuotaTotal: '4.20', tipoFactura: 'F1', idTbai: res.idTbai });
-      const registrada = t.engine.context.db.sqlite
+      const registrada = env.t.engine.context.db.sqlite
         .prepare("SELECT datos FROM events WHERE invoiceId = ? AND evento = 'factura.registrada'")
         .all(res.idFactura) as { datos: string }[];
       expect(registrada.map((e) => JSON.parse(e.datos))).toEqual([expect.objectContaining({ importeTotal: '24.20', cuotaTotal: '4.20', tipoFactura: 'F1' })]);
       // The treasury registered it through Zuzendu (SUBSANAR), under the original identifier.
-      expect(emu.tbai.ledger.getInvoiceByKey(prov, ISSUERS[prov], 'T', 'Z-1')).toMatchObject({
+      expect(env.emu.tbai.ledger.getInvoiceByKey(prov, ISSUERS[prov], 'T', 'Z-1')).toMatchObject({
         estado: 'registrada',
         corrected: true,
         correction: 'SUBSANAR',
         idTbai: res.idTbai,
         importeTotal: '24.20',
       });
-      expect(emu.tbai.ledger.presentations({ provincia: prov }).filter((p) => p.key?.endsWith('|T|Z-1')).map((p) => p.service)).toEqual(['alta', 'zuzendu-alta']);
+      expect(env.emu.tbai.ledger.presentations({ provincia: prov }).filter((p) => p.key?.endsWith('|T|Z-1')).map((p) => p.service)).toEqual(['alta', 'zuzendu-alta']);
 
       // The same correction again: its stored answer, nothing sent twice.
       const registros = (await detalle(prov, res.idFactura)).registros.length;
-      const replay = await t.billing('PUT', '/v1/ticketbai/subsanar', { body: { ...corregida(prov, 'Z-1'), subsanacion: true } });
+      const replay = await env.t.billing('PUT', '/v1/ticketbai/subsanar', { body: { ...corregida(prov, 'Z-1'), subsanacion: true } });
       expect(replay.statusCode, replay.body).toBe(200);
       expect(replay.json()).toMatchObject({ idFactura: res.idFactura, idTbai: res.idTbai, viaZuzendu: true, yaExistente: true });
       expect((await detalle(prov, res.idFactura)).registros).toHaveLength(registros);
-      expect(jobsLeft()).toBe(0);
+      expect(env.jobsLeft()).toBe(0);
       // Another correction of an invoice the treasury now holds is not a replay.
-      const other = await t.billing('PUT', '/v1/ticketbai/subsanar', { body: { ...corregida(prov, 'Z-1'), descripcion: 'Otra', subsanacion: true } });
+      const other = await env.t.billing('PUT', '/v1/ticketbai/subsanar', { body: { ...corregida(prov, 'Z-1'), descripcion: 'Otra', subsanacion: true } });
       expect(other.statusCode).toBe(409);
       expect(other.json()).toMatchObject({ code: 'INVOICE_STATUS_INVALID' });
     });
   }
 
   it('bizkaia (no Zuzendu): the corrected invoice is signed and filed again under the same identity', async () => {
-    emu.tbai.faults.bizkaia.set({ rejectNext: { count: 1, codigo: 'B4_2000020' } });
-    const res = (await t.billing('POST', '/v1/ticketbai/crear', { body: factura('bizkaia', 'ZB-1') })).json();
-    await fileEverything();
+    env.emu.tbai.faults.bizkaia.set({ rejectNext: { count: 1, codigo: 'B4_2000020' } });
+    const res = (await env.t.billing('POST', '/v1/ticketbai/crear', { body: factura('bizkaia', 'ZB-1') })).json();
+    await env.fileEverything();
     expect(await estado('bizkaia', res.idFactura)).toMatchObject({ estadoEnvio: 'rechazada', estadoFactura: null });
-    const fix = await t.billing('PUT', '/v1/ticketbai/subsanar', { body: { ...corregida('bizkaia', 'ZB-1'), subsanacion: true } });
+    const fix = await env.t.billing('PUT', '/v1/ticketbai/subsanar', { body: { ...corregida('bizkaia', 'ZB-1'), subsanacion: true } });
     expect(fix.statusCode, fix.body).toBe(200);
     const body = fix.json();
     expect(body.viaZuzendu).toBeUndefined();
     expect(body.idFactura).toBe(res.idFactura);
-    await fileEverything();
+    await env.fileEverything();
     expect(await estado('bizkaia', res.idFactura)).toMatchObject({ estadoFactura: 'registrada' });
     const d = await detalle('bizkaia', res.idFactura);
     expect(d.factura).toMatchObject({ importeTotal: '24.20', cuotaTotal: '4.20', tipoFactura: 'F1', idTbai: body.idTbai });
@@ -197,14 +151,14 @@ describe('A content rejection → subsanar through Zuzendu keeps idTbai and QR',
       ['subsanacion', 'aceptada'],
     ]);
     // The treasury holds the re-signed invoice, the one whose identifier the answer carries.
-    expect(emu.tbai.ledger.getInvoiceByKey('bizkaia', ISSUERS.bizkaia, 'T', 'ZB-1')).toMatchObject({ estado: 'registrada', idTbai: body.idTbai });
+    expect(env.emu.tbai.ledger.getInvoiceByKey('bizkaia', ISSUERS.bizkaia, 'T', 'ZB-1')).toMatchObject({ estado: 'registrada', idTbai: body.idTbai });
   });
 
   it('a rejection about the certificate → 409 RESEND_UNMODIFIED_REQUIRED', async () => {
-    emu.tbai.faults.gipuzkoa.set({ rejectNext: { count: 1, codigo: '001' } });
-    const res = (await t.billing('POST', '/v1/ticketbai/crear', { body: factura('gipuzkoa', 'C-1') })).json();
-    await fileEverything();
-    const fix = await t.billing('PUT', '/v1/ticketbai/subsanar', { body: { ...factura('gipuzkoa', 'C-1'), subsanacion: true } });
+    env.emu.tbai.faults.gipuzkoa.set({ rejectNext: { count: 1, codigo: '001' } });
+    const res = (await env.t.billing('POST', '/v1/ticketbai/crear', { body: factura('gipuzkoa', 'C-1') })).json();
+    await env.fileEverything();
+    const fix = await env.t.billing('PUT', '/v1/ticketbai/subsanar', { body: { ...factura('gipuzkoa', 'C-1'), subsanacion: true } });
     expect(fix.statusCode).toBe(409);
     expect(fix.json()).toMatchObject({ code: 'RESEND_UNMODIFIED_REQUIRED' });
     expect(res.idTbai).toHaveLength(39);
@@ -213,89 +167,89 @@ describe('A content rejection → subsanar through Zuzendu keeps idTbai and QR',
 
 describe('Issuing rules', () => {
   it('provincia not the issuer’s hacienda → 400 PROVINCE_MISMATCH', async () => {
-    const res = await t.billing('POST', '/v1/ticketbai/crear', { body: { ...factura('gipuzkoa', 'PM-1'), provincia: 'araba' } });
+    const res = await env.t.billing('POST', '/v1/ticketbai/crear', { body: { ...factura('gipuzkoa', 'PM-1'), provincia: 'araba' } });
     expect(res.statusCode).toBe(400);
     expect(res.json()).toMatchObject({ code: 'PROVINCE_MISMATCH', campo: 'provincia' });
   });
   it('PROVINCE_MISMATCH also on subsanar and anular, naming provincia', async () => {
-    await t.billing('POST', '/v1/ticketbai/crear', { body: factura('gipuzkoa', 'PM-2') });
-    const sub = await t.billing('PUT', '/v1/ticketbai/subsanar', { body: { ...factura('gipuzkoa', 'PM-2'), provincia: 'bizkaia', subsanacion: true } });
+    await env.t.billing('POST', '/v1/ticketbai/crear', { body: factura('gipuzkoa', 'PM-2') });
+    const sub = await env.t.billing('PUT', '/v1/ticketbai/subsanar', { body: { ...factura('gipuzkoa', 'PM-2'), provincia: 'bizkaia', subsanacion: true } });
     expect(sub.statusCode).toBe(400);
     expect(sub.json()).toMatchObject({ code: 'PROVINCE_MISMATCH', campo: 'provincia' });
-    const anu = await t.billing('POST', '/v1/ticketbai/anular', {
+    const anu = await env.t.billing('POST', '/v1/ticketbai/anular', {
       body: { nifEmisor: ISSUERS.gipuzkoa, serie: 'T', numero: 'PM-2', fechaExpedicion: '20-11-2026', provincia: 'araba' },
     });
     expect(anu.statusCode).toBe(400);
     expect(anu.json()).toMatchObject({ code: 'PROVINCE_MISMATCH', campo: 'provincia' });
-    await fileEverything();
+    await env.fileEverything();
   });
   it('billing inactive → 402 PAYMENT_REQUIRED for a new invoice, nothing stored; a replay still answers', async () => {
-    const ctx = t.engine.context;
+    const ctx = env.t.engine.context;
     const account = ctx.accounts.listAccounts()[0]!;
-    const first = (await t.billing('POST', '/v1/ticketbai/crear', { body: factura('araba', 'PAY-1') })).json();
+    const first = (await env.t.billing('POST', '/v1/ticketbai/crear', { body: factura('araba', 'PAY-1') })).json();
     const invoices = () => (ctx.db.sqlite.prepare('SELECT COUNT(*) AS n FROM invoices').get() as { n: number }).n;
     ctx.accounts.updateAccount(account.id, { facturacionActiva: 0 });
     try {
       const before = invoices();
-      const res = await t.billing('POST', '/v1/ticketbai/crear', { body: factura('araba', 'PAY-2') });
+      const res = await env.t.billing('POST', '/v1/ticketbai/crear', { body: factura('araba', 'PAY-2') });
       expect(res.statusCode).toBe(402);
       expect(res.json()).toMatchObject({ code: 'PAYMENT_REQUIRED' });
       expect(invoices()).toBe(before);
-      const replay = await t.billing('POST', '/v1/ticketbai/crear', { body: factura('araba', 'PAY-1') });
+      const replay = await env.t.billing('POST', '/v1/ticketbai/crear', { body: factura('araba', 'PAY-1') });
       expect(replay.statusCode, replay.body).toBe(200);
       expect(replay.json()).toMatchObject({ idFactura: first.idFactura, yaExistente: true });
     } finally {
       ctx.accounts.updateAccount(account.id, { facturacionActiva: 1 });
     }
-    await fileEverything();
+    await env.fileEverything();
   });
   it('LIVE for a client issuer whose representation is unsigned → 403 REPRESENTATION_PENDING', async () => {
-    const ctx = t.engine.context;
+    const ctx = env.t.engine.context;
     const account = ctx.accounts.listAccounts()[0]!;
     ctx.issuers.create({ accountId: account.id, entorno: 'live', nif: 'B11111119', nombre: 'CLIENTE ARABA SL', hacienda: 'tbai-araba' });
-    const res = await t.billing('POST', '/v1/ticketbai/crear', {
-      key: t.keys.live,
+    const res = await env.t.billing('POST', '/v1/ticketbai/crear', {
+      key: env.t.keys.live,
       body: { ...factura('araba', 'RP-1'), emisor: { nif: 'B11111119', nombre: 'CLIENTE ARABA SL' } },
     });
     expect(res.statusCode).toBe(403);
     expect(res.json()).toMatchObject({ code: 'REPRESENTATION_PENDING' });
   });
   it('same identity with another tipoFactura → 409 INVOICE_IDENTITY_CONFLICT naming tipoFactura', async () => {
-    await t.billing('POST', '/v1/ticketbai/crear', { body: factura('gipuzkoa', 'TF-1') });
-    const res = await t.billing('POST', '/v1/ticketbai/crear', { body: factura('gipuzkoa', 'TF-1', { tipoFactura: 'F1' }) });
+    await env.t.billing('POST', '/v1/ticketbai/crear', { body: factura('gipuzkoa', 'TF-1') });
+    const res = await env.t.billing('POST', '/v1/ticketbai/crear', { body: factura('gipuzkoa', 'TF-1', { tipoFactura: 'F1' }) });
     expect(res.statusCode).toBe(409);
     expect(res.json()).toMatchObject({ code: 'INVOICE_IDENTITY_CONFLICT' });
     expect(JSON.stringify(res.json())).toContain('tipoFactura');
     expect(JSON.stringify(res.json())).not.toContain('importeTotal');
-    await fileEverything();
+    await env.fileEverything();
   });
   it('a VeriFactu issuer → 403 FORBIDDEN', async () => {
-    const res = await t.billing('POST', '/v1/ticketbai/crear', {
+    const res = await env.t.billing('POST', '/v1/ticketbai/crear', {
       body: { ...factura('gipuzkoa', 'VF-1'), emisor: { nif: 'B12345674', nombre: 'COMERCIAL DEMO SL' } },
     });
     expect(res.statusCode).toBe(403);
     expect(res.json()).toMatchObject({ code: 'FORBIDDEN' });
   });
   it('replay → yaExistente; changed importeTotal → 409', async () => {
-    const a = (await t.billing('POST', '/v1/ticketbai/crear', { body: factura('bizkaia', 'RP-1') })).json();
-    const b = (await t.billing('POST', '/v1/ticketbai/crear', { body: factura('bizkaia', 'RP-1') })).json();
+    const a = (await env.t.billing('POST', '/v1/ticketbai/crear', { body: factura('bizkaia', 'RP-1') })).json();
+    const b = (await env.t.billing('POST', '/v1/ticketbai/crear', { body: factura('bizkaia', 'RP-1') })).json();
     expect(b).toMatchObject({ idFactura: a.idFactura, idTbai: a.idTbai, yaExistente: true });
-    const c = await t.billing('POST', '/v1/ticketbai/crear', { body: factura('bizkaia', 'RP-1', { importeTotal: '13.00' }) });
+    const c = await env.t.billing('POST', '/v1/ticketbai/crear', { body: factura('bizkaia', 'RP-1', { importeTotal: '13.00' }) });
     expect(c.statusCode).toBe(409);
     expect(c.json()).toMatchObject({ code: 'INVOICE_IDENTITY_CONFLICT' });
-    await fileEverything();
+    await env.fileEverything();
   });
   it('lineas missing in Araba → 400 naming lineas', async () => {
     const { lineas: _l, ...sinLineas } = factura('araba', 'NL-1');
-    const res = await t.billing('POST', '/v1/ticketbai/crear', { body: sinLineas });
+    const res = await env.t.billing('POST', '/v1/ticketbai/crear', { body: sinLineas });
     expect(res.statusCode).toBe(400);
     expect(res.json()).toMatchObject({ code: 'VALIDATION_ERROR', campo: 'lineas' });
   });
   it('LIVE without a configured signing certificate → 503 ENVIRONMENT_NOT_AVAILABLE', async () => {
-    const ctx = t.engine.context;
+    const ctx = env.t.engine.context;
     const account = ctx.accounts.listAccounts()[0]!;
     ctx.issuers.create({ accountId: account.id, entorno: 'live', nif: account.nif === 'A58818501' ? 'B00000034' : 'A58818501', nombre: 'X', hacienda: 'tbai-gipuzkoa', estadoRepresentacion: 'firmado' });
-    const res = await t.billing('POST', '/v1/ticketbai/crear', { key: t.keys.live, body: factura('gipuzkoa', 'L-1') });
+    const res = await env.t.billing('POST', '/v1/ticketbai/crear', { key: env.t.keys.live, body: factura('gipuzkoa', 'L-1') });
     expect(res.statusCode).toBe(503);
     expect(res.json()).toMatchObject({ code: 'ENVIRONMENT_NOT_AVAILABLE' });
   });
@@ -303,10 +257,10 @@ describe('Issuing rules', () => {
 
 describe('Events of TicketBAI verdicts carry provincia and idRegistroTbai, motivoRechazo on rejections', () => {
   it('a rejection: motivoRechazo with the treasury code, no motivosAdicionales for a single reason', async () => {
-    emu.tbai.faults.gipuzkoa.set({ rejectNext: { count: 1, codigo: '004' } });
-    const res = (await t.billing('POST', '/v1/ticketbai/crear', { body: factura('gipuzkoa', 'MR-1') })).json();
-    await fileEverything();
-    const row = t.engine.context.db.sqlite.prepare("SELECT datos FROM events WHERE invoiceId = ? AND evento = 'factura.rechazada'").get(res.idFactura) as { datos: string };
+    env.emu.tbai.faults.gipuzkoa.set({ rejectNext: { count: 1, codigo: '004' } });
+    const res = (await env.t.billing('POST', '/v1/ticketbai/crear', { body: factura('gipuzkoa', 'MR-1') })).json();
+    await env.fileEverything();
+    const row = env.t.engine.context.db.sqlite.prepare("SELECT datos FROM events WHERE invoiceId = ? AND evento = 'factura.rechazada'").get(res.idFactura) as { datos: string };
     const datos = JSON.parse(row.datos);
     expect(datos).toMatchObject({ sistemaFiscal: 'ticketbai', provincia: 'gipuzkoa', tipoRegistro: 'alta', motivoRechazo: { codigo: '004' } });
     expect(datos.motivoRechazo.motivosAdicionales).toBeUndefined();
@@ -315,9 +269,9 @@ describe('Events of TicketBAI verdicts carry provincia and idRegistroTbai, motiv
 });
 
 it('an acceptance: factura.registrada with provincia and the treasury’s idRegistroTbai', async () => {
-  const res = (await t.billing('POST', '/v1/ticketbai/crear', { body: factura('gipuzkoa', 'EV-1') })).json();
-  await fileEverything();
-  const row = t.engine.context.db.sqlite.prepare("SELECT datos FROM events WHERE invoiceId = ? AND evento = 'factura.registrada'").get(res.idFactura) as { datos: string };
+  const res = (await env.t.billing('POST', '/v1/ticketbai/crear', { body: factura('gipuzkoa', 'EV-1') })).json();
+  await env.fileEverything();
+  const row = env.t.engine.context.db.sqlite.prepare("SELECT datos FROM events WHERE invoiceId = ? AND evento = 'factura.registrada'").get(res.idFactura) as { datos: string };
   const datos = JSON.parse(row.datos);
   expect(datos).toMatchObject({ sistemaFiscal: 'ticketbai', provincia: 'gipuzkoa', estadoFactura: 'registrada', idRegistroTbai: expect.any(String) });
   expect(datos.csvAeat).toBeUndefined();

@@ -8,7 +8,7 @@ import {
   CAMPOS_CANONICOS_VERIFACTU,
   decimalCanonico,
   fingerprintFactura,
-} from '../../../engine/src/verifactu/fingerprint';
+} from '../../../engine/src/issuing/fingerprint';
 import { aDetalle, aSubsanacion } from '../../fixtures/verifactu';
 import { aFacturaTbai, aLineaTbai } from '../ticketbai/fixtures';
 

@@ -1,0 +1,86 @@
+import { afterAll, beforeAll, expect } from 'vitest';
+import type { EngineConfig } from '../../engine/src/config';
+import type { ManualClock } from '../../engine/src/platform/clock';
+import type { Hacienda } from '../../src-shared/api/common';
+import { makeTestEngine, type TestEngine } from './engine';
+import { startTestEmulators } from './emulators';
+
+export type Emulators = Awaited<ReturnType<typeof startTestEmulators>>;
+
+type SubmissionConfig = NonNullable<EngineConfig['submission']>;
+
+export interface EngineWithEmulatorsOptions {
+  /** Shared by the engine and the emulators. */
+  clock: ManualClock;
+  /** The AEAT emulator's TiempoEsperaEnvio. */
+  waitSeconds: number;
+  /** AEAT settings besides the url, which is always the emulator's. */
+  aeat?: Omit<NonNullable<SubmissionConfig['aeat']>, 'url'>;
+  /** Other filing settings (backoffBaseMs, random…). */
+  submission?: Omit<SubmissionConfig, 'aeat'>;
+  /** TicketBAI issuers to create on the demo account; the treasuries' endpoints are pointed at the emulators. */
+  ticketbaiIssuers?: readonly { nif: string; nombre: string; hacienda: Hacienda }[];
+}
+
+export interface EngineWithEmulators {
+  readonly t: TestEngine;
+  readonly emu: Emulators;
+  db(): TestEngine['engine']['context']['db']['sqlite'];
+  /** Submission jobs still waiting. */
+  jobsLeft(): number;
+  /** Runs the worker, a second of the clock between rounds (at most 30), until no job waits. */
+  fileEverything(): Promise<void>;
+}
+
+/** Registers beforeAll/afterAll that start the emulators and an engine filing with them; read `t`/`emu` inside tests. */
+export function useEngineWithEmulators(options: EngineWithEmulatorsOptions): EngineWithEmulators {
+  let t: TestEngine | undefined;
+  let emu: Emulators | undefined;
+
+  beforeAll(async () => {
+    emu = await startTestEmulators({ clock: options.clock, waitSeconds: options.waitSeconds });
+    t = await makeTestEngine({
+      clock: options.clock,
+      submission: { ...options.submission, aeat: { url: { test: emu.aeatUrl, live: emu.aeatUrl }, ...options.aeat } },
+    });
+    if (options.ticketbaiIssuers) {
+      const base = emu.url;
+      Object.assign(t.engine.context.config.ticketbai.endpoints.base, {
+        araba: { test: `${base}/tbai/araba`, live: `${base}/tbai/araba` },
+        bizkaia: { test: `${base}/tbai/bizkaia`, live: `${base}/tbai/bizkaia` },
+        gipuzkoa: { test: `${base}/tbai/gipuzkoa`, live: `${base}/tbai/gipuzkoa` },
+      });
+      const ctx = t.engine.context;
+      const account = ctx.accounts.listAccounts()[0]!;
+      for (const issuer of options.ticketbaiIssuers) ctx.issuers.create({ accountId: account.id, entorno: 'test', ...issuer });
+    }
+  });
+  afterAll(async () => {
+    await t?.close();
+    await emu?.close();
+  });
+
+  const ready = <T>(value: T | undefined): T => {
+    if (value === undefined) throw new Error('useEngineWithEmulators: read t/emu inside a test, after beforeAll');
+    return value;
+  };
+  const db = () => ready(t).engine.context.db.sqlite;
+  const jobsLeft = () => (db().prepare('SELECT COUNT(*) AS n FROM submission_jobs').get() as { n: number }).n;
+  return {
+    get t() {
+      return ready(t);
+    },
+    get emu() {
+      return ready(emu);
+    },
+    db,
+    jobsLeft,
+    async fileEverything() {
+      for (let i = 0; i < 30 && jobsLeft() > 0; i++) {
+        await ready(t).engine.context.submissions.drainDue();
+        options.clock.advance(1000);
+      }
+      expect(jobsLeft()).toBe(0);
+    },
+  };
+}
