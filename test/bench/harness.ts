@@ -50,16 +50,21 @@ export interface LoadOptions {
   seconds?: number;
   /** Fixed offered load in req/s (for latency at a given rate); saturation when absent. */
   rate?: number;
+  /**
+   * Load first run and thrown away (default 1 s), for every server alike: JIT warm-up and
+   * first-use work (e.g. the TicketBAI TEST certificate an install generates on its first invoice).
+   */
+  warmupSeconds?: number;
 }
 
 export async function load(options: LoadOptions): Promise<LoadResult> {
   let counter = 0;
-  const result = await autocannon({
+  const run = (duration: number) => autocannon({
     url: options.url,
     method: options.method ?? 'GET',
     headers: { 'content-type': 'application/json', ...options.headers },
     connections: options.connections ?? 50,
-    duration: options.seconds ?? 5,
+    duration,
     ...(options.rate ? { overallRate: options.rate } : {}),
     ...(options.body
       ? {
@@ -71,6 +76,9 @@ export async function load(options: LoadOptions): Promise<LoadResult> {
         }
       : {}),
   } as autocannon.Options);
+  const warmup = options.warmupSeconds ?? 1;
+  if (warmup > 0) await run(warmup);
+  const result = await run(options.seconds ?? 5);
   return {
     requestsPerSecond: Math.round(result.requests.average),
     p50Ms: result.latency.p50,
