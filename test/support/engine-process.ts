@@ -1,6 +1,7 @@
 /**
- * The engine alone in a child process, for tests that kill it (SIGKILL) and start it again on the
- * same data dir. Argv: dataDir aeatUrl. Prints one JSON line {url, key, nif} when listening.
+ * The engine alone in a child process, for tests that kill it (SIGKILL) while it files or delivers
+ * webhooks, and start it again on the same data dir; its pollers and retries are fast.
+ * Argv: dataDir aeatUrl. Prints one JSON line {url, billing, manage, key, nif} when listening.
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -19,11 +20,12 @@ const engine = await createEngine({
   managePort: 0,
   panelPort: 0,
   submission: { aeat: { url: { test: aeatUrl, live: aeatUrl }, timeoutMs: 5000 }, pollMs: 20, backoffBaseMs: 50, backoffMaxMs: 500 },
+  webhooks: { pollMs: 20, timeoutMs: 2000, retryDelaysMs: [50, 100, 200] },
 });
 const keysFile = path.join(dataDir, 'test-keys.json');
 const seeded = seedDemoAccount(engine.context);
 if (seeded) writeFileSync(keysFile, JSON.stringify(seeded));
 const keys = existsSync(keysFile) ? (JSON.parse(readFileSync(keysFile, 'utf8')) as { test: string; nifEmisor: string }) : undefined;
 const urls = await engine.start();
-process.stdout.write(`${JSON.stringify({ url: urls.billing, key: keys?.test, nif: keys?.nifEmisor })}\n`);
+process.stdout.write(`${JSON.stringify({ url: urls.billing, billing: urls.billing, manage: urls.manage, key: keys?.test, nif: keys?.nifEmisor })}\n`);
 process.on('SIGTERM', () => void engine.stop().then(() => process.exit(0)));

@@ -17,40 +17,13 @@ export interface PostResult {
 export class TransportError extends Error {}
 
 /** POSTs a SOAP 1.1 document; any network failure or time-out is a TransportError (retried). */
-export function postSoap(
+export async function postSoap(
   url: string,
   body: string,
   options: { timeoutMs: number; tls?: TlsClientConfig | undefined; onWritten?: (() => void) | undefined },
 ): Promise<PostResult> {
-  const target = new URL(url);
-  const lib = target.protocol === 'https:' ? https : http;
-  return new Promise((resolve, reject) => {
-    const req = lib.request(
-      target,
-      {
-        method: 'POST',
-        headers: {
-          'content-type': 'text/xml; charset=utf-8',
-          soapaction: '""',
-          'content-length': Buffer.byteLength(body),
-        },
-        ...(options.tls && target.protocol === 'https:'
-          ? { pfx: options.tls.pfx, passphrase: options.tls.passphrase, ...(options.tls.ca ? { ca: options.tls.ca } : {}) }
-          : {}),
-        agent: false,
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
-        res.on('error', (e) => reject(new TransportError(e.message)));
-      },
-    );
-    req.setTimeout(options.timeoutMs, () => req.destroy(new TransportError(`sin respuesta en ${options.timeoutMs} ms`)));
-    req.on('error', (e) => reject(e instanceof TransportError ? e : new TransportError(e.message)));
-    if (options.onWritten) req.once('finish', options.onWritten);
-    req.end(body);
-  });
+  const res = await postHttp(url, body, { ...options, headers: { 'content-type': 'text/xml; charset=utf-8', soapaction: '""' } });
+  return { status: res.status, body: res.body.toString('utf8') };
 }
 
 export interface HttpResult {

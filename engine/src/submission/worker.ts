@@ -321,26 +321,9 @@ export class SubmissionWorker {
   private buildBatch(queueKey: string, adapter: AuthorityAdapter): Batch | undefined {
     return this.db.transaction(() => {
       const jobs = this.db.all(
-        this.db.kysely
-          .selectFrom('submission_jobs')
-          .innerJoin('registros', 'registros.id', 'submission_jobs.registroId')
-          .innerJoin('invoices', 'invoices.id', 'registros.invoiceId')
-          .innerJoin('registro_documentos', 'registro_documentos.registroId', 'registros.id')
-          .select([
-            'submission_jobs.id as jobId',
-            'registros.id as registroId',
-            'registros.tipo',
-            'registro_documentos.xml',
-            'registros.creadoEn',
-            'registros.entorno',
-            'invoices.nifEmisor',
-            'invoices.numeroFactura',
-            'invoices.fechaExpedicion',
-          ])
+        this.jobRecords()
           .where('submission_jobs.queueKey', '=', queueKey)
           .where('submission_jobs.estado', '=', 'pendiente')
-          // Jobs are written in the issuing transaction, so their rowid order is chain order.
-          .orderBy(sql`submission_jobs.rowid`)
           .limit(adapter.maxRecords),
       );
       if (jobs.length === 0) return undefined;
@@ -463,27 +446,32 @@ export class SubmissionWorker {
    */
   private outgoing(batch: Pick<Batch, 'id' | 'intentos'>): OutgoingRecord[] {
     const enviadoAntes = batch.intentos > 0;
-    const rows = this.db.all(
+    const rows = this.db.all(this.jobRecords().where('submission_jobs.idLote', '=', batch.id));
+    return rows.map(({ jobId: _jobId, ...r }) => ({ ...r, enviadoAntes }));
+  }
+
+  /** Queued jobs with what an adapter needs of their records, in chain order. */
+  private jobRecords() {
+    return (
       this.db.kysely
         .selectFrom('submission_jobs')
         .innerJoin('registros', 'registros.id', 'submission_jobs.registroId')
         .innerJoin('invoices', 'invoices.id', 'registros.invoiceId')
         .innerJoin('registro_documentos', 'registro_documentos.registroId', 'registros.id')
         .select([
+          'submission_jobs.id as jobId',
           'registros.id as registroId',
           'registros.tipo',
           'registro_documentos.xml',
+          'registros.creadoEn',
           'registros.entorno',
           'invoices.nifEmisor',
           'invoices.numeroFactura',
           'invoices.fechaExpedicion',
-          'registros.creadoEn',
         ])
-        .where('submission_jobs.idLote', '=', batch.id)
-        // Jobs are written in the issuing transaction: rowid order is chain order.
-        .orderBy(sql`submission_jobs.rowid`),
+        // Jobs are written in the issuing transaction, so their rowid order is chain order.
+        .orderBy(sql`submission_jobs.rowid`)
     );
-    return rows.map((r) => ({ ...r, enviadoAntes }));
   }
 
   /**

@@ -34,7 +34,7 @@ afterAll(async () => {
 });
 
 async function startEngine(dataDir: string): Promise<{ child: ChildProcess; info: Info }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'test/support/engine-webhooks-process.ts'), dataDir, emu.aeatUrl], {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'test/support/engine-process.ts'), dataDir, emu.aeatUrl], {
     cwd: root,
     stdio: ['ignore', 'pipe', 'inherit'],
   });

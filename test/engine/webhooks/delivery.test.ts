@@ -11,6 +11,7 @@ import { aFacturaF2 } from '../../fixtures/verifactu';
 import { makeTestEngine, type TestEngine } from '../../support/engine';
 import { startTestEmulators } from '../../support/emulators';
 import { signatureValid, startReceiver, type Receiver } from '../../support/webhook-receiver';
+import { aTicketTbai } from '../../fixtures/ticketbai';
 
 type Emulators = Awaited<ReturnType<typeof startTestEmulators>>;
 let t: TestEngine;
@@ -540,19 +541,7 @@ describe('A TicketBAI event reaches the receiver with the TicketBAI datos (provi
     const account = ctx().accounts.listAccounts()[0]!;
     ctx().issuers.create({ accountId: account.id, entorno: 'test', nif: TBAI_NIF, nombre: 'EMISOR GIPUZKOA SL', hacienda: 'tbai-gipuzkoa' });
   });
-  const tbai = (numero: string) => ({
-    provincia: 'gipuzkoa',
-    emisor: { nif: TBAI_NIF, nombre: 'EMISOR GIPUZKOA SL' },
-    serie: 'W',
-    numero,
-    fechaExpedicion: '20-11-2026',
-    horaExpedicion: '10:00:00',
-    tipoFactura: 'F2',
-    importeTotal: '12.10',
-    descripcion: 'Venta',
-    desglose: [{ baseImponible: '10.00', tipoImpositivo: '21.00', cuota: '2.10', calificacionOperacion: 'S1' }],
-    lineas: [{ descripcion: 'Café', cantidad: '2', importeUnitario: '5.00', importeTotal: '12.10' }],
-  });
+  const tbai = (numero: string) => aTicketTbai('gipuzkoa', { nif: TBAI_NIF, nombre: 'EMISOR GIPUZKOA SL' }, 'W', numero);
 
   it('factura.registrada and factura.rechazada of a Gipuzkoa invoice, without the VeriFactu fields', async () => {
     const id = await createWebhook({ path: '/tbai', link: false });
