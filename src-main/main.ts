@@ -50,7 +50,7 @@ async function main(): Promise<void> {
       POS_ASSETS_DIR: path.join(APP_ROOT, 'assets'),
       POS_UI_DIR: path.join(APP_ROOT, 'out/renderer'),
       // The engine process starts the emulators as `npm start` does; installed, they validate
-      // against the official XSDs shipped as extra resources (electron-builder.yml), not ../shared.
+      // against the official XSDs shipped as extra resources (assets/reference, electron-builder.yml).
       ...(app.isPackaged && !process.env.POS_REFERENCE_DIR ? { POS_REFERENCE_DIR: path.join(process.resourcesPath, 'reference') } : {}),
     },
     fork: (modulePath, args, options): EngineChild => {

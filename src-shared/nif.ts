@@ -78,12 +78,12 @@ function checkLetter(kind: NifKind, n: string, expected: string): NifValidation 
 function validateCif(n: string, got: string): NifValidation {
   const entidad = n.charAt(0);
   const { digito, letra } = controlCif(n.slice(1, 8));
-  const provincia = n.slice(1, 3);
-  // Province 00 (non-resident entities) wins over the digit rule of A, B, E, H.
-  if (CONTROL_LETRA.includes(entidad) || provincia === '00') {
+  // The control follows the entity letter alone (Orden EHA/451/2008: a letter, seven random digits
+  // and a control character). The old "province 00 means non-resident, so a letter" reading comes
+  // from the 1975 codes that the Order replaced: foreign entities have their own letters (N, W).
+  if (CONTROL_LETRA.includes(entidad)) {
     if (got === letra) return { valid: true, kind: 'cif', normalized: n };
-    const why = provincia === '00' ? 'province code 00' : `entity letter ${entidad}`;
-    return invalid(`CIF control must be the letter ${letra} (${why}), not ${got}`);
+    return invalid(`CIF control must be the letter ${letra} (entity letter ${entidad}), not ${got}`);
   }
   if (CONTROL_DIGITO.includes(entidad)) {
     if (got === digito) return { valid: true, kind: 'cif', normalized: n };

@@ -2,18 +2,17 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+/** The official schemas shipped in the repository (assets/reference, see its README). */
+export const SHIPPED_REFERENCE_DIR = path.resolve(fileURLToPath(import.meta.url), '../../../assets/reference');
+
 /**
- * The shared reference folder (XSDs, official docs) lives next to the repo:
- * <repo>/../shared/reference. POS_REFERENCE_DIR overrides it.
+ * Where the emulators read the official XSDs: POS_REFERENCE_DIR when set (the installed desktop app
+ * points it at resources/reference), else the copy shipped in the repository.
  */
 export function referenceDir(override?: string): string {
-  const dir =
-    override ??
-    process.env.POS_REFERENCE_DIR ??
-    // engine/emulators/paths.ts -> engine/emulators -> engine -> <repo> -> <repo>/..
-    path.resolve(fileURLToPath(import.meta.url), '../../../../shared/reference');
+  const dir = override ?? process.env.POS_REFERENCE_DIR ?? SHIPPED_REFERENCE_DIR;
   if (!existsSync(path.join(dir, 'verifactu', 'xsd', 'SuministroLR.xsd'))) {
-    throw new Error(`VeriFactu reference files not found under ${dir} (set POS_REFERENCE_DIR)`);
+    throw new Error(`Official XSDs not found under ${dir} (POS_REFERENCE_DIR must point at a folder laid out like assets/reference)`);
   }
   return dir;
 }

@@ -105,6 +105,9 @@ export const detalleDesgloseTbai = z
     operacionExenta: z.enum(CAUSAS_EXENCION).optional(),
     causaNoSujecion: z.enum(CAUSAS_NO_SUJECION).optional(),
     tipoOperacion: z.enum(TIPOS_OPERACION).optional(),
+    // Sent by the hosted service's own clients on each line: kept with the invoice's data, not
+    // filed (TicketBAI's DetalleIVA has no place for a description).
+    descripcion: textoPlano(250).optional(),
   })
   .superRefine((d, ctx) => {
     const kinds = [d.calificacionOperacion, d.operacionExenta, d.causaNoSujecion].filter((k) => k !== undefined);

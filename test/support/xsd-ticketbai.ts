@@ -1,4 +1,4 @@
-// Validates generated TicketBAI XML against the official XSDs in ../shared/reference, offline,
+// Validates generated TicketBAI XML against the official XSDs shipped in assets/reference, offline,
 // inside the test suite (xmllint-wasm). Like xsd.ts: every schema a root schema may import is
 // preloaded in libxml2's in-memory file system under the name the import uses:
 //   - xmldsig under its absolute URL;

@@ -1,4 +1,4 @@
-// Validates generated XML against the official AEAT XSDs in ../shared/reference, offline.
+// Validates generated XML against the official AEAT XSDs shipped in assets/reference, offline.
 // The XSDs import xmldsig by absolute URL: libxml2 (xmllint-wasm) resolves that URL as a path in
 // its in-memory file system, so the local copy is preloaded under exactly that name.
 import { existsSync, readFileSync } from 'node:fs';
@@ -9,8 +9,8 @@ import Database from 'better-sqlite3';
 import { validateXML } from 'xmllint-wasm';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-/** ../shared/reference beside the repository root. */
-export const REFERENCE_DIR = path.resolve(here, '../../../shared/reference');
+/** The official artefacts shipped in the repository (assets/reference/README.md). */
+export const REFERENCE_DIR = path.resolve(here, '../../assets/reference');
 const XSD_DIR = path.join(REFERENCE_DIR, 'verifactu/xsd');
 const XMLDSIG_URL = 'http://www.w3.org/TR/xmldsig-core/xmldsig-core-schema.xsd';
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { readJsonBody, sendJson } from '../http-util';
 import type { SubHandler } from '../router';
-import { serveFaults } from '../shared/control';
+import { serveFaults } from '../common/control';
 import { FaultsPatch } from './faults';
 import type { AeatEmulator } from './index';
 

@@ -1,7 +1,7 @@
 // AEAT error codes the emulator answers with. Texts: 4102/4104 from the SOAP
 // Fault examples in Veri-Factu_Descripcion_SWeb and odoo/soapfault.xml, 1244
 // and 2005 from the real odoo responses; the rest are AEAT's errores.properties
-// wording (not in /shared/reference: taken from a public catalogue of it).
+// wording (not among the shipped reference files: taken from a public catalogue of it).
 
 export type ErrorKind = 'envelope' | 'record' | 'admissible';
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import type { RecordFaultState } from '../shared/faults';
-import { RecordFaults, defaultRecordFaults, overrideSchema, recordPatchFields, transportPatchFields } from '../shared/faults';
+import type { RecordFaultState } from '../common/faults';
+import { RecordFaults, defaultRecordFaults, overrideSchema, recordPatchFields, transportPatchFields } from '../common/faults';
 
 // Fault injection (shared/faults.ts). Transport faults act on whole SOAP
 // requests; verdict overrides act on the next K records. With afterProcessing the

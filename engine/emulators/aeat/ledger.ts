@@ -1,6 +1,6 @@
 import type { Statement } from 'better-sqlite3';
-import type { Row } from '../shared/sqlite';
-import { SqliteLedger, boolOrNull, num, numOrNull, str, strOrNull } from '../shared/sqlite';
+import type { Row } from '../common/sqlite';
+import { SqliteLedger, boolOrNull, num, numOrNull, str, strOrNull } from '../common/sqlite';
 import type { EstadoEnvio, EstadoRegistro } from './soap';
 
 // What the emulated AEAT "holds", in its own SQLite file. Three levels:

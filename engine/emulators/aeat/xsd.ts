@@ -1,12 +1,12 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import type { XsdFile } from '../shared/xsd-pool';
-import { XsdWorkerPool, localXmldsig } from '../shared/xsd-pool';
+import type { XsdFile } from '../common/xsd-pool';
+import { XsdWorkerPool, localXmldsig } from '../common/xsd-pool';
 
 // XSD validation of VeriFactu documents, one document per call, in the warm
 // xmllint workers of shared/xsd-pool.ts.
 
-export type { XsdFile } from '../shared/xsd-pool';
+export type { XsdFile } from '../common/xsd-pool';
 
 export interface XsdResult {
   valid: boolean;

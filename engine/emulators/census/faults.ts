@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import type { TransportFaultState } from '../shared/faults';
-import { patchTransport, takeTransport, transportPatchFields } from '../shared/faults';
+import type { TransportFaultState } from '../common/faults';
+import { patchTransport, takeTransport, transportPatchFields } from '../common/faults';
 
 // Fault injection of the census service: transport faults act on whole requests; `omit` and
 // `noProcesado` act on the entries of the answer.

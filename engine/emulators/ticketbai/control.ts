@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { readJsonBody, sendJson } from '../http-util';
 import type { SubHandler } from '../router';
-import { serveFaults } from '../shared/control';
+import { serveFaults } from '../common/control';
 import { TbaiFaultsPatch } from './faults';
 import type { TicketBaiEmulator } from './index';
 import type { Provincia } from './urls';

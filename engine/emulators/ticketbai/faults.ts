@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import type { RecordFaultState } from '../shared/faults';
-import { CodeError, RecordFaults, defaultRecordFaults, overrideSchema, recordPatchFields, transportPatchFields } from '../shared/faults';
+import type { RecordFaultState } from '../common/faults';
+import { CodeError, RecordFaults, defaultRecordFaults, overrideSchema, recordPatchFields, transportPatchFields } from '../common/faults';
 
 // Fault injection (shared/faults.ts), as in the AEAT emulator:
 // transport faults act on whole HTTP requests; verdict overrides act on the next

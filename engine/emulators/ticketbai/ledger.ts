@@ -1,6 +1,6 @@
 import type { Statement } from 'better-sqlite3';
-import type { Row } from '../shared/sqlite';
-import { SqliteLedger, boolOrNull, num, numOrNull, str, strOrNull } from '../shared/sqlite';
+import type { Row } from '../common/sqlite';
+import { SqliteLedger, boolOrNull, num, numOrNull, str, strOrNull } from '../common/sqlite';
 import type { Provincia } from './urls';
 
 // What the emulated treasuries hold, in one SQLite file with a `provincia`

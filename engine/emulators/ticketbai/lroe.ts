@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { z } from 'zod';
-import { certNif, cutAnswer } from '../shared/transport';
+import { certNif, cutAnswer } from '../common/transport';
 import { LROE, lroeText } from './codes';
 import type { TbaiService } from './ledger';
 import type { CodeDetail, Dialect, Outcome, RecordCtx } from './process';

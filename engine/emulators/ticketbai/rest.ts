@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { TLSSocket } from 'node:tls';
-import { cutAnswer } from '../shared/transport';
+import { cutAnswer } from '../common/transport';
 import type { IdSource, Clock } from '../types';
 import type { ResultCode } from './codes';
 import { ALTA, ANULA, resultCode } from './codes';

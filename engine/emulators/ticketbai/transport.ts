@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Parking } from '../shared/transport';
-import { HTTP500_HTML, serveWithFaults } from '../shared/transport';
+import type { Parking } from '../common/transport';
+import { HTTP500_HTML, serveWithFaults } from '../common/transport';
 import type { TbaiFaults } from './faults';
 
 // The transport half of every TicketBAI service: fault injection (the same flow

@@ -1,13 +1,13 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import type { XsdFile } from '../shared/xsd-pool';
-import { XsdWorkerPool, localXmldsig } from '../shared/xsd-pool';
+import type { XsdFile } from '../common/xsd-pool';
+import { XsdWorkerPool, localXmldsig } from '../common/xsd-pool';
 
 // XSD validation of TicketBAI and LROE documents in the warm xmllint workers of
 // shared/xsd-pool.ts: one call validates many documents in a single xmllint run
 // (an LROE batch carries up to 1000 embedded TicketBAI files).
 
-export type { XsdFile } from '../shared/xsd-pool';
+export type { XsdFile } from '../common/xsd-pool';
 
 export type SchemaSetName = 'tbai' | 'lroe' | 'tbai-response' | 'lroe-response';
 

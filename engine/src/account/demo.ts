@@ -34,3 +34,28 @@ export function seedDemoAccount(ctx: EngineContext): DemoKeys | undefined {
     return { test, live, nifEmisor: account.nif };
   });
 }
+
+/**
+ * The demo shop's TicketBAI issuers, one per treasury (TEST only: a LIVE TicketBAI issuer needs the
+ * shop's own certificate). All three are in the census emulator's seed.
+ */
+export const DEMO_TICKETBAI_ISSUERS = [
+  { nif: 'B01123454', nombre: 'VINOS RIOJA ALAVESA SL', hacienda: 'tbai-araba', provincia: 'araba' },
+  { nif: 'B48123459', nombre: 'TALLERES BILBAO ZAHARRA SL', hacienda: 'tbai-bizkaia', provincia: 'bizkaia' },
+  { nif: 'B20123451', nombre: 'SAGARDOTEGI ERREKA SL', hacienda: 'tbai-gipuzkoa', provincia: 'gipuzkoa' },
+] as const;
+
+/**
+ * What `npm start` adds on a fresh data dir beside the demo account, so that every read a client of
+ * the hosted service tries answers: the TicketBAI issuers and a published compliance declaration.
+ */
+export async function seedDemoShop(ctx: EngineContext, accountNif: string): Promise<void> {
+  const account = ctx.accounts.listAccounts().find((a) => a.nif === accountNif);
+  if (account === undefined) return;
+  ctx.db.transaction(() => {
+    for (const issuer of DEMO_TICKETBAI_ISSUERS) {
+      ctx.issuers.create({ accountId: account.id, entorno: 'test', nif: issuer.nif, nombre: issuer.nombre, hacienda: issuer.hacienda });
+    }
+  });
+  if (ctx.declarations.current() === undefined) await ctx.declarations.publish();
+}

@@ -7,7 +7,7 @@
 import { chmod, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { CENSUS_SOAP_PATH, startEmulators, type RunningEmulators } from '../../emulators/index';
-import { seedDemoAccount } from '../account/demo';
+import { DEMO_TICKETBAI_ISSUERS, seedDemoAccount, seedDemoShop } from '../account/demo';
 import { configFromEnv } from '../config';
 import { readDemoKeys } from '../http/panel-api';
 import { createEngine, type Engine, type EngineUrls } from '../index';
@@ -88,6 +88,7 @@ export async function startEngine(options: StartOptions): Promise<StartedEngine>
   }
   try {
     const seeded = seedDemoAccount(engine.context);
+    if (seeded) await seedDemoShop(engine.context, seeded.nifEmisor);
     const urls = await engine.start();
     const known = seeded ?? (await readDemoKeys(engine.context.config.dataDir));
     const panelUrl = `${urls.panel}/?token=${engine.panelToken}`;
@@ -108,11 +109,12 @@ export async function startEngine(options: StartOptions): Promise<StartedEngine>
       'Till compliance engine ready',
       `  billing API     ${urls.billing}`,
       `  management API  ${urls.manage}`,
-      `  till UI / panel ${panelUrl}`,
+      `  till UI         open ${panelUrl} in a browser (Chromium, Firefox, Edge) on this computer`,
       ...(emulators ? [`  emulators       ${emulators.url} (AEAT VeriFactu, TicketBAI, census; control at /__control/)`] : []),
       `  TEST key        ${keys.test}`,
       `  LIVE key        ${keys.live}`,
-      `  demo issuer     ${keys.nifEmisor}`,
+      `  demo issuer     ${keys.nifEmisor} (VeriFactu)`,
+      ...DEMO_TICKETBAI_ISSUERS.map((i) => `  demo issuer     ${i.nif} (TicketBAI ${i.provincia}, TEST)`),
       `  keys file       ${keysPath}`,
       'READY',
       '',

@@ -1,9 +1,11 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
+import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
+import { hostedExample01, hostedExample02 } from '../../fixtures/hosted-examples';
 
 const root = path.resolve(import.meta.dirname, '../../..');
 
@@ -24,6 +26,13 @@ function startHeadless(dataDir: string) {
   });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   return { child, ready, exited, output };
+}
+
+/** The engine's SQLite file in a data dir. */
+function findDatabase(dataDir: string): string {
+  const name = readdirSync(dataDir).find((f) => f.endsWith('.db') || f.endsWith('.sqlite'));
+  if (name === undefined) throw new Error(`no database in ${dataDir}: ${readdirSync(dataDir).join(', ')}`);
+  return name;
 }
 
 function todayInMadrid(): string {
@@ -73,6 +82,43 @@ describe('Headless start: npm start serves both APIs and writes demo-keys.json',
       estado = (await res.json()) as typeof estado;
     }
     expect(estado.estadoFactura).toBe('registrada');
+    // The banner says how to open the till UI.
+    expect(run.output.join('\n')).toContain(`till UI         open ${keys.panelUrl} in a browser`);
+
+    // Clients written for the hosted service run unchanged: its examples 01 (VeriFactu) and 02
+    // (TicketBAI, with desglose[].descripcion and lineas) against the demo issuers the banner names.
+    const post = (url: string, body: unknown) =>
+      fetch(`${keys.billingUrl}${url}`, { method: 'POST', headers: { 'x-api-key': keys.test!, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const ej01 = await post('/v1/verifactu/crear', hostedExample01(keys.nifEmisor!, todayInMadrid(), '202611250001'));
+    expect(ej01.status, await ej01.clone().text()).toBe(200);
+    const idsTicketbai: string[] = [];
+    for (const [nif, provincia] of [['B01123454', 'araba'], ['B48123459', 'bizkaia'], ['B20123451', 'gipuzkoa']] as const) {
+      expect(run.output.join('\n')).toContain(`demo issuer     ${nif} (TicketBAI ${provincia}, TEST)`);
+      const ej02 = await post('/v1/ticketbai/crear', hostedExample02(nif, provincia, todayInMadrid(), '202611250001'));
+      expect(ej02.status, await ej02.clone().text()).toBe(200);
+      const body = (await ej02.json()) as { idFactura: string; idTbai: string };
+      expect(body.idTbai).toMatch(/^TBAI-B\d{8}-/);
+      idsTicketbai.push(body.idFactura);
+    }
+    // The breakdown line's description is kept with the invoice (not filed: TicketBAI has no place for it).
+    const db = new Database(path.join(dataDir, findDatabase(dataDir)), { readonly: true });
+    try {
+      for (const id of idsTicketbai) {
+        const row = db.prepare('SELECT datos FROM invoice_documentos WHERE invoiceId = ?').get(id) as { datos: string };
+        expect((JSON.parse(row.datos) as { desglose: { descripcion?: string }[] }).desglose[0]!.descripcion).toBe('Servicios de consultoría');
+        const xml = db.prepare('SELECT d.xml FROM registros r JOIN registro_documentos d ON d.registroId = r.id WHERE r.invoiceId = ?').get(id) as { xml: string };
+        expect(xml.xml).toContain('<DescripcionDetalle>Servicios de consultoría</DescripcionDetalle>');
+        expect(xml.xml.match(/Servicios de consultoría/g)).toHaveLength(1);
+      }
+    } finally {
+      db.close();
+    }
+    // Every read a client tries answers on a fresh start: the compliance declaration is published.
+    const declaracion = await fetch(`${keys.manageUrl}/v1/cumplimiento/declaracion-responsable`, { headers: { 'x-api-key': keys.test! } });
+    expect(declaracion.status).toBe(200);
+    const clientes = await fetch(`${keys.manageUrl}/v1/clientes`, { headers: { 'x-api-key': keys.test! } });
+    expect(JSON.stringify(await clientes.json())).toContain('B48123459');
+
     const manage = await fetch(`${keys.manageUrl}/openapi.json`);
     expect(manage.status).toBe(200);
     run.child.kill('SIGTERM');

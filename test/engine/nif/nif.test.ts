@@ -10,26 +10,26 @@ type Invalido = { raw: string; why: 'length' | 'format' | 'check' };
 const VALID: Caso[] = [
   // AEAT, "Veri-Factu_especificaciones_huella_hash_registros" worked examples (IDEmisorFactura),
   // also used in DetalleEspecificacTecnCodigoQRfactura and EspecTecGenerFirmaElectRfact
-  // (/work/shared/reference/docs/verifactu/).
+  // (reference corpus: docs/verifactu/).
   { raw: '89890001K', kind: 'dni' },
   // AEAT, EspecTecGenerFirmaElectRfact (IDDestinatario) and Veri-Factu_Descripcion_SWeb (NIFPresentador).
   { raw: '89890002E', kind: 'dni' },
 
   // Gipuzkoa official TicketBAI 1.2.2 examples (Emisor / developer NIF),
-  // /work/shared/reference/ticketbai/examples/gipuzkoa-official-1_2_2/TicketBAI_Alta_Faktura__*.xml
+  // reference corpus: ticketbai/examples/gipuzkoa-official-1_2_2/TicketBAI_Alta_Faktura__*.xml
   { raw: '99999974E', kind: 'dni' },
   { raw: 'P2000000F', kind: 'cif' },
-  // Zuzendu official examples, /work/shared/reference/ticketbai/examples/zuzendu-official-1_2_2/
+  // Zuzendu official examples, reference corpus: ticketbai/examples/zuzendu-official-1_2_2/
   // ZuzenduModificar_Adibidea_Ejemplo.xml (Emisor, Destinatario).
   { raw: '99999972C', kind: 'dni' },
   { raw: '12345678Z', kind: 'dni' },
   // TicketBAI identifier example TBAI-00000006Y-251019-… in
-  // /work/shared/reference/docs/ticketbai/TicketBAI_Especificaciones_funcionales_y_tecnicas_1_2.txt
+  // reference corpus: docs/ticketbai/TicketBAI_Especificaciones_funcionales_y_tecnicas_1_2.txt
   { raw: '00000006Y', kind: 'dni' },
 
-  // /work/shared/reference/verifactu/examples/odoo/batch_single_accepted_registration.xml
+  // reference corpus: verifactu/examples/odoo/batch_single_accepted_registration.xml
   { raw: 'A39200019', kind: 'cif' },
-  // /work/shared/reference/verifactu/examples/invopop/inv-base.xml (ObligadoEmision, Destinatario)
+  // reference corpus: verifactu/examples/invopop/inv-base.xml (ObligadoEmision, Destinatario)
   { raw: 'B85905495', kind: 'cif' },
   { raw: 'B63272603', kind: 'cif' },
 
@@ -149,13 +149,11 @@ const INVALID: Invalido[] = [
   // AEAT Veri-Factu_Descripcion_SWeb.txt uses A84532509 as a Destinatario/Contraparte placeholder:
   // its control should be 6. Public examples are not proof of validity.
   { raw: 'A84532509', why: 'check' },
-  // /work/shared/reference/verifactu/examples/invopop/inv-base.xml (SistemaInformatico NIF): should end in Z.
+  // reference corpus: verifactu/examples/invopop/inv-base.xml (SistemaInformatico NIF): should end in Z.
   { raw: '12345678A', why: 'check' },
-  // /work/shared/reference/verifactu/examples/josemmo/registration-record-f1.xml placeholders.
+  // reference corpus: verifactu/examples/josemmo/registration-record-f1.xml placeholders.
   { raw: '11111111B', why: 'check' },
   { raw: '00000000B', why: 'check' },
-  // josemmo/cancellation-record.xml: the control 0 is right, but province 00 requires the letter J.
-  { raw: 'A00000000', why: 'check' },
 
   // arthurdejong/python-stdnum tests/test_eu_vat.doctest ("mangled so their check digit is wrong",
   // and "wrong length").
@@ -356,14 +354,13 @@ describe('CIF: control must be a letter for N, P, Q, R, S, W', () => {
   });
 });
 
-describe('CIF: control must be a letter when the province code is 00', () => {
+describe('CIF: the control follows the entity letter, whatever the first two digits (Orden EHA/451/2008)', () => {
   it('accepts N0032484H (IsoCodes "non-resident")', () => expectValid('N0032484H', 'cif'));
 
-  it('rejects A00000000 (josemmo example) and wants J even for an A entity', () => {
-    expect(expectInvalid('A00000000')).toBe(
-      'CIF control must be the letter J (province code 00), not 0',
-    );
-    expectValid('A0000000J', 'cif'); // derived from A00000000
+  it('accepts B00000000 and A00000000 (digits 00 are not a province: A and B take a digit control)', () => {
+    expectValid('B00000000', 'cif');
+    expectValid('A00000000', 'cif');
+    expect(expectInvalid('A0000000J')).toBe('CIF control must be the digit 0 (entity letter A), not J');
   });
 
   it('rejects N00324848 (derived: digit form of N0032484H)', () => {
