@@ -319,7 +319,6 @@ function toPresentation(r: Row): Presentation {
     submissionId: num(r.submission_id),
     line: num(r.line),
     obligado: str(r.obligado),
-    sistema: str(r.sistema),
     key: str(r.key),
     tipo: str(r.tipo) as 'alta' | 'anulacion',
     subsanacion: strOrNull(r.subsanacion),
