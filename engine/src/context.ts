@@ -5,6 +5,8 @@ import { IssuerStore } from './clients/store';
 import { DeclarationService } from './compliance/service';
 import type { ResolvedConfig } from './config';
 import type { Database } from './db/database';
+import { DeviceRouting } from './devices/routing';
+import { DeviceStore } from './devices/store';
 import { installValue } from './db/settings';
 import { CursorCodec } from './http/pagination';
 import { InvoiceStore } from './invoices/store';
@@ -52,6 +54,7 @@ export function buildContext(config: ResolvedConfig, db: Database, logger: Logge
   const invoices = new InvoiceStore(db, ids);
   const issuers = new IssuerStore(db, clock, ids);
   const groupCommit = new GroupCommit(db);
+  const routing = new DeviceRouting(new DeviceStore(db), clock, ids);
   const sistema = sistemaInformatico(config, installValue(db, 'numeroInstalacion', () => ids.next('inst')));
   const submissions = new SubmissionWorker(db, clock, ids, logger, config.submission);
   groupCommit.afterCommit = () => submissions.wake();
@@ -65,6 +68,7 @@ export function buildContext(config: ResolvedConfig, db: Database, logger: Logge
     clock,
     ids,
     groupCommit,
+    routing,
     software: { licenciaTbai: software.licenciaTbai, nifDesarrolladora: software.productorNif, nombre: software.nombreSistema, version: software.version },
     signer: tbaiSigner(db, clock, { nif: software.productorNif, nombre: software.productorNombre }, config.ticketbai.certificate),
     politicas: config.ticketbai.politicasFirma,
@@ -84,7 +88,7 @@ export function buildContext(config: ResolvedConfig, db: Database, logger: Logge
     groupCommit,
     cursors,
     sistema,
-    verifactu: new VerifactuIssuing({ invoices, issuers, clock, ids, sistema, groupCommit }),
+    verifactu: new VerifactuIssuing({ invoices, issuers, clock, ids, sistema, groupCommit, routing }),
     ticketbai,
     submissions,
     webhooks,
