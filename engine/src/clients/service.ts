@@ -128,7 +128,6 @@ export class ClientService {
       const admission = this.admit(who, nif);
       if (admission.kind === 'existing') return { status: 200 as const, record: admission.record };
       const now = this.now();
-      const sibling = this.deps.issuers.findClient(who.account.id, who.entorno === 'test' ? 'live' : 'test', nif);
       const id = admission.reuse?.issuer.id ?? this.deps.ids.next('emi');
       const issuer = {
         id,
@@ -139,9 +138,6 @@ export class ClientService {
         hacienda: body.hacienda,
         estado: 'activo' as const,
         estadoRepresentacion: 'pendiente',
-        // Both belong to the issuer's account and are the same in TEST and LIVE.
-        modoCadena: sibling?.issuer.modoCadena ?? ('unica' as const),
-        faseAltaCapacidad: sibling?.issuer.faseAltaCapacidad ?? ('no_contratada' as const),
         creadoEn: now,
         ultimaModificacion: now,
       };
@@ -161,7 +157,7 @@ export class ClientService {
       } else {
         this.deps.issuers.insertClient(issuer, details);
       }
-      return { status: 201 as const, record: { issuer, details } };
+      return { status: 201 as const, record: { issuer, details, phase: this.deps.issuers.phaseOf(who.account.id, nif) } };
     });
   }
 
@@ -312,7 +308,7 @@ export class ClientService {
       const nombre = body.nombre ?? record.issuer.nombre;
       this.deps.issuers.updateIssuer(record.issuer.id, { nombre, ultimaModificacion: now });
       this.deps.issuers.upsertDetails(details);
-      return { issuer: { ...record.issuer, nombre, ultimaModificacion: now }, details };
+      return { ...record, issuer: { ...record.issuer, nombre, ultimaModificacion: now }, details };
     });
   }
 
@@ -382,7 +378,7 @@ export class ClientService {
       this.deps.issuers.updateIssuer(record.issuer.id, { estado: 'eliminado', estadoRepresentacion, ultimaModificacion: now });
       const details = { ...record.details, eliminadoEn: now };
       this.deps.issuers.upsertDetails(details);
-      return { issuer: { ...record.issuer, estado: 'eliminado', estadoRepresentacion, ultimaModificacion: now }, details };
+      return { ...record, issuer: { ...record.issuer, estado: 'eliminado', estadoRepresentacion, ultimaModificacion: now }, details };
     });
   }
 
@@ -398,7 +394,7 @@ export class ClientService {
       this.deps.issuers.updateIssuer(record.issuer.id, { estado: 'activo', ultimaModificacion: now });
       const details = { ...record.details, eliminadoEn: null };
       this.deps.issuers.upsertDetails(details);
-      return { issuer: { ...record.issuer, estado: 'activo', ultimaModificacion: now }, details };
+      return { ...record, issuer: { ...record.issuer, estado: 'activo', ultimaModificacion: now }, details };
     });
   }
 }
