@@ -3,6 +3,7 @@
 import type BetterSqlite3 from 'better-sqlite3';
 import type { Entorno } from '../../../src-shared/api/common';
 import type { FaseAltaCapacidad } from '../../../engine/src/db/schema/devices';
+import { DeviceStore } from '../../../engine/src/devices/store';
 import { aFacturaF2 } from '../../fixtures/verifactu';
 import type { EngineWithEmulators } from '../../support/filing';
 
@@ -25,39 +26,32 @@ export function setUpVerifactuIssuers(env: EngineWithEmulators): void {
   }
 }
 
-/** The service team's phase switch, as the admin CLI and panel store it (one row for TEST and LIVE). */
+/** The service team's phase switch (admin CLI / panel), one value for TEST and LIVE. */
 export function setPhase(env: EngineWithEmulators, nif: string, fase: FaseAltaCapacidad): void {
   const accountId = env.t.engine.context.accounts.listAccounts()[0]!.id;
-  const now = env.t.clock.now().toISOString();
-  env
-    .db()
-    .prepare(
-      `INSERT INTO issuer_phases (accountId, nif, faseAltaCapacidad, modoCadena, observandoDesde, activacionSolicitadaEn, ultimaModificacion)
-       VALUES (?, ?, ?, ?, ?, NULL, ?)
-       ON CONFLICT (accountId, nif) DO UPDATE SET faseAltaCapacidad = excluded.faseAltaCapacidad, modoCadena = excluded.modoCadena,
-         observandoDesde = excluded.observandoDesde, ultimaModificacion = excluded.ultimaModificacion`,
-    )
-    .run(accountId, nif, fase, fase === 'activa' ? 'por_dispositivo' : 'unica', fase === 'preparacion' ? now : null, now);
+  devicesOf(env).setPhase(accountId, nif, fase, env.t.clock.now().toISOString());
 }
 
 export const keyOf = (env: EngineWithEmulators, entorno: Entorno) => env.t.keys[entorno];
 
-/** POST /v1/clientes/{nif}/dispositivos: registers (or reactivates) a device in the key's environment. */
-export async function registerDevice(env: EngineWithEmulators, entorno: Entorno, nif: string, idMaquina: string): Promise<void> {
-  const res = await env.t.manage('POST', `/v1/clientes/${nif}/dispositivos`, { key: keyOf(env, entorno), body: { idMaquina } });
-  if (res.statusCode !== 201 && res.statusCode !== 200) throw new Error(`register ${idMaquina}: ${res.statusCode} ${res.body}`);
+const devicesOf = (env: EngineWithEmulators) => new DeviceStore(env.t.engine.context.db);
+
+/** Registers a device in an environment, or reactivates it (the management API's register). */
+export function registerDevice(env: EngineWithEmulators, entorno: Entorno, nif: string, idMaquina: string): void {
+  const store = devicesOf(env);
+  const now = env.t.clock.now().toISOString();
+  if (store.device(entorno, nif, idMaquina)) store.reactivate(entorno, nif, idMaquina, now);
+  else store.insertDevice({ entorno, nif, idMaquina, etiqueta: '', now });
 }
 
-/** DELETE /v1/clientes/{nif}/dispositivos/{idMaquina}. */
-export async function deactivateDevice(env: EngineWithEmulators, entorno: Entorno, nif: string, idMaquina: string): Promise<void> {
-  const res = await env.t.manage('DELETE', `/v1/clientes/${nif}/dispositivos/${idMaquina}`, { key: keyOf(env, entorno) });
-  if (res.statusCode !== 200) throw new Error(`deactivate ${idMaquina}: ${res.statusCode} ${res.body}`);
+/** Deactivates a device (the management API's DELETE). */
+export function deactivateDevice(env: EngineWithEmulators, entorno: Entorno, nif: string, idMaquina: string): void {
+  devicesOf(env).deactivate(entorno, nif, idMaquina, env.t.clock.now().toISOString());
 }
 
-/** POST /v1/clientes/{nif}/dispositivos/series-centralizadas. */
-export async function reserveSeries(env: EngineWithEmulators, entorno: Entorno, nif: string, series: string[]): Promise<void> {
-  const res = await env.t.manage('POST', `/v1/clientes/${nif}/dispositivos/series-centralizadas`, { key: keyOf(env, entorno), body: { series } });
-  if (res.statusCode !== 200 && res.statusCode !== 201) throw new Error(`reserve ${series.join(',')}: ${res.statusCode} ${res.body}`);
+/** Reserves series for __SHARD0__ (the management API's series-centralizadas). */
+export function reserveSeries(env: EngineWithEmulators, entorno: Entorno, nif: string, series: string[]): void {
+  for (const serie of series) devicesOf(env).reserveSeries(entorno, nif, serie, env.t.clock.now().toISOString());
 }
 
 /** A VeriFactu ticket of `emisor` on `serie`/`numero`, with `idMaquina` when given. */

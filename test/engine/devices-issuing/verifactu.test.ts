@@ -1,11 +1,12 @@
 // VeriFactu issuing follows the phase table (spec: "Phase faseAltaCapacidad", "Series ownership",
 // "Device activo"), in TEST and LIVE: one chain per (environment, issuer) until `activa`; then one
 // per device, the centralized writer __SHARD0__ keeping the issuer's chain.
-import { describe, expect, it, beforeAll } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Entorno } from '../../../src-shared/api/common';
 import { ManualClock } from '../../../engine/src/platform/clock';
 import { verifactuChainKey } from '../../../engine/src/verifactu/service';
-import { useEngineWithEmulators } from '../../support/filing';
+import { startTestEmulators } from '../../support/emulators';
+import { useEngineWithEmulators, type Emulators } from '../../support/filing';
 import {
   VF,
   chainKeysOfInvoice,
@@ -25,7 +26,16 @@ import {
 
 const clock = new ManualClock('2026-11-20T10:00:00.000Z');
 const env = useEngineWithEmulators({ clock, waitSeconds: 0, aeat: { timeoutMs: 3000 } });
-beforeAll(() => setUpVerifactuIssuers(env));
+// LIVE files with an AEAT of its own, as the real one has separate test and production services:
+// the issuer's single chain in TEST and in LIVE is the same installation.
+let liveAeat: Emulators;
+beforeAll(async () => {
+  setUpVerifactuIssuers(env);
+  liveAeat = await startTestEmulators({ clock, waitSeconds: 0 });
+  env.t.engine.context.config.submission.aeat.url.live = liveAeat.aeatUrl;
+});
+afterAll(async () => liveAeat.close());
+const aeatOf = (entorno: Entorno) => (entorno === 'live' ? liveAeat.aeat : env.emu.aeat);
 
 const ENTORNOS: Entorno[] = ['test', 'live'];
 
@@ -91,7 +101,7 @@ describe.each(ENTORNOS)('preparacion (%s): single chain unchanged; idMaquina ign
   });
 
   it('a registered device changes nothing before activa: its invoices stay on the issuer chain', async () => {
-    await registerDevice(env, entorno, E.nif, `reg-${entorno}`);
+    registerDevice(env, entorno, E.nif, `reg-${entorno}`);
     const a = await crearOk(entorno, ticket(E, `PR-${entorno}`, '10', `reg-${entorno}`));
     expect(chainKeysOfInvoice(env, a.idFactura)).toEqual([verifactuChainKey(entorno, E.nif)]);
     expect(deviceRow(entorno, E.nif, `reg-${entorno}`)?.numeroInstalacion).toBeNull();
@@ -111,8 +121,8 @@ describe.each(ENTORNOS)('activa (%s): idMaquina routes to its device chain; with
   const A = `caja-A-${entorno}`;
   const B = `caja-B-${entorno}`;
   beforeAll(async () => {
-    await registerDevice(env, entorno, E.nif, A);
-    await registerDevice(env, entorno, E.nif, B);
+    registerDevice(env, entorno, E.nif, A);
+    registerDevice(env, entorno, E.nif, B);
   });
 
   it('each device gets its own chain and numeroInstalacion (assigned with its first invoice, in SistemaInformatico); centralized keeps the install one', async () => {
@@ -144,8 +154,8 @@ describe.each(ENTORNOS)('activa (%s): idMaquina routes to its device chain; with
     await env.fileEverything();
     const estados = dbRows<{ estadoEnvioFinal: string }>(env.db(), 'SELECT estadoEnvioFinal FROM registros WHERE entorno = ? AND nifEmisor = ?', entorno, E.nif);
     expect(new Set(estados.map((r) => r.estadoEnvioFinal))).toEqual(new Set(['registrada']));
-    expect(env.emu.aeat.ledger.chainIntact(E.nif)).toBe(true);
-    const heads = env.emu.aeat.ledger.chainHeads(E.nif);
+    expect(aeatOf(entorno).ledger.chainIntact(E.nif)).toBe(true);
+    const heads = aeatOf(entorno).ledger.chainHeads(E.nif);
     for (const numero of [numeroA, numeroB]) expect(heads.find((h) => h.sistema.endsWith(`|${numero}`))?.length).toBe(2);
   });
 
@@ -157,12 +167,12 @@ describe.each(ENTORNOS)('activa (%s): idMaquina routes to its device chain; with
 
   it('a deactivated device: 409 MACHINE_NOT_REGISTERED; reactivated, its chain and installation resume', async () => {
     const D = `caja-D-${entorno}`;
-    await registerDevice(env, entorno, E.nif, D);
+    registerDevice(env, entorno, E.nif, D);
     await crearOk(entorno, ticket(E, `D-${entorno}`, '1', D));
     const numero = deviceRow(entorno, E.nif, D)?.numeroInstalacion;
-    await deactivateDevice(env, entorno, E.nif, D);
+    deactivateDevice(env, entorno, E.nif, D);
     await expectRefused(entorno, ticket(E, `D-${entorno}`, '2', D), 409, 'MACHINE_NOT_REGISTERED');
-    await registerDevice(env, entorno, E.nif, D);
+    registerDevice(env, entorno, E.nif, D);
     await crearOk(entorno, ticket(E, `D-${entorno}`, '2', D));
     const chain = chainOf(env, verifactuChainKey(entorno, E.nif, D));
     expect(chain).toHaveLength(2);
@@ -191,7 +201,7 @@ describe.each(ENTORNOS)('activa (%s): idMaquina routes to its device chain; with
     });
 
     it('a series reserved for __SHARD0__ is used by centralized invoices and refused to devices', async () => {
-      await reserveSeries(env, entorno, E.nif, [`FC-${entorno}`]);
+      reserveSeries(env, entorno, E.nif, [`FC-${entorno}`]);
       await expectRefused(entorno, ticket(E, `FC-${entorno}`, '1', A), 409, 'SERIE_OWNED_BY_OTHER_MACHINE');
       const c = await crearOk(entorno, ticket(E, `FC-${entorno}`, '1'));
       expect(chainKeysOfInvoice(env, c.idFactura)).toEqual([verifactuChainKey(entorno, E.nif)]);
