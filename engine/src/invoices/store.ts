@@ -1,6 +1,5 @@
 import type { Entorno } from '../../../src-shared/api/common';
 import type { Database } from '../db/database';
-import { sql } from 'kysely';
 import type {
   EstadoFactura,
   InvoicesTable,
