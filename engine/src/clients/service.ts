@@ -13,7 +13,7 @@ import { normalizeNif, validateNif } from '../../../src-shared/nif';
 import type { Account } from '../account/store';
 import type { CensusService, ValidacionCensal } from '../census/service';
 import type { Database } from '../db/database';
-import { validation } from '../http/errors';
+import { forbidden, validation, type EngineError } from '../http/errors';
 import type { CursorCodec } from '../http/pagination';
 import type { Clock } from '../platform/clock';
 import type { IdGenerator } from '../platform/ids';
@@ -234,12 +234,22 @@ export class ClientService {
 
   // ------------------------------------------------------------------ reads
 
-  /** The account's client in the key's environment; a deleted one only when asked and inside its window. */
+  /**
+   * The account's client in the key's environment; a deleted one only when asked and inside its
+   * window. Another account's issuer is 403 FORBIDDEN (spec, Errors: "issuer not under the caller's
+   * account"); a NIF no account holds in this environment is 404 NOT_FOUND.
+   */
   find(who: Who, rawNif: string, options: { incluirEliminados?: boolean } = {}): ClientRecord {
-    const record = this.deps.issuers.findClient(who.account.id, who.entorno, normalizeNif(rawNif));
-    if (!record) throw clientNotFound();
+    const nif = normalizeNif(rawNif);
+    const record = this.deps.issuers.findClient(who.account.id, who.entorno, nif);
+    if (!record) throw this.missing(who, nif);
     if (record.issuer.estado === 'eliminado' && (!options.incluirEliminados || this.isPurged(record))) throw clientNotFound();
     return record;
+  }
+
+  /** Not the account's: 403 when another account holds the NIF in this environment, else 404. */
+  private missing(who: Who, nif: string): EngineError {
+    return this.deps.issuers.find(who.entorno, nif) ? forbidden() : clientNotFound();
   }
 
   list(who: Who, query: Record<string, string | undefined>): ClientesListResponse {
@@ -337,7 +347,8 @@ export class ClientService {
   setEstado(who: Who, rawNif: string, estado: 'activo' | 'inactivo'): { message: string; nif: string; estado: 'activo' | 'inactivo'; entorno?: Entorno } {
     return this.deps.db.transaction(() => {
       const record = this.deps.issuers.findClient(who.account.id, who.entorno, normalizeNif(rawNif));
-      if (!record || this.isPurged(record)) throw clientNotFound();
+      if (!record) throw this.missing(who, normalizeNif(rawNif));
+      if (this.isPurged(record)) throw clientNotFound();
       const { issuer } = record;
       if (issuer.estado === 'eliminado') throw clientDeleted();
       if (issuer.estado !== 'activo' && issuer.estado !== 'inactivo') throw clientStatusInvalid();

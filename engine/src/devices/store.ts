@@ -178,12 +178,15 @@ export class DeviceStore {
     );
   }
 
-  /** Back to active: same installation number and chain. */
-  reactivate(entorno: Entorno, nif: string, idMaquina: string, now: string): void {
+  /**
+   * Back to active: same installation number and chain. The deactivation date goes (a later
+   * deactivation is a new one); a new label, when given, replaces the old.
+   */
+  reactivate(entorno: Entorno, nif: string, idMaquina: string, now: string, etiqueta?: string): void {
     this.db.run(
       this.db.kysely
         .updateTable('devices')
-        .set({ activo: 1, reactivadoEn: now })
+        .set({ activo: 1, reactivadoEn: now, dadoDeBajaEn: null, ...(etiqueta !== undefined ? { etiqueta } : {}) })
         .where('entorno', '=', entorno)
         .where('nif', '=', nif)
         .where('idMaquina', '=', idMaquina),

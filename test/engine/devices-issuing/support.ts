@@ -36,22 +36,35 @@ export const keyOf = (env: EngineWithEmulators, entorno: Entorno) => env.t.keys[
 
 const devicesOf = (env: EngineWithEmulators) => new DeviceStore(env.t.engine.context.db);
 
-/** Registers a device in an environment, or reactivates it (the management API's register). */
-export function registerDevice(env: EngineWithEmulators, entorno: Entorno, nif: string, idMaquina: string): void {
-  const store = devicesOf(env);
-  const now = env.t.clock.now().toISOString();
-  if (store.device(entorno, nif, idMaquina)) store.reactivate(entorno, nif, idMaquina, now);
-  else store.insertDevice({ entorno, nif, idMaquina, etiqueta: '', now });
+/** POST /v1/clientes/{nif}/dispositivos: registers (or reactivates) a device in the key's environment. */
+export async function registerDevice(env: EngineWithEmulators, entorno: Entorno, nif: string, idMaquina: string): Promise<void> {
+  const res = await env.t.manage('POST', `/v1/clientes/${nif}/dispositivos`, { key: keyOf(env, entorno), body: { idMaquina } });
+  if (res.statusCode !== 201 && res.statusCode !== 200) throw new Error(`register ${idMaquina}: ${res.statusCode} ${res.body}`);
 }
 
-/** Deactivates a device (the management API's DELETE). */
-export function deactivateDevice(env: EngineWithEmulators, entorno: Entorno, nif: string, idMaquina: string): void {
-  devicesOf(env).deactivate(entorno, nif, idMaquina, env.t.clock.now().toISOString());
+/** DELETE /v1/clientes/{nif}/dispositivos/{idMaquina}. */
+export async function deactivateDevice(env: EngineWithEmulators, entorno: Entorno, nif: string, idMaquina: string): Promise<void> {
+  const res = await env.t.manage('DELETE', `/v1/clientes/${nif}/dispositivos/${idMaquina}`, { key: keyOf(env, entorno) });
+  if (res.statusCode !== 200) throw new Error(`deactivate ${idMaquina}: ${res.statusCode} ${res.body}`);
 }
 
-/** Reserves series for __SHARD0__ (the management API's series-centralizadas). */
-export function reserveSeries(env: EngineWithEmulators, entorno: Entorno, nif: string, series: string[]): void {
-  for (const serie of series) devicesOf(env).reserveSeries(entorno, nif, serie, env.t.clock.now().toISOString());
+/** POST /v1/clientes/{nif}/dispositivos/series-centralizadas. */
+export async function reserveSeries(env: EngineWithEmulators, entorno: Entorno, nif: string, series: string[]): Promise<void> {
+  const res = await env.t.manage('POST', `/v1/clientes/${nif}/dispositivos/series-centralizadas`, { key: keyOf(env, entorno), body: { series } });
+  if (res.statusCode !== 200 && res.statusCode !== 201) throw new Error(`reserve ${series.join(',')}: ${res.statusCode} ${res.body}`);
+}
+
+/** GET /v1/clientes/{nif}/dispositivos in the key's environment. */
+export async function devicesView(env: EngineWithEmulators, entorno: Entorno, nif: string) {
+  const res = await env.t.manage('GET', `/v1/clientes/${nif}/dispositivos`, { key: keyOf(env, entorno) });
+  if (res.statusCode !== 200) throw new Error(`GET dispositivos: ${res.statusCode} ${res.body}`);
+  return res.json() as {
+    faseAltaCapacidad: string;
+    modoCadena: string;
+    dispositivos: { idMaquina: string; activo: boolean; numeroInstalacion?: string }[];
+    series: { serie: string; idMaquinaPropietaria: string }[];
+    idsMaquinaVistos: { idMaquina: string; primeraVez: string; ultimaVez: string; registrado: boolean }[];
+  };
 }
 
 /** A VeriFactu ticket of `emisor` on `serie`/`numero`, with `idMaquina` when given. */

@@ -10,6 +10,7 @@ import { useEngineWithEmulators, type Emulators } from '../../support/filing';
 import {
   VF,
   chainKeysOfInvoice,
+  devicesView,
   chainOf,
   counts,
   dbRows,
@@ -98,10 +99,16 @@ describe.each(ENTORNOS)('preparacion (%s): single chain unchanged; idMaquina ign
       { idMaquina: 'caja-2', primeraVez: t1, ultimaVez: t1 },
     ]);
     expect(dbRows(env.db(), 'SELECT * FROM device_series WHERE nif = ?', E.nif)).toEqual([]);
+    const view = await devicesView(env, entorno, E.nif);
+    expect(view).toMatchObject({ faseAltaCapacidad: 'preparacion', modoCadena: 'unica' });
+    expect(view.idsMaquinaVistos.map((v) => [v.idMaquina, v.primeraVez, v.ultimaVez, v.registrado])).toEqual([
+      ['caja-1', t0, t1, false],
+      ['caja-2', t1, t1, false],
+    ]);
   });
 
   it('a registered device changes nothing before activa: its invoices stay on the issuer chain', async () => {
-    registerDevice(env, entorno, E.nif, `reg-${entorno}`);
+    await registerDevice(env, entorno, E.nif, `reg-${entorno}`);
     const a = await crearOk(entorno, ticket(E, `PR-${entorno}`, '10', `reg-${entorno}`));
     expect(chainKeysOfInvoice(env, a.idFactura)).toEqual([verifactuChainKey(entorno, E.nif)]);
     expect(deviceRow(entorno, E.nif, `reg-${entorno}`)?.numeroInstalacion).toBeNull();
@@ -121,8 +128,8 @@ describe.each(ENTORNOS)('activa (%s): idMaquina routes to its device chain; with
   const A = `caja-A-${entorno}`;
   const B = `caja-B-${entorno}`;
   beforeAll(async () => {
-    registerDevice(env, entorno, E.nif, A);
-    registerDevice(env, entorno, E.nif, B);
+    await registerDevice(env, entorno, E.nif, A);
+    await registerDevice(env, entorno, E.nif, B);
   });
 
   it('each device gets its own chain and numeroInstalacion (assigned with its first invoice, in SistemaInformatico); centralized keeps the install one', async () => {
@@ -137,6 +144,8 @@ describe.each(ENTORNOS)('activa (%s): idMaquina routes to its device chain; with
     const numeroB = deviceRow(entorno, E.nif, B)?.numeroInstalacion;
     expect(deviceRow(entorno, E.nif, A)?.numeroInstalacion).toBe(numeroA);
     expect(new Set([numeroA, numeroB, installNumber()]).size).toBe(3);
+    const view = await devicesView(env, entorno, E.nif);
+    expect(view.dispositivos.find((d) => d.idMaquina === A)?.numeroInstalacion).toBe(numeroA);
 
     const chainA = chainOf(env, verifactuChainKey(entorno, E.nif, A));
     const chainB = chainOf(env, verifactuChainKey(entorno, E.nif, B));
@@ -167,12 +176,12 @@ describe.each(ENTORNOS)('activa (%s): idMaquina routes to its device chain; with
 
   it('a deactivated device: 409 MACHINE_NOT_REGISTERED; reactivated, its chain and installation resume', async () => {
     const D = `caja-D-${entorno}`;
-    registerDevice(env, entorno, E.nif, D);
+    await registerDevice(env, entorno, E.nif, D);
     await crearOk(entorno, ticket(E, `D-${entorno}`, '1', D));
     const numero = deviceRow(entorno, E.nif, D)?.numeroInstalacion;
-    deactivateDevice(env, entorno, E.nif, D);
+    await deactivateDevice(env, entorno, E.nif, D);
     await expectRefused(entorno, ticket(E, `D-${entorno}`, '2', D), 409, 'MACHINE_NOT_REGISTERED');
-    registerDevice(env, entorno, E.nif, D);
+    await registerDevice(env, entorno, E.nif, D);
     await crearOk(entorno, ticket(E, `D-${entorno}`, '2', D));
     const chain = chainOf(env, verifactuChainKey(entorno, E.nif, D));
     expect(chain).toHaveLength(2);
@@ -201,7 +210,7 @@ describe.each(ENTORNOS)('activa (%s): idMaquina routes to its device chain; with
     });
 
     it('a series reserved for __SHARD0__ is used by centralized invoices and refused to devices', async () => {
-      reserveSeries(env, entorno, E.nif, [`FC-${entorno}`]);
+      await reserveSeries(env, entorno, E.nif, [`FC-${entorno}`]);
       await expectRefused(entorno, ticket(E, `FC-${entorno}`, '1', A), 409, 'SERIE_OWNED_BY_OTHER_MACHINE');
       const c = await crearOk(entorno, ticket(E, `FC-${entorno}`, '1'));
       expect(chainKeysOfInvoice(env, c.idFactura)).toEqual([verifactuChainKey(entorno, E.nif)]);
