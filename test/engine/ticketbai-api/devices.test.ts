@@ -3,7 +3,11 @@
 // itself (NumSerieDispositivo = last 30 characters of idMaquina) and chains on its own, the
 // centralized writer keeping the issuer's chain. The treasuries follow the chain of each declared
 // device, and Araba flags the first invoice of each with warning 009.
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { generateTestCertificate } from '../../../engine/src/ticketbai/certificados';
 import type { FaseAltaCapacidad } from '../../../engine/src/db/schema/devices';
 import { DeviceStore } from '../../../engine/src/devices/store';
 import { ManualClock } from '../../../engine/src/platform/clock';
@@ -200,5 +204,42 @@ describe('Araba warning 009 is predicted on the first invoice of each declared d
     expect(['W-0', 'W-1', 'W-2', 'W-3', 'W-4'].map(codes)).toEqual([['009'], ['009'], [], ['009'], []]);
     const reg = (await env.t.billing('GET', `/v1/facturas/${same.idFactura}?nifEmisor=${ARABA}`)).json().registros[0];
     expect(reg.codigoRespuestaTbai).toBeUndefined();
+  });
+});
+
+describe('LIVE: the same phase, with LIVE’s own device registry', () => {
+  const LIVE_NIF = 'B76543214';
+  it('a LIVE device chains on its own, a TEST-only device is 409 MACHINE_NOT_REGISTERED, the centralized writer keeps the issuer chain', async () => {
+    const ctx = env.t.engine.context;
+    // LIVE signs with the configured certificate (a test one here).
+    const certificado = generateTestCertificate({ nif: LIVE_NIF, nombre: `EMISOR ${LIVE_NIF} SL`, now: new Date('2026-01-01T00:00:00Z') });
+    const p12 = path.join(mkdtempSync(path.join(tmpdir(), 'tbai-live-')), 'firma.p12');
+    writeFileSync(p12, certificado.pkcs12);
+    ctx.config.ticketbai.certificate.live = { pkcs12Path: p12, password: certificado.password };
+    const accountId = ctx.accounts.listAccounts()[0]!.id;
+    ctx.issuers.create({ accountId, entorno: 'live', nif: LIVE_NIF, nombre: `EMISOR ${LIVE_NIF} SL`, hacienda: 'tbai-gipuzkoa', estadoRepresentacion: 'firmado' });
+    ctx.issuers.create({ accountId, entorno: 'test', nif: LIVE_NIF, nombre: `EMISOR ${LIVE_NIF} SL`, hacienda: 'tbai-gipuzkoa' });
+    phase(LIVE_NIF, 'activa', ['solo-test']);
+    devices().insertDevice({ entorno: 'live', nif: LIVE_NIF, idMaquina: 'caja-live', etiqueta: '', now: clock.now().toISOString() });
+
+    const live = (body: ReturnType<typeof factura>) => env.t.billing('POST', '/v1/ticketbai/crear', { key: env.t.keys.live, body });
+    const ok = async (body: ReturnType<typeof factura>) => {
+      const res = await live(body);
+      expect(res.statusCode, res.body).toBe(200);
+      return res.json() as { idFactura: string };
+    };
+    const a1 = await ok(factura('gipuzkoa', LIVE_NIF, 'L-1', 'caja-live', 'LA'));
+    const c1 = await ok(factura('gipuzkoa', LIVE_NIF, 'L-2', undefined, 'LC'));
+    const a2 = await ok(factura('gipuzkoa', LIVE_NIF, 'L-3', 'caja-live', 'LA'));
+    const refused = await live(factura('gipuzkoa', LIVE_NIF, 'L-4', 'solo-test', 'LT'));
+    expect([refused.statusCode, refused.json().code]).toEqual([409, 'MACHINE_NOT_REGISTERED']);
+    const deviceChain = ctx.invoices.chain(ticketbaiChainKey('live', LIVE_NIF, 'caja-live'));
+    expect(deviceChain.map((r) => r.invoiceId)).toEqual([a1.idFactura, a2.idFactura]);
+    expect(ctx.invoices.chain(ticketbaiChainKey('live', LIVE_NIF)).map((r) => r.invoiceId)).toEqual([c1.idFactura]);
+    expect(dispositivoDeclarado(deviceChain[1]!.xml)).toBe('caja-live');
+    expect(anterior(deviceChain[1]!.xml)).toEqual({ numero: 'L-1', firma: firma(deviceChain[0]!.xml).slice(0, 100) });
+    await env.fileEverything();
+    expect(env.emu.tbai.ledger.chainIntact('gipuzkoa', LIVE_NIF, 'caja-live')).toBe(true);
+    expect(codesOf('gipuzkoa', LIVE_NIF).flatMap((p) => p.codes)).toEqual([]);
   });
 });
