@@ -18,7 +18,7 @@ import type { GroupCommit } from '../issuing/group-commit';
 import { admitIssuer } from '../issuing/issuer-gate';
 import type { Clock } from '../platform/clock';
 import type { IdGenerator } from '../platform/ids';
-import { CAMPOS_CANONICOS_TICKETBAI, fingerprintFactura } from '../issuing/fingerprint';
+import { CAMPOS_CANONICOS_TICKETBAI, correctionFingerprint } from '../issuing/fingerprint';
 import { importeCanonico } from '../verifactu/importes';
 import { identificadorTbai } from './identificador';
 import { POLITICAS_FIRMA, type PoliticaFirma } from './politicas';
@@ -137,9 +137,9 @@ export class TicketbaiIssuing {
       if (!existing || existing.sistemaFiscal !== 'ticketbai' || existing.tipoFactura === null) throw invoiceNotFound();
       const last = this.latestAltaOrCorrection(existing.id);
       if (!last) throw invoiceNotFound();
-      const print = fingerprintFactura(factura, CAMPOS_CANONICOS_TICKETBAI);
+      const { print, matches } = correctionFingerprint(factura, CAMPOS_CANONICOS_TICKETBAI);
       const stored = this.deps.invoices.invoiceDocs(existing.id).respuesta;
-      if (last.tipo === 'subsanacion' && JSON.parse(last.extra).fingerprint === print && stored) {
+      if (last.tipo === 'subsanacion' && matches(JSON.parse(last.extra).fingerprint) && stored) {
         return { answer: JSON.parse(stored) as StoredEmision, replay: true };
       }
       if (last.estado !== 'rechazada') {

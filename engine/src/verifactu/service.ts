@@ -17,7 +17,7 @@ import type { Clock } from '../platform/clock';
 import type { IdGenerator } from '../platform/ids';
 import { qrPng } from '../qr/png';
 import { fechaLocalDdMmAaaa } from './fecha-hora';
-import { CAMPOS_CANONICOS_VERIFACTU, fingerprintFactura } from '../issuing/fingerprint';
+import { CAMPOS_CANONICOS_VERIFACTU, correctionFingerprint } from '../issuing/fingerprint';
 import { importeCanonico } from './importes';
 import { urlValidacion } from './qr';
 import {
@@ -176,14 +176,14 @@ export class VerifactuIssuing {
     const avisos = this.validate(factura, { rechazoPrevio });
     admitIssuer(this.deps.issuers, caller, factura.emisor.nif, ['verifactu'], { newRegistration: false });
     // `subsanacion` (true or "S") is the same flag either way: left out of the fingerprint.
-    const print = fingerprintFactura({ ...factura, rechazoPrevio }, CAMPOS_CANONICOS_VERIFACTU);
+    const { print, matches } = correctionFingerprint({ ...factura, rechazoPrevio }, CAMPOS_CANONICOS_VERIFACTU);
     const outcome = await this.commit.run(() => {
       const existing = this.findInvoice(caller, factura.emisor.nif, factura.cabecera.serie, factura.cabecera.numero, factura.cabecera.fechaExpedicion);
       if (!existing || existing.sistemaFiscal !== 'verifactu' || existing.tipoFactura === null) throw invoiceNotFound();
       if (existing.estadoFactura === 'anulada') throw invoiceStatusInvalid('La factura está anulada: no admite subsanación');
       const last = this.deps.invoices.latestRegistro(existing.id, ['alta', 'subsanacion']);
       const stored = this.deps.invoices.invoiceDocs(existing.id).respuesta;
-      if (last?.tipo === 'subsanacion' && JSON.parse(last.extra).fingerprint === print && stored) {
+      if (last?.tipo === 'subsanacion' && matches(JSON.parse(last.extra).fingerprint) && stored) {
         return { answer: JSON.parse(stored) as StoredEmision, replay: true };
       }
       this.deps.routing.checkFollowUp(this.target(caller, factura.emisor.nif), factura.idMaquina);

@@ -287,6 +287,25 @@ describe.each(ENTORNOS)('activa (%s): idMaquina routes to its device chain; with
     }
     expect(counts(env)).toEqual(before);
   });
+
+  it('a correction replayed by another writer (or none) is the same correction: the stored answer, nothing new', async () => {
+    await crearOk(entorno, ticket(E, `RS-${entorno}`, '1', A));
+    const corrected = (idMaquina?: string) => {
+      const f = { ...ticket(E, `RS-${entorno}`, '1', idMaquina), subsanacion: true };
+      f.cabecera = { ...f.cabecera, descripcion: 'Corregida' };
+      return f;
+    };
+    const subsanar = (body: unknown) => env.t.billing('PUT', '/v1/verifactu/subsanar', { key: keyOf(env, entorno), body });
+    const first = await subsanar(corrected(A));
+    expect(first.statusCode, first.body).toBe(200);
+    const before = counts(env);
+    for (const idMaquina of [B, undefined, 'caja-desconocida']) {
+      const again = await subsanar(corrected(idMaquina));
+      expect(again.statusCode, again.body).toBe(200);
+      expect(again.json()).toMatchObject({ idFactura: first.json().idFactura, huella: first.json().huella, yaExistente: true });
+    }
+    expect(counts(env)).toEqual(before);
+  });
 });
 
 describe('SHARDING_UNAVAILABLE: the device configuration cannot be read → 503, never routed unverified', () => {
