@@ -51,7 +51,7 @@ export async function buildPanelApi(ctx: EngineContext, token: string, options: 
     description: 'Interfaz local de caja y soporte',
     ids: ctx.config.ids,
     logger: ctx.logger,
-    allowedHosts: () => allowedHostNames(ctx.config.host),
+    allowedHosts: () => allowedHostNames(ctx.config, ctx.urls.panel),
   });
   app.addHook('onRequest', async (request) => {
     if (request.routeOptions.config?.public === true) return;
