@@ -11,6 +11,7 @@ export async function buildManageApi(ctx: EngineContext): Promise<FastifyInstanc
   const app = await buildKeyedApi(ctx, {
     title: 'Management API',
     description: 'Clientes emisores, webhooks, dispositivos, validación de NIF y cumplimiento',
+    api: 'manage',
   });
   complianceRoutes(app, { declarations: ctx.declarations, publicBaseUrl: () => ctx.urls.manage });
   webhookRoutes(app, ctx.webhooks);

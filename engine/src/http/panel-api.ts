@@ -51,7 +51,7 @@ export async function buildPanelApi(ctx: EngineContext, token: string, options: 
     description: 'Interfaz local de caja y soporte',
     ids: ctx.config.ids,
     logger: ctx.logger,
-    allowedHosts: () => allowedHostNames(ctx.config.host),
+    allowedHosts: () => allowedHostNames(ctx.config, ctx.urls.panel),
   });
   app.addHook('onRequest', async (request) => {
     if (request.routeOptions.config?.public === true) return;
@@ -86,6 +86,8 @@ export async function buildPanelApi(ctx: EngineContext, token: string, options: 
         entornos: ['test', 'live'],
         claves: { ...(demo?.test ? { test: demo.test } : {}), ...(demo?.live ? { live: demo.live } : {}) },
         ...(demo?.nifEmisor ? { nifEmisor: demo.nifEmisor } : {}),
+        // The device this engine's own till is registered as (the headless till or the desktop shell's).
+        ...(demo?.idMaquina ? { idDispositivo: demo.idMaquina } : {}),
         carpetaDatos: ctx.config.dataDir,
       };
     },
@@ -97,6 +99,7 @@ const demoKeysSchema = z.object({
   test: z.string().optional(),
   live: z.string().optional(),
   nifEmisor: z.string().optional(),
+  idMaquina: z.string().optional(),
 });
 
 export async function readDemoKeys(dataDir: string): Promise<z.infer<typeof demoKeysSchema> | undefined> {
