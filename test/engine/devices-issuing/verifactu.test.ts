@@ -166,6 +166,10 @@ describe.each(ENTORNOS)('activa (%s): idMaquina routes to its device chain; with
     expect(aeatOf(entorno).ledger.chainIntact(E.nif)).toBe(true);
     const heads = aeatOf(entorno).ledger.chainHeads(E.nif);
     for (const numero of [numeroA, numeroB]) expect(heads.find((h) => h.sistema.endsWith(`|${numero}`))?.length).toBe(2);
+    // The issuer's chains share its queue: one submission carried the three chains, in commit order.
+    const presented = aeatOf(entorno).ledger.presentations().filter((p) => p.obligado === E.nif);
+    expect(new Set(presented.map((p) => p.submissionId)).size).toBe(1);
+    expect(presented.map((p) => p.key.split('|')[1])).toEqual([`A-${entorno}1`, `B-${entorno}1`, `C-${entorno}1`, `A-${entorno}2`, `B-${entorno}2`]);
   });
 
   it('an unknown idMaquina, or one registered only in the other environment: 409 MACHINE_NOT_REGISTERED, nothing stored', async () => {
