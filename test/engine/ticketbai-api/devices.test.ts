@@ -207,6 +207,24 @@ describe('Araba warning 009 is predicted on the first invoice of each declared d
   });
 });
 
+describe('SHARDING_UNAVAILABLE: the device configuration cannot be read → 503, nothing stored', () => {
+  it('with the phase table unreadable, crear answers 503 whatever the phase; once readable, it issues', async () => {
+    const invoices = () => (env.db().prepare('SELECT COUNT(*) AS n FROM invoices').get() as { n: number }).n;
+    const before = invoices();
+    env.db().exec('ALTER TABLE issuer_phases RENAME TO issuer_phases_fuera');
+    try {
+      for (const body of [factura('gipuzkoa', GIPUZKOA, 'U-1', 'caja-A', 'DA'), factura('gipuzkoa', GIPUZKOA_UNICA, 'U-1')]) {
+        const res = await env.t.billing('POST', '/v1/ticketbai/crear', { body });
+        expect([res.statusCode, res.json().code]).toEqual([503, 'SHARDING_UNAVAILABLE']);
+      }
+    } finally {
+      env.db().exec('ALTER TABLE issuer_phases_fuera RENAME TO issuer_phases');
+    }
+    expect(invoices()).toBe(before);
+    await crear(factura('gipuzkoa', GIPUZKOA, 'U-1', 'caja-A', 'DA'));
+  });
+});
+
 describe('LIVE: the same phase, with LIVE’s own device registry', () => {
   const LIVE_NIF = 'B76543214';
   it('a LIVE device chains on its own, a TEST-only device is 409 MACHINE_NOT_REGISTERED, the centralized writer keeps the issuer chain', async () => {
