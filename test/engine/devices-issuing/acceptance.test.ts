@@ -23,13 +23,18 @@ const TBAI = tbaiEmisor('gipuzkoa');
 const DEVICES = ['tpv-1', 'tpv-2', 'tpv-3', 'tpv-4'];
 const KILLS = 2;
 let emu: Emulators;
+/** The running engine, killed if the test fails midway so no child outlives it. */
+let running: ChildProcess | undefined;
 
 beforeAll(async () => {
   emu = await startTestEmulators({ waitSeconds: 0 });
   // AEAT registers first and answers later: a kill in between leaves records to resend.
   emu.aeat.faults.set({ mode: 'slow', delayMs: 100, afterProcessing: true });
 });
-afterAll(async () => emu.close());
+afterAll(async () => {
+  if (running && running.exitCode === null && running.signalCode === null) running.kill('SIGKILL');
+  await emu.close();
+});
 
 async function startEngine(dataDir: string): Promise<{ child: ChildProcess; info: { url: string; key: string } }> {
   const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'test/support/engine-process.ts'), dataDir, emu.aeatUrl, emu.url], {
@@ -151,6 +156,7 @@ describe('Four devices and a centralized client issue concurrently in activa, in
     let db: Database.Database | undefined;
     for (let round = 0; round <= KILLS; round++) {
       const { child, info } = await startEngine(dataDir);
+      running = child;
       const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
       if (round === 0) activate(dataDir);
       db ??= new Database(path.join(dataDir, 'engine.sqlite'), { readonly: true });
