@@ -405,3 +405,16 @@ describe('Two till identities against one engine', () => {
   });
 });
 
+
+describe('OpenAPI documents every device route', () => {
+  it('on the management API', async () => {
+    const doc = (await t.engine.apps.manage.inject({ method: 'GET', url: '/openapi.json' })).json() as { paths: Record<string, Record<string, unknown>> };
+    const base = '/v1/clientes/{nif}/dispositivos';
+    expect(Object.keys(doc.paths[base] ?? {}).sort()).toEqual(['get', 'post']);
+    expect(Object.keys(doc.paths[`${base}/{idMaquina}`] ?? {})).toEqual(['delete']);
+    expect(Object.keys(doc.paths[`${base}/promover`] ?? {})).toEqual(['post']);
+    expect(Object.keys(doc.paths[`${base}/solicitar-activacion`] ?? {})).toEqual(['post']);
+    expect(Object.keys(doc.paths[`${base}/series-centralizadas`] ?? {})).toEqual(['post']);
+    expect(Object.keys(doc.paths[`${base}/series-centralizadas/{serie}`] ?? {})).toEqual(['delete']);
+  });
+});
