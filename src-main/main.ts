@@ -11,6 +11,8 @@ import { EngineHost, type EngineChild } from './engine-host';
 import { appInfoHandler } from './ipc/app-info';
 import { deviceInfoHandler } from './ipc/device';
 import { printHandler } from './ipc/printing';
+import { loadSharedEngineConfig, SharedEngine } from './shared-engine';
+import { etiquetaFrom, registerTill, registrationTargets } from './till-registration';
 import { registerTillIpc } from './ipc/register';
 import { createTillIpcRouter } from './ipc/router';
 import { createMainLog } from './log';
@@ -41,12 +43,18 @@ async function main(): Promise<void> {
   const panelToken = randomBytes(24).toString('base64url');
   log.info('till starting', { version: app.getVersion(), idMaquina: identity.idMaquina, dataDir });
 
-  const host = new EngineHost({
+  const etiqueta = etiquetaFrom(hostname());
+  // userData/engine.json: this till uses the shop's shared engine instead of forking its own.
+  const shared = loadSharedEngineConfig(userData, (m) => log.warn(m));
+  const host = shared ? new SharedEngine(shared) : new EngineHost({
     modulePath: path.join(APP_ROOT, 'out/main/engine-utility.js'),
     env: {
       ...process.env,
       POS_DATA_DIR: dataDir,
       POS_PANEL_TOKEN: panelToken,
+      // The engine's demo data registers this till as the demo company's device.
+      POS_TILL_ID: identity.idMaquina,
+      POS_TILL_LABEL: etiqueta,
       POS_ASSETS_DIR: path.join(APP_ROOT, 'assets'),
       POS_UI_DIR: path.join(APP_ROOT, 'out/renderer'),
       // The engine process starts the emulators as `npm start` does; installed, they validate
@@ -77,7 +85,7 @@ async function main(): Promise<void> {
         version: app.getVersion(),
         electron: process.versions.electron ?? '',
         panelUrl: () => host.urls?.panel,
-        panelToken,
+        panelToken: (host instanceof SharedEngine ? host.panelToken : undefined) ?? panelToken,
         carpetaDatos: dataDir,
         archivoLog: log.file,
         motor: () => host.state,
@@ -104,7 +112,7 @@ async function main(): Promise<void> {
         w.hide();
       }
     });
-    if (host.urls) void w.loadURL(`${host.urls.panel}/#/venta`);
+    if (host.urls?.panel) void w.loadURL(`${host.urls.panel}/#/venta`);
     return w;
   };
   app.on('second-instance', show);
@@ -116,10 +124,17 @@ async function main(): Promise<void> {
   });
   host.onChange((state, urls) => {
     tray.setState(state);
+    // Every ready engine learns this till (again after a restart: registering is idempotent).
+    if (state === 'listo' && urls) {
+      for (const target of registrationTargets({ shared, dataDir, manageUrl: urls.manage })) {
+        void registerTill(target, { idMaquina: identity.idMaquina, etiqueta }, { fetch, log });
+      }
+    }
     // A restarted engine may listen elsewhere (ports 0): follow it.
-    if (state === 'listo' && urls && win && !win.isDestroyed() && originOf(win.webContents.getURL()) !== originOf(urls.panel)) {
+    if (state === 'listo' && urls?.panel && win && !win.isDestroyed() && originOf(win.webContents.getURL()) !== originOf(urls.panel)) {
       void win.loadURL(`${urls.panel}/#/venta`);
     }
+    if (state === 'listo' && urls && !urls.panel && win && !win.isDestroyed()) void win.loadURL(splashUrl('engine.json: falta panelUrl del motor compartido'));
     if (state === 'reiniciando' && win && !win.isDestroyed() && !host.urls) void win.loadURL(splashUrl('Reiniciando el motor…'));
   });
 

@@ -29,6 +29,11 @@ export interface SoftwareIdentity {
 export interface EngineConfig {
   dataDir: string;
   host?: string;
+  /**
+   * LAN names the APIs also answer to (POS_ALLOWED_HOSTS), each only with the API's own port:
+   * other tills reach a shared engine as `caja-principal.local:8780` or `192.168.1.10:8780`.
+   */
+  allowedHosts?: string[];
   billingPort?: number;
   managePort?: number;
   panelPort?: number;
@@ -81,6 +86,7 @@ export const REPO_ROOT = path.resolve(import.meta.dirname, '../..');
 export interface ResolvedConfig {
   dataDir: string;
   host: string;
+  allowedHosts: string[];
   billingPort: number;
   managePort: number;
   panelPort: number;
@@ -111,6 +117,7 @@ export function resolveConfig(config: EngineConfig): ResolvedConfig {
   return {
     dataDir: path.resolve(config.dataDir),
     host: config.host ?? '127.0.0.1',
+    allowedHosts: (config.allowedHosts ?? []).map((h) => h.trim().toLowerCase()).filter((h) => h !== ''),
     billingPort: config.billingPort ?? 8780,
     managePort: config.managePort ?? 8781,
     panelPort: config.panelPort ?? 8782,
@@ -173,6 +180,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): EngineConfi
     },
     dataDir: env.POS_DATA_DIR ?? './data',
     host: env.POS_HOST ?? '127.0.0.1',
+    allowedHosts: (env.POS_ALLOWED_HOSTS ?? '').split(',').map((h) => h.trim()).filter((h) => h !== ''),
     billingPort: port('POS_BILLING_PORT', 8780),
     managePort: port('POS_MANAGE_PORT', 8781),
     panelPort: port('POS_PANEL_PORT', 8782),

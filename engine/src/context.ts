@@ -5,6 +5,9 @@ import { IssuerStore } from './clients/store';
 import { DeclarationService } from './compliance/service';
 import type { ResolvedConfig } from './config';
 import type { Database } from './db/database';
+import { DeviceRouting } from './devices/routing';
+import { DeviceService } from './devices/service';
+import { DeviceStore } from './devices/store';
 import { installValue } from './db/settings';
 import { CursorCodec } from './http/pagination';
 import { InvoiceStore } from './invoices/store';
@@ -41,6 +44,9 @@ export interface EngineContext {
   census: ClientsModule['census'];
   clients: ClientsModule['clients'];
   representation: ClientsModule['representation'];
+  /** Devices, series ownership and the high-capacity phase: the store issuing reads in its transaction, and the capability. */
+  deviceStore: DeviceStore;
+  devices: DeviceService;
   /** Addresses known once the servers listen (ports may be 0 in tests). */
   urls: { billing: string; manage: string; panel: string };
   /** Per-launch secret the panel relay sends so the till's own UI is not metered like POS traffic. */
@@ -52,6 +58,8 @@ export function buildContext(config: ResolvedConfig, db: Database, logger: Logge
   const invoices = new InvoiceStore(db, ids);
   const issuers = new IssuerStore(db, clock, ids);
   const groupCommit = new GroupCommit(db);
+  const deviceStore = new DeviceStore(db);
+  const routing = new DeviceRouting(deviceStore, clock, ids);
   const sistema = sistemaInformatico(config, installValue(db, 'numeroInstalacion', () => ids.next('inst')));
   const submissions = new SubmissionWorker(db, clock, ids, logger, config.submission);
   groupCommit.afterCommit = () => submissions.wake();
@@ -65,6 +73,7 @@ export function buildContext(config: ResolvedConfig, db: Database, logger: Logge
     clock,
     ids,
     groupCommit,
+    routing,
     software: { licenciaTbai: software.licenciaTbai, nifDesarrolladora: software.productorNif, nombre: software.nombreSistema, version: software.version },
     signer: tbaiSigner(db, clock, { nif: software.productorNif, nombre: software.productorNombre }, config.ticketbai.certificate),
     politicas: config.ticketbai.politicasFirma,
@@ -73,6 +82,7 @@ export function buildContext(config: ResolvedConfig, db: Database, logger: Logge
   const webhooks = new WebhookService(db, issuers, clock, ids);
   webhooks.afterChange = () => webhookDeliveries.wake();
   const cursors = new CursorCodec(installValue(db, 'cursorSecret', () => ids.secret(32)));
+  const clientsModule = buildClientsModule({ config, db, logger, issuers, cursors });
   return {
     config,
     db,
@@ -84,12 +94,14 @@ export function buildContext(config: ResolvedConfig, db: Database, logger: Logge
     groupCommit,
     cursors,
     sistema,
-    verifactu: new VerifactuIssuing({ invoices, issuers, clock, ids, sistema, groupCommit }),
+    verifactu: new VerifactuIssuing({ invoices, issuers, clock, ids, sistema, groupCommit, routing }),
     ticketbai,
     submissions,
     webhooks,
     webhookDeliveries,
-    ...buildClientsModule({ config, db, logger, issuers, cursors }),
+    ...clientsModule,
+    deviceStore,
+    devices: new DeviceService({ db, devices: deviceStore, issuers, clients: clientsModule.clients, clock }),
     declarations: new DeclarationService(db, clock, ids, config.assetsDir, config.software),
     relaySecret: ids.secret(24),
     urls: {

@@ -5,10 +5,14 @@
  * on an empty data dir, demo-keys.json, and a banner with the URLs and keys.
  */
 import { chmod, writeFile } from 'node:fs/promises';
+import { hostname } from 'node:os';
 import path from 'node:path';
 import { CENSUS_SOAP_PATH, startEmulators, type RunningEmulators } from '../../emulators/index';
 import { DEMO_TICKETBAI_ISSUERS, seedDemoAccount, seedDemoShop } from '../account/demo';
+import { idMaquina } from '../../../src-shared/primitives';
 import { configFromEnv } from '../config';
+import { seedDemoDevices } from '../devices/demo';
+import { loadHeadlessTillIdentity } from '../devices/till-identity';
 import { readDemoKeys } from '../http/panel-api';
 import { createEngine, type Engine, type EngineUrls } from '../index';
 import { fileLogger, type Logger } from '../platform/logger';
@@ -17,6 +21,8 @@ export interface DemoKeysFile {
   test: string;
   live: string;
   nifEmisor: string;
+  /** This till's device identity (the desktop shell's, or the headless till's in the data dir). */
+  idMaquina: string;
   billingUrl: string;
   manageUrl: string;
   panelUrl: string;
@@ -24,7 +30,10 @@ export interface DemoKeysFile {
 }
 
 export interface StartOptions {
-  /** POS_* variables (README, "Configuration"), plus POS_PANEL_TOKEN, POS_ASSETS_DIR, POS_EMULATOR_URL. */
+  /**
+   * POS_* variables (README, "Configuration"), plus POS_PANEL_TOKEN, POS_ASSETS_DIR, POS_EMULATOR_URL,
+   * and POS_TILL_ID / POS_TILL_LABEL (the desktop shell's till identity and computer name).
+   */
   env: NodeJS.ProcessEnv;
   /** The built till UI when POS_UI_DIR is unset (none: the panel serves the API only). */
   defaultUiDir?: string;
@@ -88,6 +97,11 @@ export async function startEngine(options: StartOptions): Promise<StartedEngine>
   }
   try {
     const seeded = seedDemoAccount(engine.context);
+    const ctx = engine.context;
+    const till = idMaquina.safeParse(env.POS_TILL_ID).success && env.POS_TILL_ID
+      ? { idMaquina: env.POS_TILL_ID, etiqueta: env.POS_TILL_LABEL ?? hostname() }
+      : { idMaquina: loadHeadlessTillIdentity(ctx.config.dataDir, ctx.config).idMaquina, etiqueta: hostname() };
+    if (seeded) seedDemoDevices(ctx, { nifEmisor: seeded.nifEmisor, till });
     if (seeded) await seedDemoShop(engine.context, seeded.nifEmisor);
     const urls = await engine.start();
     const known = seeded ?? (await readDemoKeys(engine.context.config.dataDir));
@@ -96,6 +110,7 @@ export async function startEngine(options: StartOptions): Promise<StartedEngine>
       test: known?.test ?? '',
       live: known?.live ?? '',
       nifEmisor: known?.nifEmisor ?? '',
+      idMaquina: till.idMaquina,
       billingUrl: urls.billing,
       manageUrl: urls.manage,
       panelUrl,
@@ -115,6 +130,7 @@ export async function startEngine(options: StartOptions): Promise<StartedEngine>
       `  LIVE key        ${keys.live}`,
       `  demo issuer     ${keys.nifEmisor} (VeriFactu)`,
       ...DEMO_TICKETBAI_ISSUERS.map((i) => `  demo issuer     ${i.nif} (TicketBAI ${i.provincia}, TEST)`),
+      `  this till       ${till.idMaquina} (${till.etiqueta})`,
       `  keys file       ${keysPath}`,
       'READY',
       '',

@@ -11,6 +11,7 @@ export async function buildBillingApi(ctx: EngineContext): Promise<FastifyInstan
   const app = await buildKeyedApi(ctx, {
     title: 'Billing API',
     description: 'Emisión VeriFactu/TicketBAI y lecturas de facturas y registros',
+    api: 'billing',
   });
   accountRoutes(app, { usage: ctx.usage, clock: ctx.config.clock });
   verifactuRoutes(app, ctx.verifactu);

@@ -7,13 +7,14 @@ import { buildApiServer } from './server';
 /** The common shell of the billing and management APIs: key auth, limits, 404 after auth. */
 export async function buildKeyedApi(
   ctx: EngineContext,
-  meta: { title: string; description: string },
+  meta: { title: string; description: string; api: 'billing' | 'manage' },
 ): Promise<FastifyInstance> {
+  const { api, ...docs } = meta;
   const app = await buildApiServer({
-    ...meta,
+    ...docs,
     ids: ctx.config.ids,
     logger: ctx.logger,
-    allowedHosts: () => allowedHostNames(ctx.config.host),
+    allowedHosts: () => allowedHostNames(ctx.config, ctx.urls[api]),
   });
   registerKeyAuth(app, { accounts: ctx.accounts, usage: ctx.usage, limits: ctx.config.limits, relaySecret: ctx.relaySecret });
   app.setNotFoundHandler(async () => {
@@ -22,6 +23,18 @@ export async function buildKeyedApi(
   return app;
 }
 
-export function allowedHostNames(host: string): string[] {
-  return [...new Set(['127.0.0.1', 'localhost', '[::1]', host])];
+const LOOPBACK = ['127.0.0.1', 'localhost', '[::1]'];
+const WILDCARDS = ['0.0.0.0', '::', '[::]'];
+
+/**
+ * The Host values an API answers to (DNS rebinding). Loopback names as before, whatever the port
+ * (in-process calls carry none of ours). A LAN address in POS_HOST and every POS_ALLOWED_HOSTS
+ * name only with this API's own port (`url`, known once it listens): exact host and port.
+ */
+export function allowedHostNames(config: { host: string; allowedHosts: readonly string[] }, url: string): string[] {
+  const port = /:(\d+)\/?$/.exec(url)?.[1] ?? '';
+  const bracketed = (name: string) => (name.includes(':') && !name.startsWith('[') ? `[${name}]` : name);
+  const host = bracketed(config.host.toLowerCase());
+  const lan = [...(LOOPBACK.includes(host) || WILDCARDS.includes(host) ? [] : [host]), ...config.allowedHosts.map(bracketed)];
+  return [...new Set([...LOOPBACK, ...lan.map((name) => `${name}:${port}`)])];
 }

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { registerClientsManageRoutes } from '../clients/module';
 import { complianceRoutes } from '../compliance/routes';
 import type { EngineContext } from '../context';
+import { deviceRoutes } from '../devices/routes';
 import { webhookRoutes } from '../webhooks/routes';
 import { buildKeyedApi } from './keyed-api';
 
@@ -10,9 +11,11 @@ export async function buildManageApi(ctx: EngineContext): Promise<FastifyInstanc
   const app = await buildKeyedApi(ctx, {
     title: 'Management API',
     description: 'Clientes emisores, webhooks, dispositivos, validación de NIF y cumplimiento',
+    api: 'manage',
   });
   complianceRoutes(app, { declarations: ctx.declarations, publicBaseUrl: () => ctx.urls.manage });
   webhookRoutes(app, ctx.webhooks);
   registerClientsManageRoutes(app, ctx);
+  deviceRoutes(app, { devices: ctx.devices });
   return app;
 }

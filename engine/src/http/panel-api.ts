@@ -14,6 +14,7 @@ import { TILL_UI_CSP } from '../../../src-shared/csp';
 import { syncPanelRoutes } from '../submission/panel-routes';
 import { accountPanelRoutes } from '../account/panel-routes';
 import { clientPanelRoutes } from '../clients/panel-routes';
+import { devicePanelRoutes } from '../devices/panel-routes';
 import { webhookPanelRoutes } from '../webhooks/panel-routes';
 
 export const arranqueSchema = z.object({
@@ -50,7 +51,7 @@ export async function buildPanelApi(ctx: EngineContext, token: string, options: 
     description: 'Interfaz local de caja y soporte',
     ids: ctx.config.ids,
     logger: ctx.logger,
-    allowedHosts: () => allowedHostNames(ctx.config.host),
+    allowedHosts: () => allowedHostNames(ctx.config, ctx.urls.panel),
   });
   app.addHook('onRequest', async (request) => {
     if (request.routeOptions.config?.public === true) return;
@@ -69,6 +70,7 @@ export async function buildPanelApi(ctx: EngineContext, token: string, options: 
   syncPanelRoutes(app, { db: ctx.db, submissions: ctx.submissions, emulatorUrl: () => ctx.config.emulatorUrl });
   webhookPanelRoutes(app, ctx.webhooks.store);
   clientPanelRoutes(app, { clients: ctx.clients, accounts: ctx.accounts, emulatorUrl: () => ctx.config.emulatorUrl });
+  devicePanelRoutes(app, { devices: ctx.devices, accounts: ctx.accounts });
   panelRelayRoutes(app, { targets: options.relay ?? {}, keys: () => readDemoKeys(ctx.config.dataDir), relaySecret: ctx.relaySecret });
   if (ctx.config.uiDir) tillUiRoutes(app, ctx.config.uiDir);
 
@@ -84,6 +86,8 @@ export async function buildPanelApi(ctx: EngineContext, token: string, options: 
         entornos: ['test', 'live'],
         claves: { ...(demo?.test ? { test: demo.test } : {}), ...(demo?.live ? { live: demo.live } : {}) },
         ...(demo?.nifEmisor ? { nifEmisor: demo.nifEmisor } : {}),
+        // The device this engine's own till is registered as (the headless till or the desktop shell's).
+        ...(demo?.idMaquina ? { idDispositivo: demo.idMaquina } : {}),
         carpetaDatos: ctx.config.dataDir,
       };
     },
@@ -95,6 +99,7 @@ const demoKeysSchema = z.object({
   test: z.string().optional(),
   live: z.string().optional(),
   nifEmisor: z.string().optional(),
+  idMaquina: z.string().optional(),
 });
 
 export async function readDemoKeys(dataDir: string): Promise<z.infer<typeof demoKeysSchema> | undefined> {

@@ -94,8 +94,9 @@ export async function buildApiServer(options: ApiOptions): Promise<FastifyInstan
   return app;
 }
 
-export function hostAllowed(host: string | undefined, allowed: readonly string[]): boolean {
-  if (!host) return false;
+export function hostAllowed(header: string | undefined, allowed: readonly string[]): boolean {
+  if (!header) return false;
+  const host = header.toLowerCase();
   const name = host.startsWith('[') ? host.slice(0, host.indexOf(']') + 1) : host.split(':')[0];
   return allowed.includes(host) || allowed.includes(name ?? '');
 }

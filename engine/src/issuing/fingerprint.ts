@@ -49,6 +49,21 @@ export function fingerprintFactura(parsed: unknown, fields: CanonicalFields): st
   return createHash('sha256').update(JSON.stringify(canonical(parsed, fields, null))).digest('hex');
 }
 
+/**
+ * The replay fingerprint of a correction, and which stored fingerprints it matches. idMaquina is
+ * left out — a replay is the same correction whichever till sends it — but a correction stored
+ * before that rule carries it in its fingerprint, so that form still matches.
+ */
+export function correctionFingerprint<T extends { idMaquina?: string | undefined }>(
+  parsed: T,
+  fields: CanonicalFields,
+): { print: string; matches: (stored: unknown) => boolean } {
+  const { idMaquina: _routing, ...content } = parsed;
+  const print = fingerprintFactura(content, fields);
+  const withMachine = parsed.idMaquina === undefined ? print : fingerprintFactura(parsed, fields);
+  return { print, matches: (stored) => stored === print || stored === withMachine };
+}
+
 /** TicketBAI amounts (2 decimals, and up to 8 on detail lines) and rates. */
 export const CAMPOS_CANONICOS_TICKETBAI: CanonicalFields = {
   baseImponible: decimalCanonico,

@@ -99,8 +99,8 @@ describe('A deleted NIF inside its window holds the NIF; after the window it is 
     expectError(await crear(t, anEmpresa(), other.test), 400, 'VALIDATION_ERROR', 'nif');
     t.clock.advance(31 * DAY);
     expect((await crear(t, anEmpresa(), other.test)).statusCode).toBe(201);
-    // The first account no longer sees it, even with incluirEliminados.
-    expectError(await t.manage('GET', '/v1/clientes/B48123459?incluirEliminados=true'), 404, 'NOT_FOUND');
+    // The first account no longer sees it, even with incluirEliminados: it is another account's issuer now.
+    expectError(await t.manage('GET', '/v1/clientes/B48123459?incluirEliminados=true'), 403, 'FORBIDDEN');
   });
 
   it('deleting an autonomo frees its seat for a new one at the limit', async () => {
