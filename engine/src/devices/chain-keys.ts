@@ -1,13 +1,15 @@
 import type { Entorno } from '../../../src-shared/api/common';
+import { numSerieDispositivo } from '../ticketbai/xml';
 
 /**
  * The chain keys of the high-capacity mode, the one place issuing and the devices capability
  * build them:
  * - the issuer's single chain (phases `no_contratada` / `preparacion`, and the centralized
  *   writer `__SHARD0__` in `activa`, which continues it): `${entorno}|${regimen}|${nif}`;
- * - a device's own chain in `activa`: `${entorno}|${regimen}|${nif}|dev:${idMaquina}` — the full
- *   identifier (never its last 30 characters), and the `dev:` marker keeps these keys apart from
- *   any other key built on the issuer's prefix.
+ * - a device's own chain in `activa`: `${entorno}|${regimen}|${nif}|dev:${id}` — VeriFactu uses the
+ *   full identifier; TicketBAI the declared device (its last 30 characters, NumSerieDispositivo),
+ *   because the treasury follows one chain per declared device. The `dev:` marker keeps these keys
+ *   apart from any other key built on the issuer's prefix.
  */
 export type ChainRegimen = 'verifactu' | 'ticketbai';
 
@@ -22,4 +24,9 @@ export function deviceChainKey(regimen: ChainRegimen, entorno: Entorno, nif: str
 }
 
 export const verifactuDeviceChainKey = (entorno: Entorno, nif: string, idMaquina: string) => deviceChainKey('verifactu', entorno, nif, idMaquina);
-export const ticketbaiDeviceChainKey = (entorno: Entorno, nif: string, idMaquina: string) => deviceChainKey('ticketbai', entorno, nif, idMaquina);
+export const ticketbaiDeviceChainKey = (entorno: Entorno, nif: string, idMaquina: string) => deviceChainKey('ticketbai', entorno, nif, numSerieDispositivo(idMaquina));
+
+/** The device's chain key in one regime (see above). */
+export function deviceChainKeyOf(regimen: ChainRegimen, entorno: Entorno, nif: string, idMaquina: string): string {
+  return regimen === 'verifactu' ? verifactuDeviceChainKey(entorno, nif, idMaquina) : ticketbaiDeviceChainKey(entorno, nif, idMaquina);
+}

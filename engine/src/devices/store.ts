@@ -8,7 +8,7 @@ import {
   type FaseAltaCapacidad,
   type ModoCadena,
 } from '../db/schema/devices';
-import { deviceChainKey } from './chain-keys';
+import { deviceChainKeyOf } from './chain-keys';
 
 export type Device = DevicesTable;
 export type SeriesClaim = DeviceSeriesTable;
@@ -213,7 +213,7 @@ export class DeviceStore {
   deviceHasChain(entorno: Entorno, nif: string, idMaquina: string): boolean {
     const device = this.device(entorno, nif, idMaquina);
     if (device?.numeroInstalacion) return true;
-    return (['verifactu', 'ticketbai'] as const).some((regimen) => this.hot.chainExists.first({ chainKey: deviceChainKey(regimen, entorno, nif, idMaquina) }) !== undefined);
+    return (['verifactu', 'ticketbai'] as const).some((regimen) => this.hot.chainExists.first({ chainKey: deviceChainKeyOf(regimen, entorno, nif, idMaquina) }) !== undefined);
   }
 
   /** True when any device of the issuer, in TEST or LIVE, has a chain. */

@@ -28,7 +28,6 @@ import {
   buildTicketBaiAlta,
   buildTicketBaiAnulacion,
   importeTotalFacturaTbai,
-  numSerieDispositivo,
   type FacturaAnteriorTbai,
   type SoftwareTbai,
 } from './xml';
@@ -72,7 +71,7 @@ const statusInvalid = (message: string) => new EngineError(409, 'INVOICE_STATUS_
  * single chain is used.
  */
 export function ticketbaiChainKey(entorno: Entorno, nif: string, idMaquina?: string | null): string {
-  return idMaquina ? ticketbaiDeviceChainKey(entorno, nif, numSerieDispositivo(idMaquina)) : issuerChainKey('ticketbai', entorno, nif);
+  return idMaquina ? ticketbaiDeviceChainKey(entorno, nif, idMaquina) : issuerChainKey('ticketbai', entorno, nif);
 }
 /** Cancellations are not chained in TicketBAI; they get a sequence of their own. */
 function anulacionesChainKey(entorno: string, nif: string): string {

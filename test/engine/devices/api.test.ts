@@ -1,5 +1,5 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import { deviceChainKey } from '../../../engine/src/devices/chain-keys';
+import { ticketbaiDeviceChainKey } from '../../../engine/src/devices/chain-keys';
 import { anEmpresa, crear, expectError, type ClientsEngine } from '../clients/helpers';
 import { makeDevicesEngine, OWN, type DevicesEngine } from './helpers';
 
@@ -361,15 +361,17 @@ describe('Phases are set by the service team (panel API): rules', () => {
 
   it('leaving activa is refused (409 PHASE_LOCKED) once any device has a chain, in either environment or regime', async () => {
     await t.setFase('activa');
-    await register('CAJA-1', 'live');
+    // A device id longer than the 30 characters TicketBAI declares: its chain is keyed by those 30.
+    const largo = `CAJA-1-${'x'.repeat(40)}`;
+    await register(largo, 'live');
     await register('CAJA-2', 'test');
     // Registered devices without invoices: the move back is allowed.
     expect((await t.setFase('preparacion')).statusCode).toBe(200);
     await t.setFase('activa');
-    // The head of CAJA-1's TicketBAI chain in LIVE, as issuing writes it (its record is not needed here).
+    // The head of that device's TicketBAI chain in LIVE, as issuing writes it (its record is not needed here).
     const sqlite = ctx().db.sqlite;
     sqlite.pragma('foreign_keys = OFF');
-    sqlite.prepare('INSERT INTO chains (chainKey, length, lastRegistroId, lastLink) VALUES (?, 1, ?, ?)').run(deviceChainKey('ticketbai', 'live', OWN, 'CAJA-1'), 'reg-1', '{}');
+    sqlite.prepare('INSERT INTO chains (chainKey, length, lastRegistroId, lastLink) VALUES (?, 1, ?, ?)').run(ticketbaiDeviceChainKey('live', OWN, largo), 'reg-1', '{}');
     sqlite.pragma('foreign_keys = ON');
     expectError(await t.setFase('preparacion'), 409, 'PHASE_LOCKED');
     expectError(await t.setFase('no_contratada'), 409, 'PHASE_LOCKED');

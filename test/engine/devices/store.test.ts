@@ -57,10 +57,12 @@ describe('DeviceStore: what issuing reads and writes inside its transaction', ()
   });
 });
 
-describe('Per-device chain keys (chain-keys.ts) are the issuer’s key plus the full identifier', () => {
-  it('for both regimes, apart from the issuer’s single chain', () => {
+describe('Per-device chain keys (chain-keys.ts): the issuer’s key plus the device', () => {
+  it('VeriFactu keys the full identifier; TicketBAI the declared device (its last 30 characters)', () => {
     expect(verifactuDeviceChainKey('test', OWN, 'CAJA-1')).toBe(`test|verifactu|${OWN}|dev:CAJA-1`);
-    expect(ticketbaiDeviceChainKey('live', OWN, 'x'.repeat(64))).toBe(`live|ticketbai|${OWN}|dev:${'x'.repeat(64)}`);
+    const largo = `${'a'.repeat(34)}${'x'.repeat(30)}`;
+    expect(verifactuDeviceChainKey('live', OWN, largo)).toBe(`live|verifactu|${OWN}|dev:${largo}`);
+    expect(ticketbaiDeviceChainKey('live', OWN, largo)).toBe(`live|ticketbai|${OWN}|dev:${'x'.repeat(30)}`);
     expect(deviceChainKey('verifactu', 'test', OWN, 'A')).not.toBe(deviceChainKey('ticketbai', 'test', OWN, 'A'));
   });
 });
