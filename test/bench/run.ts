@@ -4,6 +4,7 @@
  */
 import { coldStart, load, ratio, startServer } from './harness';
 import { benchDrain } from './drain';
+import { profileCrear } from './profile';
 import { benchReads } from './reads';
 import { benchTicketbaiSign } from './ticketbai-sign';
 import { benchVerifactuRecord } from './verifactu-record';
@@ -129,6 +130,10 @@ section('echo');
 if (!only || only === 'cold') {
   await coldStarts(report);
   section('coldStart');
+}
+if (!only || only === 'profile') {
+  report.crearCpuBudget = await profileCrear();
+  section('crearCpuBudget');
 }
 if (!only || only === 'cuenta') {
   await cuenta(report, echo);
