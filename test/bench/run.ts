@@ -1,6 +1,6 @@
 /**
  * `npm run bench`: every figure next to a baseline measured in the same run, printed as JSON.
- * No thresholds: the goals are in DEVELOPERS.md and the issue notes say where we stand.
+ * No thresholds: the goals, the machine and the latest figures are in docs/benchmarks.md.
  */
 import { coldStart, load, ratio, startServer } from './harness';
 import { benchDrain } from './drain';
