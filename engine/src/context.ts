@@ -62,7 +62,7 @@ export function buildContext(config: ResolvedConfig, db: Database, logger: Logge
   const routing = new DeviceRouting(deviceStore, clock, ids);
   const sistema = sistemaInformatico(config, installValue(db, 'numeroInstalacion', () => ids.next('inst')));
   const submissions = new SubmissionWorker(db, clock, ids, logger, config.submission);
-  groupCommit.afterCommit = () => submissions.wake();
+  invoices.onEnqueued = (queueKey) => submissions.enqueued(queueKey);
   submissions.register(new TbaiRestAdapter('araba', config.ticketbai.endpoints));
   submissions.register(new TbaiRestAdapter('gipuzkoa', config.ticketbai.endpoints));
   submissions.register(new LroeAdapter(config.ticketbai.endpoints, (nif) => epigrafeOf(db, nif)));

@@ -10,6 +10,29 @@ export interface ServerHandle {
 
 const here = import.meta.dirname;
 
+/**
+ * Cold start: from spawning `server-process.ts <mode>` to the first 200 of `path` (with the
+ * engine's key), the way a till finds the engine after a reboot. Stops the server after.
+ */
+export async function coldStart(mode: 'echo' | 'engine', path: string, method: 'GET' | 'POST' = 'GET'): Promise<{ firstLineMs: number; first200Ms: number }> {
+  const t0 = performance.now();
+  const server = await startServer(mode);
+  const firstLineMs = performance.now() - t0;
+  try {
+    for (;;) {
+      const res = await fetch(`${server.info.url}${path}`, {
+        method,
+        headers: { 'content-type': 'application/json', 'x-api-key': server.info.key ?? '' },
+        ...(method === 'POST' ? { body: '{}' } : {}),
+      });
+      await res.arrayBuffer();
+      if (res.status === 200) return { firstLineMs: Math.round(firstLineMs), first200Ms: Math.round(performance.now() - t0) };
+    }
+  } finally {
+    await server.stop();
+  }
+}
+
 /** Starts `server-process.ts <mode>` and waits for its first line. */
 export async function startServer(mode: 'echo' | 'engine', extra: string[] = []): Promise<ServerHandle> {
   const child: ChildProcess = spawn(

@@ -56,6 +56,8 @@ async function measure(invoices: number) {
     estadoMicros: await time(2000, (i) => `/v1/facturas/fac_${String((i * 7919) % invoices).padStart(8, '0')}/estado?nifEmisor=B12345674`),
     buscarMicros: await time(2000, (i) => `/v1/facturas/buscar?nifEmisor=B12345674&serie=R&numero=${(i * 7919) % invoices}&fechaExpedicion=20-11-2026`),
     registrosMicros: await time(300, () => '/v1/registros?nifEmisor=B12345674&limite=100'),
+    // The engine runs in this process here: the bench's own few MiB are included.
+    rssMiB: Math.round(process.memoryUsage().rss / 2 ** 20),
   };
   await engine.stop();
   return result;

@@ -1,9 +1,10 @@
 /**
  * `npm run bench`: every figure next to a baseline measured in the same run, printed as JSON.
- * No thresholds: the goals are in DEVELOPERS.md and the issue notes say where we stand.
+ * No thresholds: the goals, the machine and the latest figures are in docs/benchmarks.md.
  */
-import { load, ratio, startServer } from './harness';
+import { coldStart, load, ratio, startServer } from './harness';
 import { benchDrain } from './drain';
+import { profileCrear } from './profile';
 import { benchReads } from './reads';
 import { benchTicketbaiSign } from './ticketbai-sign';
 import { benchVerifactuRecord } from './verifactu-record';
@@ -108,14 +109,52 @@ async function recordBuilding(report: Report): Promise<void> {
   report.verifactuRecordInProcess = { ...result, goal: '>= 110000 records/s (public TypeScript peer ≈ 38000/s)' };
 }
 
+async function coldStarts(report: Report): Promise<void> {
+  const echo = await coldStart('echo', '/echo', 'POST');
+  const engine = await coldStart('engine', '/v1/cuenta');
+  report.coldStart = { echo, engine, ratioToEcho: ratio(engine.first200Ms, Math.max(echo.first200Ms, 1)) };
+}
+
+/** Every section is also written to stderr as it ends, so a failing later section loses nothing. */
+function section(name: string): void {
+  process.stderr.write(`bench ${name}: ${JSON.stringify(report[name])}\n`);
+}
+
+const os = await import('node:os');
 const only = process.argv[2];
-const report: Report = { machine: { node: process.version, cpus: (await import('node:os')).cpus().length } };
+const report: Report = {
+  machine: { node: process.version, cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model, memoryGiB: Math.round(os.totalmem() / 2 ** 30) },
+};
 const echo = await httpBaseline(report);
-if (!only || only === 'cuenta') await cuenta(report, echo);
-if (!only || only === 'crear') await verifactuCrear(report, echo);
-if (!only || only === 'record') await recordBuilding(report);
-if (!only || only === 'tbai') await ticketbai(report, echo);
-if (!only || only === 'reads') report.readsAtScale = await benchReads();
+section('echo');
+if (!only || only === 'cold') {
+  await coldStarts(report);
+  section('coldStart');
+}
+if (!only || only === 'profile') {
+  report.crearCpuBudget = await profileCrear();
+  section('crearCpuBudget');
+}
+if (!only || only === 'cuenta') {
+  await cuenta(report, echo);
+  section('cuenta');
+}
+if (!only || only === 'crear') {
+  await verifactuCrear(report, echo);
+  section('verifactuCrear');
+}
+if (!only || only === 'record') {
+  await recordBuilding(report);
+  section('verifactuRecordInProcess');
+}
+if (!only || only === 'tbai') {
+  await ticketbai(report, echo);
+  section('ticketbaiCrear');
+}
+if (!only || only === 'reads') {
+  report.readsAtScale = await benchReads();
+  section('readsAtScale');
+}
 if (!only || only === 'drain') {
   const one = await benchDrain(undefined, 1);
   const four = await benchDrain(undefined, 4);
@@ -124,5 +163,6 @@ if (!only || only === 'drain') {
     fourObligados: { ...four, ratioToRawUpdates: ratio(four.drainRecordsPerSecond, four.rawSqliteUpdatesPerSecond) },
     goal: '>= 5000 records/s',
   };
+  section('backlogDrain');
 }
 process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);

@@ -1,6 +1,7 @@
 import type { Entorno } from '../../../src-shared/api/common';
 import type { EstadoCuenta } from '../../../src-shared/api/cuenta';
 import type { Database } from '../db/database';
+import { ReadCache } from '../db/read-cache';
 import type { AccountsTable } from '../db/schema/accounts';
 import type { ApiKeysTable } from '../db/schema/api-keys';
 import type { Clock } from '../platform/clock';
@@ -19,6 +20,7 @@ export class AccountStore {
   // Every keyed request runs these two: built once.
   private readonly keyByHash;
   private readonly accountById;
+  private readonly activeKeys: ReadCache<ActiveKey | undefined>;
 
   constructor(
     private readonly db: Database,
@@ -29,14 +31,21 @@ export class AccountStore {
       db.kysely.selectFrom('api_keys').selectAll().where('keyHash', '=', slot('keyHash')),
     );
     this.accountById = db.prepare<Account, 'id'>((slot) => db.kysely.selectFrom('accounts').selectAll().where('id', '=', slot('id')));
+    this.activeKeys = new ReadCache(db);
   }
 
-  /** The key and its account, or undefined when the key is unknown or revoked. */
+  /**
+   * The key and its account, or undefined when the key is unknown or revoked. Cached by key hash
+   * until any account or key changes (ReadCache); callers must not modify what it returns.
+   */
   findActiveKey(rawKey: string): ActiveKey | undefined {
-    const key = this.keyByHash.first({ keyHash: hashApiKey(rawKey) });
-    if (!key || key.revocadoEn !== null) return undefined;
-    const account = this.accountById.first({ id: key.accountId });
-    return account ? { key, account } : undefined;
+    const keyHash = hashApiKey(rawKey);
+    return this.activeKeys.get(keyHash, () => {
+      const key = this.keyByHash.first({ keyHash });
+      if (!key || key.revocadoEn !== null) return undefined;
+      const account = this.accountById.first({ id: key.accountId });
+      return account ? { key, account } : undefined;
+    });
   }
 
   getAccount(id: string): Account | undefined {

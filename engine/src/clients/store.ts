@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Entorno, Hacienda } from '../../../src-shared/api/common';
 import type { Database } from '../db/database';
+import { ReadCache } from '../db/read-cache';
 import type { IssuerDetailsTable } from '../db/schema/clients';
 import type { IssuersTable } from '../db/schema/issuers';
 import type { Clock } from '../platform/clock';
@@ -65,16 +66,24 @@ function split(row: JoinedRow): ClientRecord {
 
 /** The issuer clients (emisores): the rows issuing and reads need, and the client lifecycle's. */
 export class IssuerStore {
+  // Issuer admission runs it on every issuing request: built once, cached until issuers change.
+  private readonly byEntornoNif;
+  private readonly found: ReadCache<Issuer | undefined>;
+
   constructor(
     private readonly db: Database,
     private readonly clock: Clock,
     private readonly ids: IdGenerator,
-  ) {}
-
-  find(entorno: Entorno, nif: string): Issuer | undefined {
-    return this.db.first(
-      this.db.kysely.selectFrom('issuers').selectAll().where('entorno', '=', entorno).where('nif', '=', nif),
+  ) {
+    this.byEntornoNif = db.prepare<Issuer, 'entorno' | 'nif'>((slot) =>
+      db.kysely.selectFrom('issuers').selectAll().where('entorno', '=', slot('entorno') as Entorno).where('nif', '=', slot('nif')),
     );
+    this.found = new ReadCache(db);
+  }
+
+  /** The issuer of `nif` in `entorno`; callers must not modify what it returns (it may be cached). */
+  find(entorno: Entorno, nif: string): Issuer | undefined {
+    return this.found.get(`${entorno}|${nif}`, () => this.byEntornoNif.first({ entorno, nif }));
   }
 
   /** The issuer when it belongs to the account in that environment; undefined otherwise. */

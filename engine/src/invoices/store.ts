@@ -88,6 +88,8 @@ const JOB_COLUMNS = [
 export class InvoiceStore {
   /** The statements every issuing request runs, built once (see Database.prepare). */
   private readonly hot;
+  /** Told, after COMMIT, of every record queued for submission (wakes the submission worker). */
+  onEnqueued: (queueKey: string) => void = () => {};
 
   constructor(
     private readonly db: Database,
@@ -198,6 +200,7 @@ export class InvoiceStore {
       creadoEn: now,
       idLote: null,
     });
+    this.db.onCommit(() => this.onEnqueued(queueKey));
   }
 
   insertRefs(

@@ -16,9 +16,6 @@ export class GroupCommit {
   private queue: Pending[] = [];
   private scheduled = false;
 
-  /** Called after every successful shared commit (wakes the submission worker). */
-  afterCommit: () => void = () => {};
-
   constructor(
     private readonly db: Database,
     private readonly maxBatch = 512,
@@ -57,7 +54,6 @@ export class GroupCommit {
       for (const item of batch) item.reject(error);
       return;
     }
-    this.afterCommit();
     batch.forEach((item, i) => {
       const outcome = outcomes[i];
       if (outcome?.ok) item.resolve(outcome.value);

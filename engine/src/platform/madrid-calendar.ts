@@ -19,9 +19,17 @@ export interface MadridParts {
   second: number;
 }
 
-export function madridParts(instant: Date): MadridParts {
+const MINUTE_MS = 60_000;
+// Every request reads its month (quota) here, and Intl formatting costs microseconds: Madrid's
+// offset is formatted once per UTC minute (every time-zone change falls on a whole minute), then
+// the wall clock is plain UTC arithmetic on the shifted instant.
+const offsetByMinute = new Map<number, number>();
+let lastMinute = Number.NaN;
+let lastOffsetMs = 0;
+
+function formattedParts(instantMs: number): MadridParts {
   const out: Record<string, number> = {};
-  for (const p of partsFormatter.formatToParts(instant)) {
+  for (const p of partsFormatter.formatToParts(instantMs)) {
     if (p.type !== 'literal') out[p.type] = Number(p.value);
   }
   return {
@@ -31,6 +39,33 @@ export function madridParts(instant: Date): MadridParts {
     hour: out.hour ?? 0,
     minute: out.minute ?? 0,
     second: out.second ?? 0,
+  };
+}
+
+function madridOffsetMs(instantMs: number): number {
+  const minute = Math.floor(instantMs / MINUTE_MS);
+  if (minute === lastMinute) return lastOffsetMs;
+  let offset = offsetByMinute.get(minute);
+  if (offset === undefined) {
+    const p = formattedParts(minute * MINUTE_MS);
+    offset = Date.UTC(p.year, p.month - 1, p.day, p.hour, p.minute, p.second) - minute * MINUTE_MS;
+    if (offsetByMinute.size >= 4096) offsetByMinute.clear();
+    offsetByMinute.set(minute, offset);
+  }
+  lastMinute = minute;
+  lastOffsetMs = offset;
+  return offset;
+}
+
+export function madridParts(instant: Date): MadridParts {
+  const wall = new Date(instant.getTime() + madridOffsetMs(instant.getTime()));
+  return {
+    year: wall.getUTCFullYear(),
+    month: wall.getUTCMonth() + 1,
+    day: wall.getUTCDate(),
+    hour: wall.getUTCHours(),
+    minute: wall.getUTCMinutes(),
+    second: wall.getUTCSeconds(),
   };
 }
 

@@ -1,3 +1,4 @@
+import type BetterSqlite3 from 'better-sqlite3';
 import { sql } from 'kysely';
 import type { Entorno } from '../../../src-shared/api/common';
 import type { Database } from '../db/database';
@@ -75,6 +76,23 @@ export class SubmissionWorker {
   private readonly loop: PollLoop;
   /** Set by stop(): no new submission is chained onto one in flight. */
   private stopping = false;
+  /**
+   * What the last pass learnt about queues that were not due: when each becomes due by time, and
+   * how many more records would fill its next submission. A commit that enqueues into one of
+   * them wakes the worker only when that room runs out; the earliest time sets the next pass. A
+   * queue not in here (new, or just processed) wakes the worker at its next record.
+   */
+  private waiting = new Map<string, { dueAt: number; room: number }>();
+  // Every pass runs these: built once (kysely compiling per call showed in the profile).
+  private readonly sql: {
+    queuesWithJobs: BetterSqlite3.Statement<[], { queueKey: string; entorno: string }>;
+    paused: BetterSqlite3.Statement<[], { entorno: string }>;
+    pausedOne: BetterSqlite3.Statement<[string], { pausado: number }>;
+    queueState: BetterSqlite3.Statement<[string], QueueState>;
+    openBatch: BetterSqlite3.Statement<[string], Batch>;
+    openBatchExcept: BetterSqlite3.Statement<[string, string], Batch>;
+    pendingAtLeast: BetterSqlite3.Statement<[string, number], { n: number }>;
+  };
 
   constructor(
     private readonly db: Database,
@@ -84,7 +102,33 @@ export class SubmissionWorker {
     private readonly config: SubmissionConfig,
   ) {
     this.register(new AeatAdapter(config.aeat));
-    this.loop = new PollLoop('submission', () => this.tick(), () => this.config.pollMs, logger);
+    this.loop = new PollLoop('submission', () => this.tick(), () => this.nextPassInMs(), logger);
+    const sqlite = db.sqlite;
+    this.sql = {
+      // The distinct queues by hopping through the (queueKey, estado) index, one seek per queue,
+      // instead of reading every pending job (a backlog of 100 k jobs is 100 k index entries).
+      queuesWithJobs: sqlite.prepare(`
+        WITH RECURSIVE q(queueKey) AS (
+          SELECT (SELECT MIN(queueKey) FROM submission_jobs)
+          UNION ALL
+          SELECT (SELECT MIN(queueKey) FROM submission_jobs WHERE queueKey > q.queueKey) FROM q WHERE q.queueKey IS NOT NULL
+        )
+        SELECT queueKey, (SELECT entorno FROM submission_jobs j WHERE j.queueKey = q.queueKey LIMIT 1) AS entorno
+        FROM q WHERE queueKey IS NOT NULL`),
+      paused: sqlite.prepare('SELECT entorno FROM submission_control WHERE pausado = 1'),
+      pausedOne: sqlite.prepare('SELECT pausado FROM submission_control WHERE entorno = ?'),
+      queueState: sqlite.prepare('SELECT * FROM submission_queues WHERE queueKey = ?'),
+      openBatch: sqlite.prepare(
+        "SELECT * FROM submission_batches WHERE queueKey = ? AND estado = 'pendiente_respuesta' ORDER BY creadoEn, id LIMIT 1",
+      ),
+      openBatchExcept: sqlite.prepare(
+        "SELECT * FROM submission_batches WHERE queueKey = ? AND estado = 'pendiente_respuesta' AND id != ? ORDER BY creadoEn, id LIMIT 1",
+      ),
+      // Counted in SQLite up to the cap: no row reaches JavaScript.
+      pendingAtLeast: sqlite.prepare(
+        "SELECT COUNT(*) AS n FROM (SELECT 1 FROM submission_jobs WHERE queueKey = ? AND estado = 'pendiente' LIMIT ?)",
+      ),
+    };
   }
 
   /** Adds an authority (TicketBAI treasuries register theirs). */
@@ -113,6 +157,28 @@ export class SubmissionWorker {
     this.loop.wake();
   }
 
+  /**
+   * A record was committed into `queueKey` (the invoice store calls this after COMMIT). Under load
+   * most commits go into queues waiting out TiempoEsperaEnvio: those need no pass until their
+   * submission is full or their time comes, so no pass (and no query) runs for them.
+   */
+  enqueued(queueKey: string): void {
+    const waiting = this.waiting.get(queueKey);
+    if (waiting) {
+      waiting.room -= 1;
+      if (waiting.room > 0) return;
+      this.waiting.delete(queueKey);
+    }
+    this.loop.wake();
+  }
+
+  /** The idle poll, or sooner when a waiting queue becomes due before it. */
+  private nextPassInMs(): number {
+    let earliest = Infinity;
+    for (const { dueAt } of this.waiting.values()) earliest = Math.min(earliest, dueAt);
+    return Math.max(0, Math.min(this.config.pollMs, earliest - this.clock.now().getTime()));
+  }
+
   /** One pass: every due queue sends at most one submission. Returns how many were sent. */
   async tick(): Promise<number> {
     const due = this.dueQueues();
@@ -138,54 +204,51 @@ export class SubmissionWorker {
   }
 
   private dueQueues(): string[] {
-    const now = this.clock.now().toISOString();
-    const paused = new Set(
-      this.db.all(this.db.kysely.selectFrom('submission_control').select('entorno').where('pausado', '=', 1)).map((r) => r.entorno),
-    );
-    const queues = this.db.all(
-      this.db.kysely.selectFrom('submission_jobs').select(['queueKey', 'entorno']).distinct(),
-    );
+    const nowDate = this.clock.now();
+    const now = nowDate.toISOString();
+    const paused = new Set(this.sql.paused.all().map((r) => r.entorno));
+    const waiting = new Map<string, { dueAt: number; room: number }>();
     const out: string[] = [];
-    for (const { queueKey, entorno } of queues) {
-      if (paused.has(entorno)) continue;
+    for (const { queueKey, entorno } of this.sql.queuesWithJobs.all()) {
+      if (paused.has(entorno)) {
+        // Resuming wakes the worker (panel), so a paused queue waits on nothing here.
+        waiting.set(queueKey, { dueAt: Infinity, room: Infinity });
+        continue;
+      }
       const state = this.queueState(queueKey);
-      if (state?.reintentoEn && state.reintentoEn > now) continue;
+      if (state?.reintentoEn && state.reintentoEn > now) {
+        waiting.set(queueKey, { dueAt: Date.parse(state.reintentoEn), room: Infinity });
+        continue;
+      }
       const waitOver = !state?.siguienteEnvioEn || state.siguienteEnvioEn <= now;
       const full = this.adapters.get(autoridadOf(queueKey))?.maxRecords ?? 1;
+      const dueAt = state?.siguienteEnvioEn ? Date.parse(state.siguienteEnvioEn) : nowDate.getTime();
       // A resend honours TiempoEsperaEnvio too; only a full submission may go before it ends.
       const open = this.openBatch(queueKey);
       if (open) {
         if (waitOver || open.numRegistros >= full) out.push(queueKey);
+        // New records do not change an open submission: only time makes it due.
+        else waiting.set(queueKey, { dueAt, room: Infinity });
         continue;
       }
-      if (waitOver || this.pendingCount(queueKey, full) >= full) out.push(queueKey);
+      const pending = this.pendingCount(queueKey, full);
+      if (waitOver || pending >= full) out.push(queueKey);
+      else waiting.set(queueKey, { dueAt, room: full - pending });
     }
+    this.waiting = waiting;
     return out;
   }
 
   private queueState(queueKey: string): QueueState | undefined {
-    return this.db.first(this.db.kysely.selectFrom('submission_queues').selectAll().where('queueKey', '=', queueKey));
+    return this.sql.queueState.get(queueKey);
   }
 
   private openBatch(queueKey: string, exceptId?: string): Batch | undefined {
-    let q = this.db.kysely
-      .selectFrom('submission_batches')
-      .selectAll()
-      .where('queueKey', '=', queueKey)
-      .where('estado', '=', 'pendiente_respuesta');
-    if (exceptId) q = q.where('id', '!=', exceptId);
-    return this.db.first(q.orderBy('creadoEn').orderBy('id').limit(1));
+    return exceptId === undefined ? this.sql.openBatch.get(queueKey) : this.sql.openBatchExcept.get(queueKey, exceptId);
   }
 
   private pendingCount(queueKey: string, cap: number): number {
-    return this.db.all(
-      this.db.kysely
-        .selectFrom('submission_jobs')
-        .select('id')
-        .where('queueKey', '=', queueKey)
-        .where('estado', '=', 'pendiente')
-        .limit(cap),
-    ).length;
+    return this.sql.pendingAtLeast.get(queueKey, cap)?.n ?? 0;
   }
 
   /**
@@ -241,9 +304,7 @@ export class SubmissionWorker {
   }
 
   private isPaused(entorno: Entorno): boolean {
-    return (
-      this.db.first(this.db.kysely.selectFrom('submission_control').select('pausado').where('entorno', '=', entorno))?.pausado === 1
-    );
+    return this.sql.pausedOne.get(entorno)?.pausado === 1;
   }
 
   /**

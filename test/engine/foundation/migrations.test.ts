@@ -155,3 +155,31 @@ describe('20261122T1300Z-submission', () => {
 
 // 20261122T1500Z-webhooks is tested in test/engine/webhooks/store.test.ts and
 // 20261122T1600Z-clients (its data migration of existing issuers) in test/engine/clients/exencion.test.ts.
+
+describe('20261125T1616Z-read-cache-generation', () => {
+  it('every insert, update and delete of an account, key or issuer bumps the generation; other tables do not', async () => {
+    const db = Database.open(mkdtempSync(path.join(tmpdir(), 'mig-')));
+    await db.migrate();
+    const generation = () => (db.sqlite.prepare('SELECT generation FROM read_cache_generation').get() as { generation: number }).generation;
+    const steps = [
+      "INSERT INTO accounts VALUES ('a','B12345674','X','basico','activa',1,NULL,NULL,'t')",
+      "INSERT INTO api_keys VALUES ('k','a','test','h','sk_test_','t',NULL,NULL)",
+      "INSERT INTO issuers VALUES ('i','a','test','B12345674','X','verifactu','activo','pendiente','unica','no_contratada','t','t')",
+      "UPDATE accounts SET facturacionActiva = 0",
+      "UPDATE api_keys SET revocadoEn = 't2'",
+      "UPDATE issuers SET estado = 'inactivo'",
+      'DELETE FROM issuers',
+      'DELETE FROM api_keys',
+      'DELETE FROM accounts',
+    ];
+    let before = generation();
+    for (const step of steps) {
+      db.sqlite.exec(step);
+      expect(generation(), step).toBe(before + 1);
+      before = generation();
+    }
+    db.sqlite.exec("INSERT INTO settings VALUES ('x','y')");
+    expect(generation()).toBe(before);
+    await db.close();
+  });
+});

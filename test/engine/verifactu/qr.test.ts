@@ -1,6 +1,8 @@
+import { createHash } from 'node:crypto';
 import jsQR from 'jsqr';
 import { PNG } from 'pngjs';
 import { describe, expect, it } from 'vitest';
+import { qrPng as renderQrPng } from '../../../engine/src/qr/png';
 import { javaUrlEncode, qrPng, qrPngBase64, urlValidacion } from '../../../engine/src/verifactu/qr';
 
 function decode(png: Buffer): string | undefined {
@@ -70,5 +72,26 @@ describe('QR image: ISO/IEC 18004, error correction level M, PNG', () => {
     const png = await qrPng(OFFICIAL);
     expect(png.subarray(0, 8).toString('hex')).toBe('89504e470d0a1a0a');
     expect(await qrPngBase64(OFFICIAL)).toBe(png.toString('base64'));
+  });
+});
+
+describe('QR image: the cheaper PNG encoding draws the very same pixels as before', () => {
+  // SHA-256 of the decoded RGBA pixels of the PNGs the engine wrote before issue 16 (filter None
+  // on every row): printed and reprinted QRs look the same across the change, module for module.
+  it.each([
+    [OFFICIAL, 212, '666cec6ac1f068c9518cf92fd7fa7b1f6406bdd2971bde39a9b7976bd195b8fd'],
+    [
+      'https://www2.agenciatributaria.gob.es/wlpl/TIKE-CONT/ValidarQR?nif=B12345674&numserie=FACTURA-2026%2F000123&fecha=20-11-2026&importe=1234567.89',
+      228,
+      '5cf7c444ff385fc87bed5923f8b6b7065890a64e22f6c5eb7e770348c33a9a6f',
+    ],
+    ['https://batuz.eus/QRTBAI/?id=TBAI-A58818501-201126-btlSSSiqbUyZ0-095&s=B&nf=000123&i=12.10&cr=123', 196, 'b47c22a15fc72333af69ff0cf46a3a8dd02ca1184fc6bb36b0f706a9c07d7c9c'],
+  ])('%s: %i px wide, same pixels, decodes to the URL', (url, width, pixels) => {
+    const png = renderQrPng(url);
+    const img = PNG.sync.read(png);
+    expect(img.width).toBe(width);
+    expect(img.height).toBe(width);
+    expect(createHash('sha256').update(img.data).digest('hex')).toBe(pixels);
+    expect(decode(png)).toBe(url);
   });
 });
