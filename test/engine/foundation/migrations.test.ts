@@ -164,7 +164,7 @@ describe('20261125T1616Z-read-cache-generation', () => {
     const steps = [
       "INSERT INTO accounts VALUES ('a','B12345674','X','basico','activa',1,NULL,NULL,'t')",
       "INSERT INTO api_keys VALUES ('k','a','test','h','sk_test_','t',NULL,NULL)",
-      "INSERT INTO issuers VALUES ('i','a','test','B12345674','X','verifactu','activo','pendiente','unica','no_contratada','t','t')",
+      "INSERT INTO issuers VALUES ('i','a','test','B12345674','X','verifactu','activo','pendiente','t','t')",
       "UPDATE accounts SET facturacionActiva = 0",
       "UPDATE api_keys SET revocadoEn = 't2'",
       "UPDATE issuers SET estado = 'inactivo'",
