@@ -4,6 +4,7 @@ import { useEffect } from 'react';
 import { InvoicesScreen } from '../features/invoices/InvoicesScreen';
 import { SaleScreen } from '../features/sale/SaleScreen';
 import { SettingsScreen } from '../features/settings/SettingsScreen';
+import { useSync } from '../features/sync/store';
 import { SyncScreen } from '../features/sync/SyncScreen';
 import { SCREENS, useSession, useT, type Screen } from './session';
 
@@ -23,6 +24,15 @@ export function App() {
   const entorno = useSession((s) => s.entorno);
   const idMaquina = useSession((s) => s.idMaquina);
   const setScreen = useSession((s) => s.setScreen);
+
+  // Away from the sync view (which polls every second), the authorities' reachability is read
+  // every few seconds so the sale screen can say when one is unreachable.
+  useEffect(() => {
+    if (state !== 'ready' || screen === 'sync') return;
+    void useSync.getState().refresh();
+    const timer = setInterval(() => void useSync.getState().refresh(), 3000);
+    return () => clearInterval(timer);
+  }, [state, screen]);
 
   useEffect(() => {
     void useSession.getState().boot();

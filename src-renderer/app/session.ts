@@ -4,9 +4,11 @@ import { create } from 'zustand';
 import { clienteEnvelopeSchema } from '../../src-shared/api/clientes';
 import type { Entorno, Hacienda } from '../../src-shared/api/common';
 import type { AppInfo, DeviceInfo } from '../../src-shared/bridge';
-import { createEngineClient, describeError, type EngineClient } from '../api/engine-client';
+import { createEngineClient, type EngineClient } from '../api/engine-client';
+import { explainError, type Problem } from '../api/problems';
 import { arranqueSchema, type Arranque } from '../api/panel-schemas';
 import { isLang, translate, type DynamicKey, type Lang, type MessageKey } from '../i18n';
+import { DEFAULT_TIME_ZONE, formatAge, formatDateTime, formatDecimal, formatMoney, formatTime, TIME_ZONES } from '../i18n/format';
 import { tillBridge } from '../platform/bridge';
 import { pageHash, pageHref, replacePageUrl, sessionGet, sessionSet, setPageLang } from '../platform/page';
 import { browserStore, type KeyValueStore } from '../platform/storage';
@@ -21,10 +23,18 @@ export interface Emisor {
   hacienda: Hacienda;
 }
 
+/** The language of the customer's ticket: a shop setting, apart from the staff's UI language. */
+export const IDIOMAS_TICKET = ['es', 'eu', 'es-eu'] as const;
+export type IdiomaTicket = (typeof IDIOMAS_TICKET)[number];
+
 export interface TillSettings {
   serie: string;
   ancho: 80 | 58;
   imprimirAlCobrar: boolean;
+  /** Spanish by default; Basque or bilingual where the shop chooses. */
+  idiomaTicket: IdiomaTicket;
+  /** The shop's clock for every time and date shown (Europe/Madrid by default). */
+  zonaHoraria: string;
 }
 
 export interface SessionState {
@@ -48,6 +58,8 @@ export interface SessionState {
   setEmisor(nif: string): Promise<void>;
   updateSettings(patch: Partial<TillSettings>): void;
   t(key: MessageKey | DynamicKey, vars?: Record<string, string | number>): string;
+  /** Any error of the till's calls, explained in the staff's language. */
+  problem(error: unknown): Problem;
 }
 
 const TOKEN_KEY = 'till.panelToken';
@@ -82,7 +94,15 @@ function randomId(prefix: string): string {
 function loadSettings(store: KeyValueStore, idMaquina: string): TillSettings {
   const serie = store.get('till.serie') ?? defaultSerie(idMaquina);
   const ancho = store.get('till.ancho') === '58' ? 58 : 80;
-  return { serie, ancho, imprimirAlCobrar: store.get('till.imprimirAlCobrar') === '1' };
+  const idioma = store.get('till.idiomaTicket');
+  const zona = store.get('till.zonaHoraria');
+  return {
+    serie,
+    ancho,
+    imprimirAlCobrar: store.get('till.imprimirAlCobrar') === '1',
+    idiomaTicket: (IDIOMAS_TICKET as readonly string[]).includes(idioma ?? '') ? (idioma as IdiomaTicket) : 'es',
+    zonaHoraria: zona && (TIME_ZONES as readonly string[]).includes(zona) ? zona : DEFAULT_TIME_ZONE,
+  };
 }
 
 function screenFromHash(): Screen {
@@ -105,11 +125,12 @@ export const useSession = create<SessionState>((set, get) => {
     idMaquina: '',
     deviceInfo: undefined,
     appInfo: undefined,
-    settings: { serie: 'T', ancho: 80, imprimirAlCobrar: false },
+    settings: { serie: 'T', ancho: 80, imprimirAlCobrar: false, idiomaTicket: 'es', zonaHoraria: DEFAULT_TIME_ZONE },
     store,
 
     async boot() {
       set({ state: 'loading', error: undefined, screen: screenFromHash() });
+      setPageLang(get().lang);
       try {
         const found = await findToken();
         if (!found) {
@@ -132,7 +153,7 @@ export const useSession = create<SessionState>((set, get) => {
         await get().setEmisor(store.get(`till.emisor.${get().entorno}`) ?? arranque.nifEmisor ?? '');
         set({ state: 'ready' });
       } catch (error) {
-        set({ state: 'error', error: `${get().t('app.errorArranque')}: ${describeError(error)}` });
+        set({ state: 'error', error: `${get().t('app.errorArranque')}: ${explainError(get().lang, error).mensaje}` });
       }
     },
 
@@ -175,11 +196,17 @@ export const useSession = create<SessionState>((set, get) => {
       store.set('till.serie', settings.serie);
       store.set('till.ancho', String(settings.ancho));
       store.set('till.imprimirAlCobrar', settings.imprimirAlCobrar ? '1' : '0');
+      store.set('till.idiomaTicket', settings.idiomaTicket);
+      store.set('till.zonaHoraria', settings.zonaHoraria);
       set({ settings });
     },
 
     t(key, vars) {
       return translate(get().lang, key, vars);
+    },
+
+    problem(error) {
+      return explainError(get().lang, error);
     },
   };
 });
@@ -188,4 +215,18 @@ export const useSession = create<SessionState>((set, get) => {
 export function useT(): (key: MessageKey | DynamicKey, vars?: Record<string, string | number>) => string {
   const lang = useSession((s) => s.lang);
   return (key, vars) => translate(lang, key, vars);
+}
+
+/** Numbers and clocks in the staff's language and the shop's time zone, re-rendering on change. */
+export function useFormat() {
+  const lang = useSession((s) => s.lang);
+  const zona = useSession((s) => s.settings.zonaHoraria);
+  return {
+    lang,
+    money: (v: string | undefined) => formatMoney(lang, v),
+    amount: (v: string | undefined) => formatDecimal(lang, v),
+    dateTime: (iso: string | Date | null | undefined) => formatDateTime(lang, zona, iso),
+    time: (iso: string | Date | null | undefined) => formatTime(lang, zona, iso),
+    age: (iso: string | null | undefined, now: Date) => formatAge(lang, iso, now),
+  };
 }

@@ -8,6 +8,8 @@ export const colaSchema = z.object({
   autoridad: z.string(),
   obligado: z.string(),
   pendientes: z.number().int(),
+  /** When the oldest record still waiting in this queue was created (null: nothing waits). */
+  masAntiguoEn: z.string().nullable().optional(),
   siguienteEnvioEn: z.string().nullable(),
   reintentoEn: z.string().nullable(),
   /** When the worker will next try: the later of the flow-control wait and the back-off. */
@@ -20,7 +22,7 @@ export const colaSchema = z.object({
 
 export const syncResumenSchema = z.object({
   pausado: z.object({ test: z.boolean(), live: z.boolean() }),
-  /** Records still in flight by estadoEnvio, and rejected ones, per environment. */
+  /** Records still in flight by estadoEnvio, and rejections not yet superseded (corrected or cancelled), per environment. */
   porEstadoEnvio: z.record(z.string(), z.record(z.string(), z.number().int())),
   rechazados: z.record(z.string(), z.number().int()),
   colas: z.array(colaSchema),

@@ -13,7 +13,7 @@ describe('Receipts built by the renderer pass main’s zod check (src-shared/bri
     const receipt = buildReceipt({
       ancho: 58,
       emisor: { nif: 'B12345674', nombre: 'COMERCIAL DEMO SL' },
-      titulo: 'FACTURA SIMPLIFICADA',
+      idioma: 'es',
       numeroFactura: 'TABCD1',
       fechaExpedicion: '22-11-2026',
       hora: '12:30:00',
@@ -28,7 +28,7 @@ describe('Receipts built by the renderer pass main’s zod check (src-shared/bri
   });
 
   it('a reprint of an invoice the till has no lines for keeps the engine’s totals', () => {
-    const receipt = buildReceiptFromTotals({ ancho: 80, emisor: { nif: 'B12345674', nombre: 'B12345674' }, titulo: 'FACTURA SIMPLIFICADA', numeroFactura: 'BL9', fechaExpedicion: '22-11-2026', tipoFactura: 'F2', qr, copia: true, importeTotal: '12.10', cuotaTotal: '2.10', descripcion: 'Venta' });
+    const receipt = buildReceiptFromTotals({ ancho: 80, emisor: { nif: 'B12345674', nombre: 'B12345674' }, idioma: 'es', numeroFactura: 'BL9', fechaExpedicion: '22-11-2026', tipoFactura: 'F2', qr, copia: true, importeTotal: '12.10', cuotaTotal: '2.10', descripcion: 'Venta' });
     expect(receiptSchema.parse(receipt)).toMatchObject({ importeTotal: '12.10', cuotaTotal: '2.10', copia: true, lineas: [] });
   });
 });
