@@ -158,7 +158,8 @@ export const useSale = create<SaleState>((set, get) => {
       const negative = mode.kind === 'devolucion';
       const descripcion = draft.descripcion.trim();
       if (!descripcion) return refuse('descripcion', 'campo.descripcionVacia');
-      const cantidad = readAmount(draft.cantidad || '1', 3, negative);
+      // Read with its sign, so a negative quantity in a sale is told apart from a typo.
+      const cantidad = readAmount(draft.cantidad || '1', 3, true);
       if (!cantidad.ok) return refuse('cantidad', `campo.${cantidad.problem}`, { n: 3 });
       if (Number(cantidad.value) === 0) return refuse('cantidad', 'campo.cantidadCero');
       if (!negative && cantidad.value.startsWith('-')) return refuse('cantidad', 'campo.cantidadPositiva');

@@ -9,7 +9,7 @@ import { explainSendError } from '../../api/problems';
 import { ProblemBanner } from '../../app/ProblemBanner';
 import { useFormat, useSession, useT } from '../../app/session';
 import { hasMessage } from '../../i18n';
-import { emuladoresDeEmisores, emuladoresVisibles, enVuelo, LENTO_MS, useSync, type Falla, type SyncResumen } from './store';
+import { autoridadesVista, emuladoresDeEmisores, emuladoresVisibles, enVuelo, LENTO_MS, useSync, type Falla, type SyncResumen } from './store';
 import { ChainCheck } from './ChainCheck';
 
 const ENTORNOS: Entorno[] = ['test', 'live'];
@@ -32,37 +32,6 @@ function usePolling(fn: () => Promise<void>, ms: number) {
 }
 
 type Cola = SyncResumen['colas'][number];
-
-/** One authority in one environment, summed over its queues (one per issuer). */
-interface AutoridadVista {
-  autoridad: string;
-  entorno: Entorno;
-  alcanzable: boolean | null;
-  pendientes: number;
-  masAntiguoEn: string | null;
-  proximoIntentoEn: string | null;
-  ultimoError: string | null;
-  ultimoErrorEn: string | null;
-}
-
-export function autoridadesVista(r: SyncResumen | undefined): AutoridadVista[] {
-  if (!r) return [];
-  return r.autoridades.map((a) => {
-    const colas = r.colas.filter((c) => c.autoridad === a.autoridad && c.entorno === a.entorno);
-    const min = (xs: (string | null | undefined)[]) => xs.filter((x): x is string => !!x).sort()[0] ?? null;
-    const conError = colas.filter((c) => c.ultimoError).sort((x, y) => (y.ultimoErrorEn ?? '').localeCompare(x.ultimoErrorEn ?? ''))[0];
-    return {
-      autoridad: a.autoridad,
-      entorno: a.entorno,
-      alcanzable: a.alcanzable,
-      pendientes: colas.reduce((n, c) => n + c.pendientes, 0),
-      masAntiguoEn: min(colas.map((c) => c.masAntiguoEn)),
-      proximoIntentoEn: min(colas.filter((c) => c.pendientes > 0).map((c) => c.proximoIntentoEn)),
-      ultimoError: a.alcanzable === false || colas.some((c) => c.pendientes > 0) ? (conError?.ultimoError ?? null) : null,
-      ultimoErrorEn: conError?.ultimoErrorEn ?? null,
-    };
-  });
-}
 
 export function SyncScreen() {
   const t = useT();

@@ -87,6 +87,38 @@ export interface SyncState {
   openLote(idLote: string): Promise<void>;
 }
 
+/** One authority in one environment, summed over its queues (one per issuer). */
+export interface AutoridadVista {
+  autoridad: string;
+  entorno: Entorno;
+  alcanzable: boolean | null;
+  pendientes: number;
+  masAntiguoEn: string | null;
+  proximoIntentoEn: string | null;
+  ultimoError: string | null;
+  ultimoErrorEn: string | null;
+}
+
+/** What the sync view leads with, per authority: reachable, backlog, oldest, next attempt, last error. */
+export function autoridadesVista(r: SyncResumen | undefined): AutoridadVista[] {
+  if (!r) return [];
+  return r.autoridades.map((a) => {
+    const colas = r.colas.filter((c) => c.autoridad === a.autoridad && c.entorno === a.entorno);
+    const min = (xs: (string | null | undefined)[]) => xs.filter((x): x is string => !!x).sort()[0] ?? null;
+    const conError = colas.filter((c) => c.ultimoError).sort((x, y) => (y.ultimoErrorEn ?? '').localeCompare(x.ultimoErrorEn ?? ''))[0];
+    return {
+      autoridad: a.autoridad,
+      entorno: a.entorno,
+      alcanzable: a.alcanzable,
+      pendientes: colas.reduce((n, c) => n + c.pendientes, 0),
+      masAntiguoEn: min(colas.map((c) => c.masAntiguoEn)),
+      proximoIntentoEn: min(colas.filter((c) => c.pendientes > 0).map((c) => c.proximoIntentoEn)),
+      ultimoError: a.alcanzable === false || colas.some((c) => c.pendientes > 0) ? (conError?.ultimoError ?? null) : null,
+      ultimoErrorEn: conError?.ultimoErrorEn ?? null,
+    };
+  });
+}
+
 /** The authorities of an environment whose last attempt failed (for the sale screen's banner). */
 export function autoridadesCaidas(resumen: SyncResumen | undefined, entorno: Entorno): string[] {
   return (resumen?.autoridades ?? []).filter((a) => a.entorno === entorno && a.alcanzable === false).map((a) => a.autoridad);
