@@ -13,6 +13,9 @@ import { todayInMadrid } from '../../platform/dates';
 import { rechazoPrevioDe } from '../sale/rechazo-previo';
 import { SalesCache, type CachedSale } from '../sale/sales-cache';
 import { useSale, type Original } from '../sale/store';
+import { estadoDe, type ConEstado } from './estado';
+
+export { estadoDe } from './estado';
 
 export type FacturaItem = z.infer<typeof facturasListResponseSchema>['facturas'][number];
 export type FacturaEnvelope = z.infer<typeof facturaEnvelopeSchema>;
@@ -76,17 +79,6 @@ export interface InvoicesState {
   startCorrection(kind: 'subsanar' | 'devolucion'): void;
 }
 
-type ConEstado = { estadoFactura?: string | undefined; estadoEnvio?: string | undefined };
-
-/**
- * The one status vocabulary of the till (list, detail and sale result alike): the invoice's state
- * once the authority concluded (registrada, anulada, rectificada), rechazada when it refused it,
- * and pendiente_envio for everything in between (queued, in a batch, sending, no answer yet).
- */
-export function estadoDe(f: ConEstado): string {
-  if (f.estadoFactura === 'registrada' || f.estadoFactura === 'anulada' || f.estadoFactura === 'rectificada') return f.estadoFactura;
-  return f.estadoEnvio === 'rechazada' ? 'rechazada' : 'pendiente_envio';
-}
 
 /**
  * Where the invoice's cancellation stands, from its records: sent and waiting for the authority

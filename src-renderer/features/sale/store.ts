@@ -10,6 +10,7 @@ import { validateNif } from '../../../src-shared/nif';
 import { describeError } from '../../api/engine-client';
 import { nifProblem, type Problem } from '../../api/problems';
 import { useSession } from '../../app/session';
+import { estadoDe } from '../invoices/estado';
 import { tillBridge } from '../../platform/bridge';
 import { printPage } from '../../platform/page';
 import { timeInMadrid, todayInMadrid } from '../../platform/dates';
@@ -118,7 +119,7 @@ export const useSale = create<SaleState>((set, get) => {
           `/v1/facturas/${encodeURIComponent(idFactura)}/estado?nifEmisor=${encodeURIComponent(nifEmisor)}`,
           estadoFacturaResponseSchema,
         );
-        const value = estado.estadoFactura ?? estado.estadoEnvio ?? 'pendiente_proceso';
+        const value = estadoDe(estado);
         const concluded = estado.estadoFactura !== null || estado.estadoEnvio === 'rechazada';
         const current = get().last;
         if (current?.sale.idFactura === idFactura) set({ last: { ...current, estado: value, concluded } });
@@ -294,7 +295,7 @@ export const useSale = create<SaleState>((set, get) => {
         };
         cache().put(sale);
         set({
-          last: { sale, estado: 'pendiente_proceso', concluded: false, avisos: answer.avisos ?? [], sistema: tbai ? 'ticketbai' : 'verifactu', idTbai: answer.idTbai },
+          last: { sale, estado: 'pendiente_envio', concluded: false, avisos: answer.avisos ?? [], sistema: tbai ? 'ticketbai' : 'verifactu', idTbai: answer.idTbai },
           busy: false,
           mode: { kind: 'venta' },
         });
