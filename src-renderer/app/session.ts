@@ -38,7 +38,8 @@ export interface TillSettings {
 }
 
 export interface SessionState {
-  state: 'loading' | 'ready' | 'error';
+  /** `identify`: a browser till on its first run asks which till it is (features/device). */
+  state: 'loading' | 'identify' | 'ready' | 'error';
   error: string | undefined;
   client: EngineClient | undefined;
   arranque: Arranque | undefined;
@@ -47,12 +48,16 @@ export interface SessionState {
   screen: Screen;
   emisor: Emisor | undefined;
   idMaquina: string;
+  /** The till's name as staff gave it (the desktop: the computer's name). */
+  etiqueta: string;
   deviceInfo: DeviceInfo | undefined;
   appInfo: AppInfo | undefined;
   settings: TillSettings;
   store: KeyValueStore;
   boot(): Promise<void>;
   setScreen(screen: Screen): void;
+  /** The till's identity, chosen or created on the first run; kept from then on. */
+  identify(idMaquina: string, etiqueta: string): void;
   setLang(lang: Lang): void;
   setEntorno(entorno: Entorno): Promise<void>;
   setEmisor(nif: string): Promise<void>;
@@ -83,12 +88,6 @@ async function findToken(): Promise<{ token: string; appInfo?: AppInfo } | undef
   return saved ? { token: saved } : undefined;
 }
 
-function randomId(prefix: string): string {
-  const bytes = new Uint8Array(10);
-  crypto.getRandomValues(bytes);
-  const alphabet = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
-  return `${prefix}${[...bytes].map((b) => alphabet[b % 32]).join('')}`;
-}
 
 
 function loadSettings(store: KeyValueStore, idMaquina: string): TillSettings {
@@ -123,6 +122,7 @@ export const useSession = create<SessionState>((set, get) => {
     screen: 'venta',
     emisor: undefined,
     idMaquina: '',
+    etiqueta: store.get('till.etiqueta') ?? '',
     deviceInfo: undefined,
     appInfo: undefined,
     settings: { serie: 'T', ancho: 80, imprimirAlCobrar: false, idiomaTicket: 'es', zonaHoraria: DEFAULT_TIME_ZONE },
@@ -139,22 +139,26 @@ export const useSession = create<SessionState>((set, get) => {
         }
         const bridge = tillBridge();
         const deviceInfo = bridge ? await bridge.deviceInfo() : undefined;
-        let idMaquina = deviceInfo?.idMaquina ?? store.get('till.idMaquina');
-        if (!idMaquina) {
-          // A browser till has no installation of its own: it keeps a random identity in its profile.
-          idMaquina = randomId('WEB-');
-          store.set('till.idMaquina', idMaquina);
-        }
+        // The desktop app has its installation's identity; a browser till keeps the one chosen on its first run.
+        const idMaquina = deviceInfo?.idMaquina ?? store.get('till.idMaquina') ?? '';
+        const etiqueta = deviceInfo?.nombreEquipo ?? store.get('till.etiqueta') ?? '';
         const client = createEngineClient({ token: found.token, entorno: () => get().entorno, t: (key, vars) => get().t(key, vars) });
         const arranque = await client.panel.get('/panel/v1/arranque', arranqueSchema);
         const settings = loadSettings(store, idMaquina);
         if (deviceInfo) settings.ancho = deviceInfo.impresora.ancho;
-        set({ client, arranque, idMaquina, deviceInfo, appInfo: found.appInfo, settings });
+        set({ client, arranque, idMaquina, etiqueta, deviceInfo, appInfo: found.appInfo, settings });
         await get().setEmisor(store.get(`till.emisor.${get().entorno}`) ?? arranque.nifEmisor ?? '');
-        set({ state: 'ready' });
+        // A browser profile is not a till: on its first run staff say which till it is.
+        set({ state: idMaquina ? 'ready' : 'identify' });
       } catch (error) {
         set({ state: 'error', error: `${get().t('app.errorArranque')}: ${explainError(get().lang, error).mensaje}` });
       }
+    },
+
+    identify(idMaquina, etiqueta) {
+      store.set('till.idMaquina', idMaquina);
+      store.set('till.etiqueta', etiqueta);
+      set({ idMaquina, etiqueta, settings: loadSettings(store, idMaquina), state: 'ready' });
     },
 
     setScreen(screen) {

@@ -8,7 +8,7 @@ export function isLang(value: unknown): value is Lang {
 }
 
 /** Keys screens build from data (an engine state, an environment…): checked at run time only. */
-export type DynamicKey = `${'estado' | 'entorno' | 'regimen' | 'emulador' | 'censo' | 'registro' | 'tipo' | 'lote' | 'respuesta' | 'modo' | 'problema' | 'sistema' | 'ticket' | 'zona' | 'cliente' | 'webhook' | 'impresora'}.${string}`;
+export type DynamicKey = `${'estado' | 'entorno' | 'regimen' | 'emulador' | 'censo' | 'registro' | 'tipo' | 'lote' | 'respuesta' | 'modo' | 'problema' | 'sistema' | 'ticket' | 'zona' | 'cliente' | 'webhook' | 'impresora' | 'fase' | 'modoCadena'}.${string}`;
 
 /** Keys already reported missing: a screen re-renders often, the log says it once. */
 const reportedMissing = new Set<string>();

@@ -25,6 +25,8 @@ export const syncResumenSchema = z.object({
   /** Records still in flight by estadoEnvio, and rejections not yet superseded (corrected or cancelled), per environment. */
   porEstadoEnvio: z.record(z.string(), z.record(z.string(), z.number().int())),
   rechazados: z.record(z.string(), z.number().int()),
+  /** Records still in flight per till (idMaquina; null: sent without one), per environment and issuer. */
+  porDispositivo: z.array(z.object({ entorno: entornoSchema, nif: z.string(), idMaquina: z.string().nullable(), pendientes: z.number().int() })).optional(),
   colas: z.array(colaSchema),
   autoridades: z.array(z.object({ autoridad: z.string(), entorno: entornoSchema, alcanzable: z.boolean().nullable() })),
 });

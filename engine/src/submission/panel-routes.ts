@@ -107,8 +107,22 @@ export function syncPanelRoutes(app: FastifyInstance, deps: SyncPanelDeps): void
       const alcanzable = prev?.alcanzable === false || c.alcanzable === false ? false : (c.alcanzable ?? prev?.alcanzable ?? null);
       autoridades.set(key, { autoridad: c.autoridad, entorno: c.entorno, alcanzable });
     }
+    // What waits per till (device), so support sees which till's records are still out.
+    const porDispositivo = db
+      .all(
+        db.kysely
+          .selectFrom('registros')
+          .select(['entorno', 'nifEmisor', 'idMaquina', (eb) => eb.fn.countAll<number>().as('n')])
+          .where('estadoEnvioFinal', 'is', null)
+          .groupBy(['entorno', 'nifEmisor', 'idMaquina'])
+          .orderBy('entorno')
+          .orderBy('nifEmisor')
+          .orderBy('idMaquina'),
+      )
+      .map((r) => ({ entorno: r.entorno, nif: r.nifEmisor, idMaquina: r.idMaquina, pendientes: Number(r.n) }));
     return {
       pausado: { test: paused.has('test'), live: paused.has('live') },
+      porDispositivo,
       porEstadoEnvio,
       rechazados,
       colas,

@@ -9,6 +9,7 @@ import { ProblemBanner } from '../../app/ProblemBanner';
 import { IDIOMAS_TICKET, useSession, useT, type IdiomaTicket } from '../../app/session';
 import { hasMessage, LANGS, type Lang } from '../../i18n';
 import { TIME_ZONES } from '../../i18n/format';
+import { DeviceCard } from '../device/DeviceCard';
 
 type Webhooks = z.infer<typeof webhooksListResponse>['webhooks'];
 
@@ -143,9 +144,8 @@ export function SettingsScreen() {
 
         <div className="card" data-testid="settings-device">
           <h2>{t('ajustes.dispositivo')}</h2>
+          <DeviceCard />
           <dl className="facts">
-            <dt>{t('ajustes.identidad')}</dt>
-            <dd className="mono" data-testid="settings-idmaquina">{s.idMaquina}</dd>
             {s.deviceInfo ? (
               <>
                 <dt>{t('ajustes.impresora')}</dt>

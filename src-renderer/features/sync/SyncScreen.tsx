@@ -38,6 +38,8 @@ export function SyncScreen() {
   const fmt = useFormat();
   const entornoActual = useSession((s) => s.entorno);
   const emisor = useSession((s) => s.emisor);
+  const idMaquina = useSession((s) => s.idMaquina);
+  const etiqueta = useSession((s) => s.etiqueta);
   const sync = useSync();
   usePolling(useSync.getState().refresh, 1000);
   usePolling(useSync.getState().refreshLotes, 2000);
@@ -224,6 +226,32 @@ export function SyncScreen() {
         </table>
         {r && r.colas.every((c) => c.pendientes === 0) ? <p className="hint">{t('sync.vacia')}</p> : null}
       </section>
+
+      {(r?.porDispositivo ?? []).length > 0 ? (
+        <section>
+          <h2>{t('sync.porCaja')}</h2>
+          <table className="grid compact" data-testid="sync-por-caja">
+            <thead>
+              <tr>
+                <th>{t('app.caja')}</th>
+                <th>{t('app.emisor')}</th>
+                <th>{t('ajustes.entorno')}</th>
+                <th className="col-num">{t('sync.pendientes')}</th>
+              </tr>
+            </thead>
+            <tbody>
+              {(r?.porDispositivo ?? []).map((d) => (
+                <tr key={`${d.entorno}-${d.nif}-${d.idMaquina ?? ''}`} data-testid="sync-caja" data-id-maquina={d.idMaquina ?? ''} data-pendientes={d.pendientes}>
+                  <td>{d.idMaquina === null ? t('sync.sinCaja') : d.idMaquina === idMaquina ? t('sync.estaCaja', { caja: etiqueta || d.idMaquina }) : d.idMaquina}</td>
+                  <td className="mono">{d.nif}</td>
+                  <td>{t(`entorno.${d.entorno}`)}</td>
+                  <td className="col-num">{d.pendientes}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </section>
+      ) : null}
 
       <section className="lotes">
         <h2>{t('sync.lotes')}</h2>
