@@ -156,9 +156,11 @@ export const useSession = create<SessionState>((set, get) => {
     },
 
     identify(idMaquina, etiqueta) {
-      store.set('till.idMaquina', idMaquina);
-      store.set('till.etiqueta', etiqueta);
-      set({ idMaquina, etiqueta, settings: loadSettings(store, idMaquina), state: 'ready' });
+      // The session's store (the one the sale and invoices use; tests inject theirs).
+      const kept = get().store;
+      kept.set('till.idMaquina', idMaquina);
+      kept.set('till.etiqueta', etiqueta);
+      set({ idMaquina, etiqueta, settings: loadSettings(kept, idMaquina), state: 'ready' });
     },
 
     setScreen(screen) {

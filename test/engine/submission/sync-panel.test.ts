@@ -84,6 +84,27 @@ describe('Sync view: the queue by estadoEnvio, batches with replies, next attemp
     expect((await panel('GET', '/panel/v1/sync')).json().rechazados).toEqual({ test: 0, live: 0 });
   });
 
+  it('pending per till: records still out, by environment, issuer and idMaquina (null: sent without one)', async () => {
+    await panel('POST', '/panel/v1/sync/pausa', { entorno: 'test', pausado: true });
+    const body = aFacturaF2({ cabecera: { serie: 'D', numero: '1', fechaExpedicion: '20-11-2026', tipoFactura: 'F2', descripcion: 'Ticket' } });
+    expect((await t.billing('POST', '/v1/verifactu/crear', { body: { ...body, idMaquina: 'WEB-CAJA1' } })).statusCode).toBe(200);
+    const view = (await panel('GET', '/panel/v1/sync')).json();
+    expect(view.porDispositivo).toContainEqual({ entorno: 'test', nif: 'B12345674', idMaquina: 'WEB-CAJA1', pendientes: 1 });
+    await panel('POST', '/panel/v1/sync/pausa', { entorno: 'test', pausado: false });
+  });
+
+  it('a till’s chain: length and last huella of the chain it writes to (the issuer’s until it has its own)', async () => {
+    const res = await panel('GET', '/panel/v1/cadena?entorno=test&nif=B12345674&idMaquina=WEB-CAJA1');
+    expect(res.statusCode).toBe(200);
+    const cadena = res.json();
+    expect(cadena).toMatchObject({ propia: false, sistemaFiscal: 'verifactu', ultimaHuella: expect.stringMatching(/^[0-9A-F]{64}$/) });
+    expect(cadena.longitud).toBeGreaterThan(0);
+    const latest = (await t.billing('GET', '/v1/registros?nifEmisor=B12345674&limite=1')).json().registros[0];
+    expect(cadena.ultimaHuella).toBe(latest.huella);
+    expect((await panel('GET', '/panel/v1/cadena?entorno=test&nif=B99999999')).json()).toEqual({ propia: false, sistemaFiscal: 'verifactu', longitud: 0, ultimaHuella: null });
+    expect((await panel('GET', '/panel/v1/cadena?entorno=prod&nif=B12345674')).statusCode).toBe(400);
+  });
+
   it('bad bodies are 400 naming the field', async () => {
     const res = await panel('POST', '/panel/v1/sync/pausa', { entorno: 'prod', pausado: true });
     expect(res.statusCode).toBe(400);
