@@ -53,7 +53,13 @@ export const receiptSchema = z.strictObject({
   fechaExpedicion: shortText(10),
   hora: shortText(8).optional(),
   tipoFactura: z.enum(['F1', 'F2', 'F3', 'R1', 'R2', 'R3', 'R4', 'R5']),
-  destinatario: z.strictObject({ nif: shortText(20), nombre: shortText(120) }).optional(),
+  destinatario: z.strictObject({ nif: shortText(20), nombre: shortText(120), direccion: shortText(200).optional() }).optional(),
+  /** A rectifying ticket names the invoice it corrects ("Rectifica la factura T-1 del 25/11/2026"). */
+  rectifica: shortText(200).optional(),
+  /** The ticket's words in the shop's document language (Spanish when absent). */
+  etiquetas: z
+    .strictObject({ cliente: shortText(60), base: shortText(60), cuota: shortText(60), total: shortText(60), copia: shortText(60), fecha: shortText(60) })
+    .optional(),
   lineas: z.array(receiptLineSchema).max(500),
   desglose: z.array(z.strictObject({ tipoIva: amount, base: amount, cuota: amount })).max(12),
   cuotaTotal: amount,

@@ -29,7 +29,7 @@ export function receiptEscpos(receipt: Receipt, options: EscposOptions = {}): { 
   };
 
   let e = encoder.initialize().codepage('auto');
-  if (receipt.copia) e = e.align('center').bold(true).line('*** COPIA ***').bold(false);
+  if (receipt.copia) e = e.align('center').bold(true).line(`*** ${receipt.etiquetas?.copia ?? 'COPIA'} ***`).bold(false);
   e = e
     .align('center')
     .bold(true)
@@ -50,14 +50,16 @@ export function receiptEscpos(receipt: Receipt, options: EscposOptions = {}): { 
     .bold(false)
     .align('left')
     .line(pad(receipt.numeroFactura, `${receipt.fechaExpedicion} ${receipt.hora ?? ''}`.trim()));
-  if (receipt.destinatario) e = e.line(`Cliente: ${receipt.destinatario.nombre}`).line(`NIF ${receipt.destinatario.nif}`);
+  if (receipt.rectifica) e = e.line(receipt.rectifica);
+  if (receipt.destinatario) e = e.line(`${receipt.etiquetas?.cliente ?? 'Cliente'}: ${receipt.destinatario.nombre}`).line(`NIF ${receipt.destinatario.nif}`);
+  if (receipt.destinatario?.direccion) e = e.line(receipt.destinatario.direccion);
   e = e.rule();
   for (const l of receipt.lineas) {
     e = e.line(pad(l.descripcion, money(l.importe))).line(`  ${l.cantidad.replace('.', ',')} x ${money(l.precio)}  ${l.tipoIva}%`);
   }
   e = e.rule();
-  for (const d of receipt.desglose) e = e.line(pad(`${d.tipoIva}% Base ${money(d.base)}`, `Cuota ${money(d.cuota)}`));
-  e = e.bold(true).line(pad('TOTAL', `${money(receipt.importeTotal)} EUR`)).bold(false);
+  for (const d of receipt.desglose) e = e.line(pad(`${d.tipoIva}% ${receipt.etiquetas?.base ?? 'Base'} ${money(d.base)}`, `${receipt.etiquetas?.cuota ?? 'Cuota'} ${money(d.cuota)}`));
+  e = e.bold(true).line(pad((receipt.etiquetas?.total ?? 'Total').toUpperCase(), `${money(receipt.importeTotal)} EUR`)).bold(false);
   if (receipt.pie) e = e.newline().align('center').line(receipt.pie);
   if (receipt.caja) e = e.align('center').line(receipt.caja);
   const bytes = e.newline(3).cut('partial').encode();

@@ -24,7 +24,7 @@ export async function receiptHtml(receipt: Receipt): Promise<string> {
     )
     .join('\n');
   const desglose = receipt.desglose
-    .map((d) => `<div class="row sub"><span>${e(d.tipoIva)}% Base ${money(d.base)}</span><span>Cuota ${money(d.cuota)}</span></div>`)
+    .map((d) => `<div class="row sub"><span>${e(d.tipoIva)}% ${e(receipt.etiquetas?.base ?? 'Base')} ${money(d.base)}</span><span>${e(receipt.etiquetas?.cuota ?? 'Cuota')} ${money(d.cuota)}</span></div>`)
     .join('\n');
   return `<!doctype html>
 <html lang="es"><head><meta charset="utf-8">
@@ -44,18 +44,20 @@ body { margin: 0; width: ${receipt.ancho}mm; font-family: 'DejaVu Sans Mono', mo
 .total { font-weight: bold; font-size: 1.25em; }
 </style></head>
 <body><div class="t">
-${receipt.copia ? '<div class="c b">*** COPIA ***</div>' : ''}
+${receipt.copia ? `<div class="c b">*** ${e(receipt.etiquetas?.copia ?? 'COPIA')} ***</div>` : ''}
 <div class="c b">${e(receipt.emisor.nombre)}</div>
 <div class="c">NIF ${e(receipt.emisor.nif)}</div>
 <div class="qr"><div class="legend">QR tributario:</div>${svg}<div class="legend">${legend}</div></div>
 <div class="c b">${e(receipt.titulo)}</div>
 <div class="row"><span>${e(receipt.numeroFactura)}</span><span>${e(receipt.fechaExpedicion)} ${e(receipt.hora ?? '')}</span></div>
-${receipt.destinatario ? `<div>Cliente: ${e(receipt.destinatario.nombre)} · NIF ${e(receipt.destinatario.nif)}</div>` : ''}
+${receipt.rectifica ? `<div>${e(receipt.rectifica)}</div>` : ''}
+${receipt.destinatario ? `<div>${e(receipt.etiquetas?.cliente ?? 'Cliente')}: ${e(receipt.destinatario.nombre)} · NIF ${e(receipt.destinatario.nif)}</div>` : ''}
+${receipt.destinatario?.direccion ? `<div>${e(receipt.destinatario.direccion)}</div>` : ''}
 <div class="rule"></div>
 ${lines}
 <div class="rule"></div>
 ${desglose}
-<div class="row total"><span>Total</span><span>${money(receipt.importeTotal)} €</span></div>
+<div class="row total"><span>${e(receipt.etiquetas?.total ?? 'Total')}</span><span>${money(receipt.importeTotal)} €</span></div>
 ${receipt.pie ? `<div class="c">${e(receipt.pie)}</div>` : ''}
 ${receipt.caja ? `<div class="c sub">${e(receipt.caja)}</div>` : ''}
 </div></body></html>`;

@@ -4,6 +4,9 @@ import { useEffect } from 'react';
 import { InvoicesScreen } from '../features/invoices/InvoicesScreen';
 import { SaleScreen } from '../features/sale/SaleScreen';
 import { SettingsScreen } from '../features/settings/SettingsScreen';
+import { IdentityScreen } from '../features/device/IdentityScreen';
+import { useDevice } from '../features/device/store';
+import { useSync } from '../features/sync/store';
 import { SyncScreen } from '../features/sync/SyncScreen';
 import { SCREENS, useSession, useT, type Screen } from './session';
 
@@ -22,7 +25,23 @@ export function App() {
   const emisor = useSession((s) => s.emisor);
   const entorno = useSession((s) => s.entorno);
   const idMaquina = useSession((s) => s.idMaquina);
+  const etiqueta = useSession((s) => s.etiqueta);
   const setScreen = useSession((s) => s.setScreen);
+
+  // Away from the sync view (which polls every second), the authorities' reachability is read
+  // every few seconds so the sale screen can say when one is unreachable.
+  useEffect(() => {
+    if (state !== 'ready' || screen === 'sync') return;
+    void useSync.getState().refresh();
+    const timer = setInterval(() => void useSync.getState().refresh(), 3000);
+    return () => clearInterval(timer);
+  }, [state, screen]);
+
+  // Once the till knows which till it is (and again per environment): registered with the engine,
+  // reactivated if it was deactivated; silently — selling never waits for it.
+  useEffect(() => {
+    if (state === 'ready') void useDevice.getState().asegurar();
+  }, [state, entorno, emisor?.nif]);
 
   useEffect(() => {
     void useSession.getState().boot();
@@ -44,6 +63,8 @@ export function App() {
       window.removeEventListener('hashchange', onHash);
     };
   }, []);
+
+  if (state === 'identify') return <IdentityScreen />;
 
   if (state !== 'ready') {
     return (
@@ -82,8 +103,8 @@ export function App() {
           <span title={t('app.emisor')}>
             {emisor ? `${emisor.nombre} · ${emisor.nif}` : '—'} · {emisor ? t(`regimen.${emisor.hacienda}`) : ''}
           </span>
-          <span className="mono small" title={t('app.caja')}>
-            {idMaquina}
+          <span className="small" title={`${t('app.caja')} · ${idMaquina}`} data-testid="caja">
+            {etiqueta || idMaquina}
           </span>
         </div>
       </header>

@@ -4,9 +4,11 @@ import { create } from 'zustand';
 import { clienteEnvelopeSchema } from '../../src-shared/api/clientes';
 import type { Entorno, Hacienda } from '../../src-shared/api/common';
 import type { AppInfo, DeviceInfo } from '../../src-shared/bridge';
-import { createEngineClient, describeError, type EngineClient } from '../api/engine-client';
+import { createEngineClient, type EngineClient } from '../api/engine-client';
+import { explainError, type Problem } from '../api/problems';
 import { arranqueSchema, type Arranque } from '../api/panel-schemas';
 import { isLang, translate, type DynamicKey, type Lang, type MessageKey } from '../i18n';
+import { DEFAULT_TIME_ZONE, formatAge, formatDateTime, formatDecimal, formatMoney, formatTime, TIME_ZONES } from '../i18n/format';
 import { tillBridge } from '../platform/bridge';
 import { pageHash, pageHref, replacePageUrl, sessionGet, sessionSet, setPageLang } from '../platform/page';
 import { browserStore, type KeyValueStore } from '../platform/storage';
@@ -21,14 +23,23 @@ export interface Emisor {
   hacienda: Hacienda;
 }
 
+/** The language of the customer's ticket: a shop setting, apart from the staff's UI language. */
+export const IDIOMAS_TICKET = ['es', 'eu', 'es-eu'] as const;
+export type IdiomaTicket = (typeof IDIOMAS_TICKET)[number];
+
 export interface TillSettings {
   serie: string;
   ancho: 80 | 58;
   imprimirAlCobrar: boolean;
+  /** Spanish by default; Basque or bilingual where the shop chooses. */
+  idiomaTicket: IdiomaTicket;
+  /** The shop's clock for every time and date shown (Europe/Madrid by default). */
+  zonaHoraria: string;
 }
 
 export interface SessionState {
-  state: 'loading' | 'ready' | 'error';
+  /** `identify`: a browser till on its first run asks which till it is (features/device). */
+  state: 'loading' | 'identify' | 'ready' | 'error';
   error: string | undefined;
   client: EngineClient | undefined;
   arranque: Arranque | undefined;
@@ -37,17 +48,23 @@ export interface SessionState {
   screen: Screen;
   emisor: Emisor | undefined;
   idMaquina: string;
+  /** The till's name as staff gave it (the desktop: the computer's name). */
+  etiqueta: string;
   deviceInfo: DeviceInfo | undefined;
   appInfo: AppInfo | undefined;
   settings: TillSettings;
   store: KeyValueStore;
   boot(): Promise<void>;
   setScreen(screen: Screen): void;
+  /** The till's identity, chosen or created on the first run; kept from then on. */
+  identify(idMaquina: string, etiqueta: string): void;
   setLang(lang: Lang): void;
   setEntorno(entorno: Entorno): Promise<void>;
   setEmisor(nif: string): Promise<void>;
   updateSettings(patch: Partial<TillSettings>): void;
   t(key: MessageKey | DynamicKey, vars?: Record<string, string | number>): string;
+  /** Any error of the till's calls, explained in the staff's language. */
+  problem(error: unknown): Problem;
 }
 
 const TOKEN_KEY = 'till.panelToken';
@@ -71,18 +88,20 @@ async function findToken(): Promise<{ token: string; appInfo?: AppInfo } | undef
   return saved ? { token: saved } : undefined;
 }
 
-function randomId(prefix: string): string {
-  const bytes = new Uint8Array(10);
-  crypto.getRandomValues(bytes);
-  const alphabet = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
-  return `${prefix}${[...bytes].map((b) => alphabet[b % 32]).join('')}`;
-}
 
 
 function loadSettings(store: KeyValueStore, idMaquina: string): TillSettings {
   const serie = store.get('till.serie') ?? defaultSerie(idMaquina);
   const ancho = store.get('till.ancho') === '58' ? 58 : 80;
-  return { serie, ancho, imprimirAlCobrar: store.get('till.imprimirAlCobrar') === '1' };
+  const idioma = store.get('till.idiomaTicket');
+  const zona = store.get('till.zonaHoraria');
+  return {
+    serie,
+    ancho,
+    imprimirAlCobrar: store.get('till.imprimirAlCobrar') === '1',
+    idiomaTicket: (IDIOMAS_TICKET as readonly string[]).includes(idioma ?? '') ? (idioma as IdiomaTicket) : 'es',
+    zonaHoraria: zona && (TIME_ZONES as readonly string[]).includes(zona) ? zona : DEFAULT_TIME_ZONE,
+  };
 }
 
 function screenFromHash(): Screen {
@@ -103,13 +122,15 @@ export const useSession = create<SessionState>((set, get) => {
     screen: 'venta',
     emisor: undefined,
     idMaquina: '',
+    etiqueta: store.get('till.etiqueta') ?? '',
     deviceInfo: undefined,
     appInfo: undefined,
-    settings: { serie: 'T', ancho: 80, imprimirAlCobrar: false },
+    settings: { serie: 'T', ancho: 80, imprimirAlCobrar: false, idiomaTicket: 'es', zonaHoraria: DEFAULT_TIME_ZONE },
     store,
 
     async boot() {
       set({ state: 'loading', error: undefined, screen: screenFromHash() });
+      setPageLang(get().lang);
       try {
         const found = await findToken();
         if (!found) {
@@ -118,22 +139,28 @@ export const useSession = create<SessionState>((set, get) => {
         }
         const bridge = tillBridge();
         const deviceInfo = bridge ? await bridge.deviceInfo() : undefined;
-        let idMaquina = deviceInfo?.idMaquina ?? store.get('till.idMaquina');
-        if (!idMaquina) {
-          // A browser till has no installation of its own: it keeps a random identity in its profile.
-          idMaquina = randomId('WEB-');
-          store.set('till.idMaquina', idMaquina);
-        }
+        // The desktop app has its installation's identity; a browser till keeps the one chosen on its first run.
+        const idMaquina = deviceInfo?.idMaquina ?? store.get('till.idMaquina') ?? '';
+        const etiqueta = deviceInfo?.nombreEquipo ?? store.get('till.etiqueta') ?? '';
         const client = createEngineClient({ token: found.token, entorno: () => get().entorno, t: (key, vars) => get().t(key, vars) });
         const arranque = await client.panel.get('/panel/v1/arranque', arranqueSchema);
         const settings = loadSettings(store, idMaquina);
         if (deviceInfo) settings.ancho = deviceInfo.impresora.ancho;
-        set({ client, arranque, idMaquina, deviceInfo, appInfo: found.appInfo, settings });
+        set({ client, arranque, idMaquina, etiqueta, deviceInfo, appInfo: found.appInfo, settings });
         await get().setEmisor(store.get(`till.emisor.${get().entorno}`) ?? arranque.nifEmisor ?? '');
-        set({ state: 'ready' });
+        // A browser profile is not a till: on its first run staff say which till it is.
+        set({ state: idMaquina ? 'ready' : 'identify' });
       } catch (error) {
-        set({ state: 'error', error: `${get().t('app.errorArranque')}: ${describeError(error)}` });
+        set({ state: 'error', error: `${get().t('app.errorArranque')}: ${explainError(get().lang, error).mensaje}` });
       }
+    },
+
+    identify(idMaquina, etiqueta) {
+      // The session's store (the one the sale and invoices use; tests inject theirs).
+      const kept = get().store;
+      kept.set('till.idMaquina', idMaquina);
+      kept.set('till.etiqueta', etiqueta);
+      set({ idMaquina, etiqueta, settings: loadSettings(kept, idMaquina), state: 'ready' });
     },
 
     setScreen(screen) {
@@ -175,11 +202,17 @@ export const useSession = create<SessionState>((set, get) => {
       store.set('till.serie', settings.serie);
       store.set('till.ancho', String(settings.ancho));
       store.set('till.imprimirAlCobrar', settings.imprimirAlCobrar ? '1' : '0');
+      store.set('till.idiomaTicket', settings.idiomaTicket);
+      store.set('till.zonaHoraria', settings.zonaHoraria);
       set({ settings });
     },
 
     t(key, vars) {
       return translate(get().lang, key, vars);
+    },
+
+    problem(error) {
+      return explainError(get().lang, error);
     },
   };
 });
@@ -188,4 +221,18 @@ export const useSession = create<SessionState>((set, get) => {
 export function useT(): (key: MessageKey | DynamicKey, vars?: Record<string, string | number>) => string {
   const lang = useSession((s) => s.lang);
   return (key, vars) => translate(lang, key, vars);
+}
+
+/** Numbers and clocks in the staff's language and the shop's time zone, re-rendering on change. */
+export function useFormat() {
+  const lang = useSession((s) => s.lang);
+  const zona = useSession((s) => s.settings.zonaHoraria);
+  return {
+    lang,
+    money: (v: string | undefined) => formatMoney(lang, v),
+    amount: (v: string | undefined) => formatDecimal(lang, v),
+    dateTime: (iso: string | Date | null | undefined) => formatDateTime(lang, zona, iso),
+    time: (iso: string | Date | null | undefined) => formatTime(lang, zona, iso),
+    age: (iso: string | null | undefined, now: Date) => formatAge(lang, iso, now),
+  };
 }

@@ -1,4 +1,5 @@
 import { DICTS, LANGS, type Lang, type MessageKey } from './dict';
+import { formatDecimal } from './format';
 
 export { LANGS, type Lang, type MessageKey } from './dict';
 
@@ -7,7 +8,7 @@ export function isLang(value: unknown): value is Lang {
 }
 
 /** Keys screens build from data (an engine state, an environment…): checked at run time only. */
-export type DynamicKey = `${'estado' | 'entorno' | 'regimen' | 'emulador'}.${string}`;
+export type DynamicKey = `${'estado' | 'entorno' | 'regimen' | 'emulador' | 'censo' | 'registro' | 'tipo' | 'lote' | 'respuesta' | 'modo' | 'problema' | 'sistema' | 'ticket' | 'zona' | 'cliente' | 'webhook' | 'impresora' | 'fase' | 'modoCadena'}.${string}`;
 
 /** Keys already reported missing: a screen re-renders often, the log says it once. */
 const reportedMissing = new Set<string>();
@@ -32,8 +33,14 @@ export function translate(lang: Lang, key: MessageKey | DynamicKey, vars: Record
   return text.replace(/\{(\w+)\}/g, (whole, name: string) => (name in vars ? String(vars[name]) : whole));
 }
 
-/** Formats a decimal string for display with the locale's separator ("12.10" → "12,10"). */
+/** A decimal string for display, grouped, with the language's separators ("1234.5" → "1.234,5"). */
 export function formatAmount(lang: Lang, value: string | undefined): string {
-  if (value === undefined) return '';
-  return lang === 'en' ? value : value.replace('.', ',');
+  return formatDecimal(lang, value);
 }
+
+/** Whether a catalogue has the key (screens built from data fall back to a general word instead). */
+export function hasMessage(key: string): boolean {
+  return key in DICTS.es;
+}
+
+export { formatDecimal, formatMoney } from './format';

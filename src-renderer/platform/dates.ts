@@ -1,19 +1,18 @@
-/** Today's date in Europe/Madrid as dd-mm-aaaa (the invoice date AEAT expects). */
-export function todayInMadrid(now: Date = new Date()): string {
-  const parts = new Intl.DateTimeFormat('en-GB', { timeZone: 'Europe/Madrid', day: '2-digit', month: '2-digit', year: 'numeric' }).formatToParts(now);
-  const get = (type: string) => parts.find((p) => p.type === type)?.value ?? '';
+import { DEFAULT_TIME_ZONE } from '../i18n/format';
+
+function parts(now: Date, timeZone: string, options: Intl.DateTimeFormatOptions) {
+  const p = new Intl.DateTimeFormat('en-GB', { timeZone, hourCycle: 'h23', ...options }).formatToParts(now);
+  return (type: string) => p.find((x) => x.type === type)?.value ?? '';
+}
+
+/** Today's date in the shop's zone as dd-mm-aaaa (the invoice date AEAT expects). */
+export function todayInMadrid(now: Date = new Date(), timeZone: string = DEFAULT_TIME_ZONE): string {
+  const get = parts(now, timeZone, { day: '2-digit', month: '2-digit', year: 'numeric' });
   return `${get('day')}-${get('month')}-${get('year')}`;
 }
 
-/** hh:mm:ss in Europe/Madrid. */
-export function timeInMadrid(now: Date = new Date()): string {
-  return new Intl.DateTimeFormat('en-GB', { timeZone: 'Europe/Madrid', hour: '2-digit', minute: '2-digit', second: '2-digit', hour12: false }).format(now);
-}
-
-/** An ISO timestamp shown in local Madrid time, short. */
-export function formatTimestamp(iso: string | null | undefined, locale = 'es-ES'): string {
-  if (!iso) return '—';
-  const d = new Date(iso);
-  if (Number.isNaN(d.getTime())) return iso;
-  return new Intl.DateTimeFormat(locale, { timeZone: 'Europe/Madrid', dateStyle: 'short', timeStyle: 'medium' }).format(d);
+/** hh:mm:ss (24-hour) in the shop's zone. */
+export function timeInMadrid(now: Date = new Date(), timeZone: string = DEFAULT_TIME_ZONE): string {
+  const get = parts(now, timeZone, { hour: '2-digit', minute: '2-digit', second: '2-digit' });
+  return `${get('hour')}:${get('minute')}:${get('second')}`;
 }

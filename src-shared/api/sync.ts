@@ -8,6 +8,8 @@ export const colaSchema = z.object({
   autoridad: z.string(),
   obligado: z.string(),
   pendientes: z.number().int(),
+  /** When the oldest record still waiting in this queue was created (null: nothing waits). */
+  masAntiguoEn: z.string().nullable().optional(),
   siguienteEnvioEn: z.string().nullable(),
   reintentoEn: z.string().nullable(),
   /** When the worker will next try: the later of the flow-control wait and the back-off. */
@@ -20,9 +22,11 @@ export const colaSchema = z.object({
 
 export const syncResumenSchema = z.object({
   pausado: z.object({ test: z.boolean(), live: z.boolean() }),
-  /** Records still in flight by estadoEnvio, and rejected ones, per environment. */
+  /** Records still in flight by estadoEnvio, and rejections not yet superseded (corrected or cancelled), per environment. */
   porEstadoEnvio: z.record(z.string(), z.record(z.string(), z.number().int())),
   rechazados: z.record(z.string(), z.number().int()),
+  /** Records still in flight per till (idMaquina; null: sent without one), per environment and issuer. */
+  porDispositivo: z.array(z.object({ entorno: entornoSchema, nif: z.string(), idMaquina: z.string().nullable(), pendientes: z.number().int() })).optional(),
   colas: z.array(colaSchema),
   autoridades: z.array(z.object({ autoridad: z.string(), entorno: entornoSchema, alcanzable: z.boolean().nullable() })),
 });

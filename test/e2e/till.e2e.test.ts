@@ -117,12 +117,18 @@ describe('Sale: a full invoice (F1) with the customer, by keyboard', () => {
     // The check character at once, then the census verdict (management API /v1/nif/validar).
     await page.locator('[data-testid="cliente-check"]', { hasText: 'NIF válido' }).waitFor();
     await page.locator('[data-testid="cliente-check"]', { hasText: 'Censo AEAT:' }).waitFor();
+    // The census verdict in words, never its raw value (identificado, no_identificado…).
+    expect(await sale.customerCheck().textContent()).not.toMatch(/identificado|no_procesado|similar\b/);
     expect(await sale.tipo().textContent()).toBe('Completa (F1)');
+    // The customer's address, when given, goes on the full invoice's ticket.
+    await page.getByTestId('cliente-direccion').fill('Calle Mayor 1, 48001 Bilbao');
+    await sale.description().focus();
     await sale.typeLine('Bicicleta', '1', '450', '21');
     await sale.completeWithEnter();
     await sale.waitForStatus('registrada');
     f1Numero = (await sale.numero().textContent()) ?? '';
     expect(await sale.receipt().textContent()).toContain('LOPEZ AGIRRE ANE');
+    expect(await sale.receipt().getByTestId('receipt-cliente').textContent()).toContain('Calle Mayor 1, 48001 Bilbao');
     expect(await sale.tipo().textContent()).toBe('Simplificada (F2)');
     await app.screenshot('06-venta-f1');
   });
@@ -149,6 +155,7 @@ describe('Invoices: list, detail with records and replies, reprint', () => {
 
   it('refund (R5) of the ticket: its lines come back negated, Enter issues the R5, it is registered', async () => {
     await invoices.refund();
+    expect(await page.getByTestId('sale-titulo').textContent()).toBe(`Devolución de la factura ${firstSale.numero}`);
     expect(await sale.lines().count()).toBe(2);
     await sale.waitForTotal('-5,70');
     await app.screenshot('09-devolucion-r5');
@@ -156,6 +163,8 @@ describe('Invoices: list, detail with records and replies, reprint', () => {
     await sale.waitForStatus('registrada');
     expect(await sale.tipo().textContent()).toBe('Simplificada (F2)');
     expect(await sale.receipt().textContent()).toContain('RECTIFICATIVA');
+    // The rectifying ticket names the invoice it corrects: series-number and date.
+    expect(await sale.receipt().getByTestId('receipt-rectifica').textContent()).toBe(`Rectifica la factura ${firstSale.numero} del ${todayInMadrid().replaceAll('-', '/')}`);
   });
 
   it('cancel: the invoice becomes anulada once the cancellation is filed', async () => {
@@ -232,6 +241,7 @@ describe('Sync view: a rejected sale corrected (subsanar) from the invoices scre
 
   it('Subsanar: the same number issued again with its lines; registered, with no rechazoPrevio warning', async () => {
     await invoices.correct();
+    expect(await page.getByTestId('sale-titulo').textContent()).toBe(`Subsanar factura ${numero}`);
     expect(await sale.lines().count()).toBe(1);
     await sale.waitForTotal('4,40');
     await app.screenshot('20-subsanacion');

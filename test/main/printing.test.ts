@@ -94,6 +94,30 @@ describe('System printers: the receipt page printed without a dialog', () => {
   });
 });
 
+describe('Printed tickets carry the document language and what a rectifying ticket corrects', () => {
+  const basque = {
+    etiquetas: { cliente: 'Bezeroa', base: 'Oinarria', cuota: 'Kuota', total: 'Guztira', copia: 'KOPIA', fecha: 'Data' },
+    rectifica: 'TABCD-1 faktura zuzentzen du',
+    destinatario: { nif: 'B87654323', nombre: 'CLIENTE SL', direccion: 'Kale Nagusia 1, Bilbo' },
+    copia: true,
+  };
+
+  it('ESC/POS: the receipt’s own words, the corrected invoice and the customer’s address', () => {
+    const text = latin1(receiptEscpos(aReceipt(basque)).bytes);
+    for (const words of ['*** KOPIA ***', 'Bezeroa: CLIENTE SL', 'Kale Nagusia 1, Bilbo', 'TABCD-1 faktura zuzentzen du', 'GUZTIRA', 'Oinarria', 'Kuota']) expect(text).toContain(words);
+  });
+
+  it('system printer page: the same', async () => {
+    const html = await receiptHtml(aReceipt(basque));
+    for (const words of ['*** KOPIA ***', 'Bezeroa: CLIENTE SL', 'Kale Nagusia 1, Bilbo', 'TABCD-1 faktura zuzentzen du', 'Guztira', 'Oinarria']) expect(html).toContain(words);
+  });
+
+  it('without them, Spanish as before', async () => {
+    expect(latin1(receiptEscpos(aReceipt()).bytes)).toContain('TOTAL');
+    expect(await receiptHtml(aReceipt())).toContain('<span>Total</span>');
+  });
+});
+
 describe('Printer configuration (userData/printer.json)', () => {
   it('absent → the system printer, 80 mm; valid → used; broken → the system printer and a warning', () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'till-printer-'));

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ticketbaiCrearBody } from '../../src-shared/api/ticketbai';
 import { verifactuCrearBody } from '../../src-shared/api/verifactu';
-import { buildTicketbaiBody, buildVerifactuBody, computeTotals, describeSale, parseInputAmount, type SaleLine } from '../../src-renderer/features/sale/cart';
+import { buildTicketbaiBody, buildVerifactuBody, computeTotals, describeSale, parseInputAmount, readAmount, superaLimiteF2, type SaleLine } from '../../src-renderer/features/sale/cart';
 
 const line = (descripcion: string, cantidad: string, precio: string, tipoIva: string): SaleLine => ({ id: descripcion, descripcion, cantidad, precio, tipoIva });
 
@@ -37,6 +37,25 @@ describe('Sale totals with decimal.js: shelf prices include VAT', () => {
     expect(parseInputAmount('-1', 3)).toBeNull();
     expect(parseInputAmount('-1', 3, true)).toBe('-1');
     expect(parseInputAmount('0,125', 3)).toBe('0.125');
+  });
+
+  it('accepts the Spanish forms a cashier types, and says why the rest are refused', () => {
+    expect(readAmount('1.234,56')).toEqual({ ok: true, value: '1234.56' });
+    expect(readAmount('1.234.567')).toEqual({ ok: true, value: '1234567' });
+    expect(readAmount('1,234.56')).toEqual({ ok: true, value: '1234.56' });
+    expect(readAmount(' 2,5 ')).toEqual({ ok: true, value: '2.5' });
+    expect(readAmount('1e3')).toEqual({ ok: false, problem: 'numeroNoValido' });
+    expect(readAmount('12a')).toEqual({ ok: false, problem: 'numeroNoValido' });
+    expect(readAmount('-1')).toEqual({ ok: false, problem: 'numeroNoValido' });
+    expect(readAmount('99999999999')).toEqual({ ok: false, problem: 'demasiadoGrande' });
+    expect(readAmount('1.234')).toEqual({ ok: false, problem: 'demasiadosDecimales' });
+    expect(readAmount('1.234', 3)).toEqual({ ok: true, value: '1.234' });
+    expect(readAmount('-0', 3, true)).toEqual({ ok: true, value: '0' });
+  });
+
+  it('the F2 limit is 3.000,00 €, total included', () => {
+    expect(superaLimiteF2('3000.00')).toBe(false);
+    expect(superaLimiteF2('3000.01')).toBe(true);
   });
 });
 

@@ -47,7 +47,7 @@ describe('Correcting a rejected invoice from the invoices screen sends what the 
       emisor: { nif: 'B12345674', nombre: 'COMERCIAL DEMO SL', hacienda: 'verifactu' },
       entorno: 'test',
       idMaquina: 'WEB-ABCDEFGHJK',
-      settings: { serie: 'TABCD-', ancho: 80, imprimirAlCobrar: false },
+      settings: { serie: 'TABCD-', ancho: 80, imprimirAlCobrar: false, idiomaTicket: 'es', zonaHoraria: 'Europe/Madrid' },
       store: memoryStore(),
       setScreen: () => undefined,
     });

@@ -33,7 +33,7 @@ function listEngine(rows: () => FacturaItem[], extra?: (call: Call, url: URL) =>
     const page = all.slice(from, from + limite);
     return ok({ facturas: page, total: page.length, nifEmisor: NIF, nombreEmisor: 'COMERCIAL DEMO SL', proximaPagina: from + limite < all.length ? String(from + limite) : null });
   });
-  useSession.setState({ client: engine.client, emisor: { nif: NIF, nombre: NIF, hacienda: 'verifactu' }, settings: { serie: 'TABCD-', ancho: 80, imprimirAlCobrar: false } });
+  useSession.setState({ client: engine.client, emisor: { nif: NIF, nombre: NIF, hacienda: 'verifactu' }, settings: { serie: 'TABCD-', ancho: 80, imprimirAlCobrar: false, idiomaTicket: 'es', zonaHoraria: 'Europe/Madrid' } });
   return engine;
 }
 
@@ -155,16 +155,17 @@ describe('Invoices: searching a number asks the engine (GET /v1/facturas/buscar)
     s().setFiltros({ texto: '12' });
     await s().buscar();
     expect(new URL(calls.at(-1)!.url, 'http://t').searchParams.get('fechaExpedicion')).toBe('23-11-2026');
-    expect(s().busqueda).toBe('No hay ninguna factura TABCD-12 con fecha 23-11-2026');
+    expect(s().busqueda).toEqual({ mensaje: 'No hay ninguna factura TABCD-12 con fecha 23/11/2026' });
     expect(s().encontrada).toBeUndefined();
   });
 
-  it('a 400 shows the engine’s code and field', async () => {
+  it('a 400 says what to do, with the engine’s code and field as the detail', async () => {
     listEngine(() => [], (_c, url) => (url.pathname.endsWith('/buscar') ? { status: 400, body: { code: 'VALIDATION_ERROR', message: 'numero admite como máximo 60 caracteres', campo: 'numero' } } : undefined));
     const s = () => useInvoices.getState();
     s().setFiltros({ texto: 'X'.repeat(61) });
     await s().buscar();
-    expect(s().busqueda).toBe('VALIDATION_ERROR: numero admite como máximo 60 caracteres (numero)');
+    // Staff read what to do; the engine's code, message and field stay as the detail for support.
+    expect(s().busqueda).toEqual({ mensaje: 'La serie o el número de la factura no son válidos: revise la serie de la caja en Ajustes.', detalle: 'VALIDATION_ERROR · numero admite como máximo 60 caracteres · (numero)', campo: 'numero' });
   });
 });
 

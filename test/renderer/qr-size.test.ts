@@ -21,7 +21,7 @@ const receiptFor = (url: string, ancho: 80 | 58) =>
   buildReceipt({
     ancho,
     emisor: { nif: base.nif, nombre: 'COMERCIAL DEMO SL' },
-    titulo: 'FACTURA SIMPLIFICADA',
+    idioma: 'es',
     numeroFactura: 'T6629-1',
     fechaExpedicion: base.fechaExpedicion,
     tipoFactura: 'F2',

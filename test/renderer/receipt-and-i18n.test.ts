@@ -13,7 +13,7 @@ describe('Receipts built by the renderer pass main’s zod check (src-shared/bri
     const receipt = buildReceipt({
       ancho: 58,
       emisor: { nif: 'B12345674', nombre: 'COMERCIAL DEMO SL' },
-      titulo: 'FACTURA SIMPLIFICADA',
+      idioma: 'es',
       numeroFactura: 'TABCD1',
       fechaExpedicion: '22-11-2026',
       hora: '12:30:00',
@@ -28,7 +28,7 @@ describe('Receipts built by the renderer pass main’s zod check (src-shared/bri
   });
 
   it('a reprint of an invoice the till has no lines for keeps the engine’s totals', () => {
-    const receipt = buildReceiptFromTotals({ ancho: 80, emisor: { nif: 'B12345674', nombre: 'B12345674' }, titulo: 'FACTURA SIMPLIFICADA', numeroFactura: 'BL9', fechaExpedicion: '22-11-2026', tipoFactura: 'F2', qr, copia: true, importeTotal: '12.10', cuotaTotal: '2.10', descripcion: 'Venta' });
+    const receipt = buildReceiptFromTotals({ ancho: 80, emisor: { nif: 'B12345674', nombre: 'B12345674' }, idioma: 'es', numeroFactura: 'BL9', fechaExpedicion: '22-11-2026', tipoFactura: 'F2', qr, copia: true, importeTotal: '12.10', cuotaTotal: '2.10', descripcion: 'Venta' });
     expect(receiptSchema.parse(receipt)).toMatchObject({ importeTotal: '12.10', cuotaTotal: '2.10', copia: true, lineas: [] });
   });
 });
@@ -62,5 +62,51 @@ describe('Spanish by default, Basque and English available', () => {
     expect(translate('en', 'nav.venta')).toBe('Sale');
     expect(formatAmount('es', '5.70')).toBe('5,70');
     expect(formatAmount('en', '5.70')).toBe('5.70');
+  });
+});
+
+describe('Receipts follow the shop’s document language, not the staff’s UI language', () => {
+  const sale = (idioma: 'es' | 'eu' | 'es-eu', extra: Partial<Parameters<typeof buildReceipt>[0]> = {}) =>
+    buildReceipt({
+      ancho: 80,
+      idioma,
+      emisor: { nif: 'B12345674', nombre: 'COMERCIAL DEMO SL' },
+      numeroFactura: 'TABCD-2',
+      fechaExpedicion: '23-11-2026',
+      tipoFactura: 'F2',
+      lines: [{ id: '1', descripcion: 'Café', cantidad: '1', precio: '1.50', tipoIva: '10' }],
+      qr,
+      gracias: true,
+      ...extra,
+    });
+
+  it('Spanish by default; Basque; bilingual Spanish / Basque', () => {
+    expect(sale('es')).toMatchObject({ titulo: 'FACTURA SIMPLIFICADA', pie: 'Gracias por su compra', etiquetas: { total: 'Total', cuota: 'Cuota' } });
+    expect(sale('eu')).toMatchObject({ titulo: 'FAKTURA SINPLIFIKATUA', pie: 'Eskerrik asko zure erosketagatik', etiquetas: { total: 'Guztira' } });
+    expect(sale('es-eu')).toMatchObject({ titulo: 'FACTURA SIMPLIFICADA / FAKTURA SINPLIFIKATUA', etiquetas: { total: 'Total / Guztira' } });
+    for (const idioma of ['es', 'eu', 'es-eu'] as const) expect(receiptSchema.parse(sale(idioma))).toEqual(sale(idioma));
+  });
+
+  it('a rectifying ticket names the invoice it corrects: series, number and date', () => {
+    const r5 = sale('es', { tipoFactura: 'R5', rectificada: { numeroFactura: 'TABCD-1', fechaExpedicion: '22-11-2026' }, lines: [{ id: '1', descripcion: 'Café', cantidad: '-1', precio: '1.50', tipoIva: '10' }] });
+    expect(r5.titulo).toBe('FACTURA RECTIFICATIVA');
+    expect(r5.rectifica).toBe('Rectifica la factura TABCD-1 del 22/11/2026');
+    expect(receiptSchema.parse(r5)).toEqual(r5);
+  });
+
+  it('a full invoice carries the customer’s address when given', () => {
+    const f1 = sale('es', { tipoFactura: 'F1', destinatario: { nif: 'B87654323', nombre: 'CLIENTE SL', direccion: ' Calle Mayor 1, 28013 Madrid ' } });
+    expect(f1.destinatario).toEqual({ nif: 'B87654323', nombre: 'CLIENTE SL', direccion: 'Calle Mayor 1, 28013 Madrid' });
+    expect(receiptSchema.parse(f1)).toEqual(f1);
+    expect(sale('es', { tipoFactura: 'F1', destinatario: { nif: 'B87654323', nombre: 'CLIENTE SL', direccion: '' } }).destinatario).toEqual({ nif: 'B87654323', nombre: 'CLIENTE SL' });
+  });
+});
+
+describe('The Spanish catalogue has no English UI words', () => {
+  it('no value of es contains a word from the deny-list', () => {
+    const deny = /\b(Cancel|Retry|Loading|Updated|Pending|Rejected|Registered|Queue|Settings|Invoice|Error:|none|TEST|LIVE|Forbidden)\b/;
+    for (const [key, text] of Object.entries(DICTS.es)) {
+      expect(text, key).not.toMatch(deny);
+    }
   });
 });

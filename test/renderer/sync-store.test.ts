@@ -79,7 +79,7 @@ describe('Sync view: a fault card per emulator the panel relays', () => {
     useSession.setState({ client });
     await useSync.getState().refreshFaults();
     await useSync.getState().falla('aeat', 'caida');
-    expect(useSync.getState().error).toBe('EMULATOR_ERROR: mode: Invalid option');
+    expect(useSync.getState().error).toMatchObject({ mensaje: 'El emulador no aceptó el cambio.', detalle: 'EMULATOR_ERROR · mode: Invalid option' });
     expect(useSync.getState().faults.aeat?.mode).toBe('none');
   });
 

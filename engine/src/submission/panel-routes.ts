@@ -55,19 +55,31 @@ export function syncPanelRoutes(app: FastifyInstance, deps: SyncPanelDeps): void
     );
     const porEstadoEnvio: Record<string, Record<string, number>> = { test: {}, live: {} };
     for (const row of inFlight) (porEstadoEnvio[row.entorno] ??= {})[row.estadoEnvio] = Number(row.n);
+    // Rejections still standing: a rejected record that a later record of its invoice (the
+    // correction, the cancellation) has not superseded. A corrected invoice no longer counts.
     const rechazadosRows = db.all(
       db.kysely
-        .selectFrom('registros')
-        .select(['entorno', (eb) => eb.fn.countAll<number>().as('n')])
-        .where('estadoEnvioFinal', '=', 'rechazada')
-        .groupBy('entorno'),
+        .selectFrom('registros as r')
+        .select(['r.entorno', (eb) => eb.fn.countAll<number>().as('n')])
+        .where('r.estadoEnvioFinal', '=', 'rechazada')
+        .where(({ not, exists, selectFrom }) =>
+          not(exists(selectFrom('registros as l').select('l.id').whereRef('l.invoiceId', '=', 'r.invoiceId').whereRef('l.creadoEn', '>', 'r.creadoEn'))),
+        )
+        .groupBy('r.entorno'),
     );
     const rechazados: Record<string, number> = { test: 0, live: 0 };
     for (const row of rechazadosRows) rechazados[row.entorno] = Number(row.n);
-    const pendientes = new Map(
+    // Per queue: how many records wait and since when (the oldest one's creation).
+    const esperando = new Map(
       db
-        .all(db.kysely.selectFrom('submission_jobs').select(['queueKey', (eb) => eb.fn.countAll<number>().as('n')]).groupBy('queueKey'))
-        .map((r) => [r.queueKey, Number(r.n)]),
+        .all(
+          db.kysely
+            .selectFrom('submission_jobs as j')
+            .innerJoin('registros as r', 'r.id', 'j.registroId')
+            .select(['j.queueKey', (eb) => eb.fn.countAll<number>().as('n'), (eb) => eb.fn.min('r.creadoEn').as('desde')])
+            .groupBy('j.queueKey'),
+        )
+        .map((r) => [r.queueKey, { n: Number(r.n), desde: r.desde as string | null }]),
     );
     const colas = db.all(db.kysely.selectFrom('submission_queues').selectAll().orderBy('queueKey')).map((q) => {
       const times = [q.siguienteEnvioEn, q.reintentoEn].filter((x): x is string => x !== null).sort();
@@ -76,7 +88,8 @@ export function syncPanelRoutes(app: FastifyInstance, deps: SyncPanelDeps): void
         entorno: q.entorno,
         autoridad: q.autoridad,
         obligado: q.obligado,
-        pendientes: pendientes.get(q.queueKey) ?? 0,
+        pendientes: esperando.get(q.queueKey)?.n ?? 0,
+        masAntiguoEn: esperando.get(q.queueKey)?.desde ?? null,
         siguienteEnvioEn: q.siguienteEnvioEn,
         reintentoEn: q.reintentoEn,
         proximoIntentoEn: times[times.length - 1] ?? null,
@@ -94,8 +107,22 @@ export function syncPanelRoutes(app: FastifyInstance, deps: SyncPanelDeps): void
       const alcanzable = prev?.alcanzable === false || c.alcanzable === false ? false : (c.alcanzable ?? prev?.alcanzable ?? null);
       autoridades.set(key, { autoridad: c.autoridad, entorno: c.entorno, alcanzable });
     }
+    // What waits per till (device), so support sees which till's records are still out.
+    const porDispositivo = db
+      .all(
+        db.kysely
+          .selectFrom('registros')
+          .select(['entorno', 'nifEmisor', 'idMaquina', (eb) => eb.fn.countAll<number>().as('n')])
+          .where('estadoEnvioFinal', 'is', null)
+          .groupBy(['entorno', 'nifEmisor', 'idMaquina'])
+          .orderBy('entorno')
+          .orderBy('nifEmisor')
+          .orderBy('idMaquina'),
+      )
+      .map((r) => ({ entorno: r.entorno, nif: r.nifEmisor, idMaquina: r.idMaquina, pendientes: Number(r.n) }));
     return {
       pausado: { test: paused.has('test'), live: paused.has('live') },
+      porDispositivo,
       porEstadoEnvio,
       rechazados,
       colas,

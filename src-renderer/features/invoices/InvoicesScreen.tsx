@@ -1,23 +1,69 @@
 // Invoices: list with filters and search, detail with records and the authority's replies, live
 // status, cancel, correct a rejected invoice, refund a ticket (R5), reprint with the same QR.
-import { useEffect, useRef } from 'react';
-import { useSession, useT } from '../../app/session';
-import { formatAmount } from '../../i18n';
+import { useEffect, useRef, useState } from 'react';
+import { ProblemBanner } from '../../app/ProblemBanner';
+import { useFormat, useSession, useT } from '../../app/session';
+import { hasMessage } from '../../i18n';
+import { fechaParaTeclear, formatFechaMotor, parseFechaTecleada } from '../../i18n/format';
 import { tillBridge } from '../../platform/bridge';
-import { formatTimestamp } from '../../platform/dates';
+import { confirmPage, printPage } from '../../platform/page';
+import type { Receipt } from '../../../src-shared/bridge';
 import { ReceiptPreview } from '../sale/ReceiptPreview';
 import { buildReceipt, buildReceiptFromTotals } from '../sale/receipt-model';
-import { estadoDe, nombreEmisorPara, useInvoices, visibleFacturas, type FacturaEnvelope, type FiltroEstado } from './store';
+import { estadoAnulacion, estadoVisible, nombreEmisorPara, useInvoices, visibleFacturas, type FacturaEnvelope, type FiltroEstado } from './store';
+
+/** A date typed as dd/mm/aaaa (our own field, not the browser's date picker and its locale). */
+function DateField({ label, value, testid, onChange }: { label: string; value: string; testid: string; onChange: (iso: string) => void }) {
+  const t = useT();
+  const [text, setText] = useState(fechaParaTeclear(value));
+  const [invalid, setInvalid] = useState(false);
+  useEffect(() => setText(fechaParaTeclear(value)), [value]);
+  const commit = () => {
+    const iso = parseFechaTecleada(text);
+    setInvalid(iso === null);
+    if (iso !== null && iso !== value) onChange(iso);
+  };
+  const errorId = `${testid}-error`;
+  return (
+    <label>
+      {label}
+      <input
+        data-testid={testid}
+        value={text}
+        placeholder={t('facturas.fechaFormato')}
+        inputMode="numeric"
+        maxLength={10}
+        size={10}
+        aria-invalid={invalid}
+        aria-describedby={invalid ? errorId : undefined}
+        className={invalid ? 'invalid' : ''}
+        onChange={(e) => setText(e.target.value)}
+        onBlur={commit}
+        onKeyDown={(e) => {
+          if (e.key === 'Enter') {
+            e.preventDefault();
+            commit();
+          }
+        }}
+      />
+      {invalid ? (
+        <span id={errorId} className="field-error" role="alert" data-testid={errorId}>
+          {t('facturas.fechaNoValida')}
+        </span>
+      ) : null}
+    </label>
+  );
+}
 
 export function InvoicesScreen() {
   const t = useT();
-  const lang = useSession((s) => s.lang);
+  const fmt = useFormat();
   const emisor = useSession((s) => s.emisor);
   const inv = useInvoices();
   const searchRef = useRef<HTMLInputElement | null>(null);
   const listRef = useRef<HTMLTableSectionElement | null>(null);
   const rows = visibleFacturas(inv);
-  const money = (v: string | undefined) => formatAmount(lang, v);
+  const money = fmt.money;
 
   useEffect(() => {
     void useInvoices.getState().load(true);
@@ -88,10 +134,7 @@ export function InvoicesScreen() {
             value={inv.filtros.texto}
             onChange={(e) => inv.setFiltros({ texto: e.target.value })}
           />
-          <label>
-            {t('facturas.fechaExpedicion')}
-            <input type="date" data-testid="invoices-search-fecha" value={inv.filtros.fecha} onChange={(e) => inv.setFiltros({ fecha: e.target.value })} />
-          </label>
+          <DateField label={t('facturas.fechaExpedicion')} testid="invoices-search-fecha" value={inv.filtros.fecha} onChange={(fecha) => inv.setFiltros({ fecha })} />
           <button type="button" data-testid="invoices-search-engine" disabled={!inv.filtros.texto.trim()} onClick={() => void inv.buscar()}>
             {t('facturas.buscarMotor')}
           </button>
@@ -106,25 +149,15 @@ export function InvoicesScreen() {
               <option value="rechazada">{t('facturas.filtroRechazadas')}</option>
             </select>
           </label>
-          <label>
-            {t('facturas.desde')}
-            <input type="date" value={inv.filtros.desde} onChange={(e) => inv.setFiltros({ desde: e.target.value })} />
-          </label>
-          <label>
-            {t('facturas.hasta')}
-            <input type="date" value={inv.filtros.hasta} onChange={(e) => inv.setFiltros({ hasta: e.target.value })} />
-          </label>
+          <DateField label={t('facturas.desde')} testid="invoices-desde" value={inv.filtros.desde} onChange={(desde) => inv.setFiltros({ desde })} />
+          <DateField label={t('facturas.hasta')} testid="invoices-hasta" value={inv.filtros.hasta} onChange={(hasta) => inv.setFiltros({ hasta })} />
           <button type="button" data-testid="invoices-refresh" onClick={() => void inv.load(true)}>
             {t('facturas.actualizar')}
           </button>
         </header>
         <p className="hint keys">{t('facturas.ayuda')}</p>
-        {inv.error ? <div className="banner banner-error">{inv.error}</div> : null}
-        {inv.busqueda ? (
-          <div className="banner banner-error" data-testid="invoices-search-result">
-            {inv.busqueda}
-          </div>
-        ) : null}
+        <ProblemBanner problem={inv.error} testid="invoices-error" />
+        <ProblemBanner problem={inv.busqueda} testid="invoices-search-result" />
         <table className="grid" data-testid="invoices-table">
           <thead>
             <tr>
@@ -136,27 +169,47 @@ export function InvoicesScreen() {
             </tr>
           </thead>
           <tbody ref={listRef}>
-            {rows.map((f, i) => (
-              <tr
-                key={f.idFactura}
-                data-testid="invoice-row"
-                data-numero={f.numeroFactura}
-                data-estado={estadoDe(f)}
-                className={`${i === inv.cursor ? 'cursor' : ''} ${inv.detalle?.factura.idFactura === f.idFactura ? 'selected' : ''}`}
-                onClick={() => {
-                  useInvoices.setState({ cursor: i });
-                  void inv.open(f.idFactura);
-                }}
-              >
-                <td className="mono">{f.numeroFactura}</td>
-                <td>{formatTimestamp(f.fechaRegistro)}</td>
-                <td>{f.tipoFactura ?? '—'}</td>
-                <td className="col-num">{money(f.importeTotal)}</td>
-                <td>
-                  <span className={`badge badge-${estadoDe(f)}`}>{t(`estado.${estadoDe(f)}`)}</span>
-                </td>
-              </tr>
-            ))}
+            {rows.map((f, i) => {
+              const estado = estadoVisible(f, inv.anulacionesPendientes);
+              return (
+                <tr
+                  key={f.idFactura}
+                  data-testid="invoice-row"
+                  data-numero={f.numeroFactura}
+                  data-estado={estado}
+                  aria-selected={inv.detalle?.factura.idFactura === f.idFactura}
+                  className={`${i === inv.cursor ? 'cursor' : ''} ${inv.detalle?.factura.idFactura === f.idFactura ? 'selected' : ''}`}
+                  onClick={() => {
+                    useInvoices.setState({ cursor: i });
+                    void inv.open(f.idFactura);
+                  }}
+                >
+                  <td>
+                    {/* The row's control: reachable by Tab, opened with Enter or Space. */}
+                    <button
+                      type="button"
+                      className="link mono"
+                      data-testid="invoice-open"
+                      aria-label={t('facturas.abrir', { n: f.numeroFactura })}
+                      onFocus={() => useInvoices.setState({ cursor: i })}
+                      onClick={(e) => {
+                        e.stopPropagation();
+                        useInvoices.setState({ cursor: i });
+                        void inv.open(f.idFactura);
+                      }}
+                    >
+                      {f.numeroFactura}
+                    </button>
+                  </td>
+                  <td>{fmt.dateTime(f.fechaRegistro)}</td>
+                  <td>{f.tipoFactura ? t(`tipo.${f.tipoFactura}`) : '—'}</td>
+                  <td className="col-num">{money(f.importeTotal)}</td>
+                  <td>
+                    <span className={`badge badge-${estado}`}>{t(`estado.${estado}`)}</span>
+                  </td>
+                </tr>
+              );
+            })}
           </tbody>
         </table>
         {rows.length === 0 && !inv.loading ? <p className="hint">{t('facturas.ninguna')}</p> : null}
@@ -173,28 +226,34 @@ export function InvoicesScreen() {
 
 function InvoiceDetail({ detalle }: { detalle: FacturaEnvelope | undefined }) {
   const t = useT();
-  const lang = useSession((s) => s.lang);
+  const fmt = useFormat();
   const settings = useSession((s) => s.settings);
   const emisor = useSession((s) => s.emisor);
   const inv = useInvoices();
   if (!detalle) {
     return (
       <aside className="invoice-detail" data-testid="invoice-detail">
-        <div className="banner banner-error">{inv.detalleError}</div>
+        <ProblemBanner problem={inv.detalleError} />
       </aside>
     );
   }
   const f = detalle.factura;
-  const estado = estadoDe(f);
+  const anulacion = estadoAnulacion(detalle);
+  // One source of truth: the invoice's state, except while its cancellation waits or was refused.
+  const estado = anulacion === 'anulacion_pendiente' || anulacion === 'anulacion_rechazada' ? anulacion : estadoVisible(f, {});
   const rechazada = detalle.registros.some((r) => r.tipo !== 'anulacion' && (r.estado === 'rechazada' || r.estadoEnvioFinal === 'rechazada'));
   const anulada = f.estadoFactura === 'anulada';
+  // No second cancellation while one waits for the authority, none of a cancelled invoice.
+  const anulable = !anulada && anulacion !== 'anulacion_pendiente';
   const r = inv.reimpresion;
   const receipt = r
     ? r.sale
       ? buildReceipt({
           ancho: settings.ancho,
+          idioma: settings.idiomaTicket,
           emisor: { nif: r.sale.nifEmisor, nombre: r.sale.nombreEmisor },
-          titulo: r.sale.tipoFactura === 'F2' ? t('recibo.simplificada') : r.sale.tipoFactura === 'F1' ? t('recibo.completa') : t('recibo.rectificativa'),
+          rectificada: r.sale.rectificada,
+          gracias: true,
           numeroFactura: f.numeroFactura,
           fechaExpedicion: f.fechaExpedicion,
           hora: r.sale.hora,
@@ -207,11 +266,11 @@ function InvoiceDetail({ detalle }: { detalle: FacturaEnvelope | undefined }) {
         })
       : buildReceiptFromTotals({
           ancho: settings.ancho,
+          idioma: settings.idiomaTicket,
           emisor: { nif: f.nifEmisor, nombre: nombreEmisorPara(f.nifEmisor, inv.emisorLista, emisor) },
-          titulo: f.tipoFactura === 'F1' ? t('recibo.completa') : f.tipoFactura?.startsWith('R') ? t('recibo.rectificativa') : t('recibo.simplificada'),
           numeroFactura: f.numeroFactura,
           fechaExpedicion: f.fechaExpedicion,
-          tipoFactura: (f.tipoFactura ?? 'F2') as 'F2',
+          tipoFactura: (f.tipoFactura ?? 'F2') as Receipt['tipoFactura'],
           qr: f.idTbai ? { sistema: 'ticketbai', url: r.urlValidacion, idTbai: f.idTbai } : { sistema: 'verifactu', url: r.urlValidacion },
           copia: true,
           descripcion: f.descripcion,
@@ -232,17 +291,17 @@ function InvoiceDetail({ detalle }: { detalle: FacturaEnvelope | undefined }) {
       </header>
       <dl className="facts">
         <dt>{t('facturas.estado')}</dt>
-        <dd>
+        <dd aria-live="polite">
           <span className={`badge badge-${estado}`} data-testid="invoice-status" data-estado={estado}>
             {t(`estado.${estado}`)}
           </span>
         </dd>
         <dt>{t('facturas.tipo')}</dt>
-        <dd>{f.tipoFactura ?? '—'}</dd>
+        <dd>{f.tipoFactura ? t(`tipo.${f.tipoFactura}`) : '—'}</dd>
         <dt>{t('recibo.fecha')}</dt>
-        <dd>{f.fechaExpedicion}</dd>
+        <dd>{formatFechaMotor(f.fechaExpedicion)}</dd>
         <dt>{t('facturas.total')}</dt>
-        <dd>{formatAmount(lang, f.importeTotal)} €</dd>
+        <dd>{fmt.money(f.importeTotal)} €</dd>
         {f.csvAeat ? (
           <>
             <dt>{t('facturas.csv')}</dt>
@@ -269,9 +328,9 @@ function InvoiceDetail({ detalle }: { detalle: FacturaEnvelope | undefined }) {
         <button
           type="button"
           data-testid="invoice-cancel"
-          disabled={anulada}
+          disabled={!anulable}
           onClick={() => {
-            if (window.confirm(t('facturas.confirmarAnular', { n: f.numeroFactura }))) void inv.anular();
+            if (confirmPage(t('facturas.confirmarAnular', { n: f.numeroFactura }))) void inv.anular();
           }}
         >
           {t('facturas.anular')}
@@ -283,8 +342,12 @@ function InvoiceDetail({ detalle }: { detalle: FacturaEnvelope | undefined }) {
           {t('facturas.devolver')}
         </button>
       </div>
-      {inv.mensaje ? <div className="banner banner-ok">{inv.mensaje}</div> : null}
-      {inv.detalleError ? <div className="banner banner-error">{inv.detalleError}</div> : null}
+      {inv.mensaje ? (
+        <div className="banner banner-ok" role="status" data-testid="invoice-mensaje">
+          {inv.mensaje}
+        </div>
+      ) : null}
+      <ProblemBanner problem={inv.detalleError} testid="invoice-error" />
       <h3>{t('facturas.registros')}</h3>
       <table className="grid" data-testid="invoice-records">
         <thead>
@@ -299,10 +362,11 @@ function InvoiceDetail({ detalle }: { detalle: FacturaEnvelope | undefined }) {
         <tbody>
           {detalle.registros.map((reg) => (
             <tr key={reg.idRegistro} data-testid="invoice-record">
-              <td>{reg.tipo}</td>
+              <td>{t(`registro.${reg.tipo === 'anulacion' ? 'anulacion' : 'alta'}`)}</td>
               <td>
-                <span className={`badge badge-${reg.estado}`}>{t(`estado.${reg.estado}`)}</span>
-                {reg.estadoEnvio ? <span className="small"> · {t(`estado.${reg.estadoEnvio}`)}</span> : null}
+                <span className={`badge badge-${reg.estado}`} data-testid="invoice-record-estado" data-estado={reg.estado}>
+                  {t(`estado.${reg.estado}`)}
+                </span>
               </td>
               <td>
                 {reg.codigoRespuestaAeat ?? reg.codigoRespuestaTbai ?? '—'}
@@ -325,7 +389,7 @@ function InvoiceDetail({ detalle }: { detalle: FacturaEnvelope | undefined }) {
       {inv.lote ? (
         <div className="lote" data-testid="invoice-lote">
           <h3>
-            {t('facturas.respuesta')} · {inv.lote.idLote} · {inv.lote.estadoEnvio ?? inv.lote.estado}
+            {t('facturas.respuesta')} · {inv.lote.estadoEnvio && hasMessage(`respuesta.${inv.lote.estadoEnvio}`) ? t(`respuesta.${inv.lote.estadoEnvio}`) : hasMessage(`lote.${inv.lote.estado}`) ? t(`lote.${inv.lote.estado}`) : ''}
           </h3>
           <pre className="xml">{inv.lote.respuesta ?? inv.lote.ultimoError ?? '—'}</pre>
         </div>
@@ -339,18 +403,13 @@ function InvoiceDetail({ detalle }: { detalle: FacturaEnvelope | undefined }) {
               onClick={() => {
                 const bridge = tillBridge();
                 if (bridge) void bridge.print(receipt);
-                else window.print();
+                else printPage();
               }}
             >
               {t('resultado.imprimir')}
             </button>
           </div>
-          <ReceiptPreview
-            receipt={receipt}
-            qrBase64={r.qrBase64}
-            lang={lang}
-            labels={{ fecha: t('recibo.fecha'), cliente: t('recibo.cliente'), base: t('venta.base'), cuota: t('venta.cuota'), total: t('venta.total'), copia: t('recibo.copia') }}
-          />
+          <ReceiptPreview receipt={receipt} qrBase64={r.qrBase64} />
         </div>
       ) : null}
     </aside>

@@ -6,12 +6,16 @@ import { facturaEnvelopeSchema, facturasListResponseSchema } from '../../../src-
 import { loteDetalleSchema } from '../../../src-shared/api/sync';
 import { ticketbaiAnularResponse } from '../../../src-shared/api/ticketbai';
 import { verifactuAnularResponse } from '../../../src-shared/api/verifactu';
-import { ApiError, describeError } from '../../api/engine-client';
+import { ApiError } from '../../api/engine-client';
+import type { Problem } from '../../api/problems';
 import { useSession, type Emisor } from '../../app/session';
 import { todayInMadrid } from '../../platform/dates';
 import { rechazoPrevioDe } from '../sale/rechazo-previo';
 import { SalesCache, type CachedSale } from '../sale/sales-cache';
 import { useSale, type Original } from '../sale/store';
+import { estadoDe, type ConEstado } from './estado';
+
+export { estadoDe } from './estado';
 
 export type FacturaItem = z.infer<typeof facturasListResponseSchema>['facturas'][number];
 export type FacturaEnvelope = z.infer<typeof facturaEnvelopeSchema>;
@@ -46,12 +50,14 @@ export interface InvoicesState {
   /** The invoice the engine found for the searched number (shown first while the search stands). */
   encontrada: FacturaItem | undefined;
   /** Why the searched number was not found, or the engine's error. */
-  busqueda: string | undefined;
+  busqueda: Problem | undefined;
   loading: boolean;
-  error: string | undefined;
+  error: Problem | undefined;
   cursor: number;
   detalle: FacturaEnvelope | undefined;
-  detalleError: string | undefined;
+  detalleError: Problem | undefined;
+  /** Invoices whose cancellation this till sent and the authority has not answered yet. */
+  anulacionesPendientes: Record<string, true>;
   lote: LoteDetalle | undefined;
   reimpresion: { qrBase64: string; urlValidacion: string; sale: CachedSale | undefined } | undefined;
   mensaje: string | undefined;
@@ -73,11 +79,23 @@ export interface InvoicesState {
   startCorrection(kind: 'subsanar' | 'devolucion'): void;
 }
 
-type ConEstado = { estadoFactura?: string | undefined; estadoEnvio?: string | undefined };
 
-/** The state a row shows: the invoice's once concluded, else its submission's. */
-export function estadoDe(f: ConEstado): string {
-  return f.estadoFactura ?? f.estadoEnvio ?? 'desconocido';
+/**
+ * Where the invoice's cancellation stands, from its records: sent and waiting for the authority
+ * (the invoice is still registered until it accepts), refused, or done. Undefined: never cancelled.
+ */
+export function estadoAnulacion(detalle: Pick<FacturaEnvelope, 'factura' | 'registros'>): 'anulada' | 'anulacion_pendiente' | 'anulacion_rechazada' | undefined {
+  if (detalle.factura.estadoFactura === 'anulada') return 'anulada';
+  const anulacion = detalle.registros.filter((r) => r.tipo === 'anulacion').at(-1);
+  if (!anulacion) return undefined;
+  if (anulacion.estado === 'rechazada' || anulacion.estadoEnvioFinal === 'rechazada') return 'anulacion_rechazada';
+  return anulacion.estado === 'aceptada' ? 'anulada' : 'anulacion_pendiente';
+}
+
+/** What a row or the detail shows: a cancellation on its way wins over «Registrada». */
+export function estadoVisible(f: ConEstado & { idFactura: string }, pendientes: Record<string, true>): string {
+  const estado = estadoDe(f);
+  return estado === 'registrada' && pendientes[f.idFactura] ? 'anulacion_pendiente' : estado;
 }
 
 /**
@@ -107,7 +125,8 @@ export function parseBusqueda(texto: string, serieCaja: string): { serie?: strin
   const t = texto.trim();
   if (!t) return undefined;
   const serie = serieCaja.trim();
-  if (serie && t.toUpperCase().startsWith(serie.toUpperCase()) && t.length > serie.length) return { serie, numero: t.slice(serie.length) };
+  // The till's series only when a number follows it ("T1XVK-1" is not series "T1X" + "VK-1").
+  if (serie && t.toUpperCase().startsWith(serie.toUpperCase()) && /^\d+$/.test(t.slice(serie.length))) return { serie, numero: t.slice(serie.length) };
   if (/^\d+$/.test(t)) return serie ? { serie, numero: t } : { numero: t };
   const dash = t.lastIndexOf('-');
   if (dash > 0 && dash < t.length - 1) return { serie: t.slice(0, dash + 1), numero: t.slice(dash + 1) };
@@ -136,6 +155,13 @@ export function nombreEmisorPara(nif: string, lista: { nif: string; nombre: stri
   return nif;
 }
 
+/** The pending-cancellation marks after reading a detail: its records say where the cancellation stands. */
+function conAnulacion(pendientes: Record<string, true>, detalle: FacturaEnvelope): Record<string, true> {
+  const id = detalle.factura.idFactura;
+  const { [id]: _old, ...rest } = pendientes;
+  return estadoAnulacion(detalle) === 'anulacion_pendiente' ? { ...rest, [id]: true } : rest;
+}
+
 export const useInvoices = create<InvoicesState>((set, get) => {
   const session = () => useSession.getState();
 
@@ -161,6 +187,7 @@ export const useInvoices = create<InvoicesState>((set, get) => {
     emisorLista: undefined,
     encontrada: undefined,
     busqueda: undefined,
+    anulacionesPendientes: {},
     now: () => new Date(),
     loading: false,
     error: undefined,
@@ -201,7 +228,7 @@ export const useInvoices = create<InvoicesState>((set, get) => {
           loading: false,
         });
       } catch (error) {
-        if (mine === seq) set({ loading: false, error: describeError(error) });
+        if (mine === seq) set({ loading: false, error: session().problem(error) });
       }
     },
 
@@ -229,17 +256,32 @@ export const useInvoices = create<InvoicesState>((set, get) => {
         if (mine !== seq) return;
         const found = get().encontrada;
         const fresh = found ? rows.find((f) => f.idFactura === found.idFactura) : undefined;
-        set({ facturas: rows, proximaPagina: next, emisorLista: nombre, error: undefined, ...(fresh ? { encontrada: fresh } : {}) });
+        // A cancellation the authority has concluded (accepted: anulada; refused: still registered
+        // with no record pending) is no longer "pending" here; the detail refresh clears refusals.
+        const anulacionesPendientes = Object.fromEntries(
+          Object.keys(get().anulacionesPendientes)
+            .filter((id) => rows.find((f) => f.idFactura === id)?.estadoFactura !== 'anulada')
+            .map((id) => [id, true as const]),
+        );
+        set({ facturas: rows, proximaPagina: next, emisorLista: nombre, error: undefined, anulacionesPendientes, ...(fresh ? { encontrada: fresh } : {}) });
       } catch (error) {
-        if (mine === seq) set({ error: describeError(error) });
+        if (mine === seq) set({ error: session().problem(error) });
       }
     },
 
     async buscar() {
       const { client, emisor, settings, t } = session();
+      const texto = get().filtros.texto.trim().toUpperCase();
+      // A number already in the list opens from it: the engine is asked only for what is not here.
+      const enLista = get().facturas.find((f) => f.numeroFactura.toUpperCase() === texto);
+      if (enLista) {
+        set({ busqueda: undefined, cursor: Math.max(0, visibleFacturas(get()).indexOf(enLista)) });
+        await get().open(enLista.idFactura);
+        return;
+      }
       const q = parseBusqueda(get().filtros.texto, settings.serie);
       if (!client || !emisor || !q) return;
-      const fecha = get().filtros.fecha ? fechaMotor(get().filtros.fecha) : todayInMadrid(get().now());
+      const fecha = get().filtros.fecha ? fechaMotor(get().filtros.fecha) : todayInMadrid(get().now(), session().settings.zonaHoraria);
       const params = new URLSearchParams({ nifEmisor: emisor.nif, ...(q.serie ? { serie: q.serie } : {}), numero: q.numero, fechaExpedicion: fecha });
       set({ busqueda: undefined });
       try {
@@ -247,7 +289,15 @@ export const useInvoices = create<InvoicesState>((set, get) => {
         set({ encontrada: filaDe(detalle.factura), cursor: 0, detalle, detalleError: undefined, lote: undefined, reimpresion: undefined, mensaje: undefined });
       } catch (error) {
         const notFound = error instanceof ApiError && error.status === 404;
-        set({ encontrada: undefined, busqueda: notFound ? t('facturas.noEncontrada', { n: `${q.serie ?? ''}${q.numero}`, fecha }) : describeError(error) });
+        // Rows of the list that contain the text stay the answer: no "not found" above them.
+        if (notFound && visibleFacturas(get()).length > 0) {
+          set({ encontrada: undefined, busqueda: undefined });
+          return;
+        }
+        set({
+          encontrada: undefined,
+          busqueda: notFound ? { mensaje: t('facturas.noEncontrada', { n: `${q.serie ?? ''}${q.numero}`, fecha: fecha.replaceAll('-', '/') }) } : session().problem(error),
+        });
       }
     },
 
@@ -263,9 +313,9 @@ export const useInvoices = create<InvoicesState>((set, get) => {
       if (!client || !emisor) return;
       try {
         const detalle = await client.billing.get(`/v1/facturas/${encodeURIComponent(idFactura)}?nifEmisor=${encodeURIComponent(emisor.nif)}`, facturaEnvelopeSchema);
-        set({ detalle });
+        set({ detalle, anulacionesPendientes: conAnulacion(get().anulacionesPendientes, detalle) });
       } catch (error) {
-        set({ detalleError: describeError(error) });
+        set({ detalleError: session().problem(error) });
       }
     },
 
@@ -275,7 +325,7 @@ export const useInvoices = create<InvoicesState>((set, get) => {
       if (!id || !client || !emisor) return;
       try {
         const detalle = await client.billing.get(`/v1/facturas/${encodeURIComponent(id)}?nifEmisor=${encodeURIComponent(emisor.nif)}`, facturaEnvelopeSchema);
-        if (get().detalle?.factura.idFactura === id) set({ detalle });
+        if (get().detalle?.factura.idFactura === id) set({ detalle, anulacionesPendientes: conAnulacion(get().anulacionesPendientes, detalle) });
       } catch {
         // Keep what is shown; the next refresh tries again.
       }
@@ -291,7 +341,7 @@ export const useInvoices = create<InvoicesState>((set, get) => {
       try {
         set({ lote: await client.panel.get(`/panel/v1/sync/lotes/${encodeURIComponent(idLote)}`, loteDetalleSchema) });
       } catch (error) {
-        set({ detalleError: describeError(error) });
+        set({ detalleError: session().problem(error) });
       }
     },
 
@@ -318,11 +368,12 @@ export const useInvoices = create<InvoicesState>((set, get) => {
             verifactuAnularResponse,
           );
         }
-        set({ mensaje: session().t('facturas.anulada') });
+        // Sent, not yet accepted: the invoice stays registered until the authority answers.
+        set({ mensaje: session().t('facturas.anulada'), anulacionesPendientes: { ...get().anulacionesPendientes, [f.idFactura]: true } });
         await get().refreshDetail();
         void get().refresh();
       } catch (error) {
-        set({ detalleError: describeError(error) });
+        set({ detalleError: session().problem(error) });
       }
     },
 
@@ -334,7 +385,7 @@ export const useInvoices = create<InvoicesState>((set, get) => {
         const qr = await client.billing.get(`/v1/facturas/${encodeURIComponent(detalle.factura.idFactura)}/qr?nifEmisor=${encodeURIComponent(emisor.nif)}`, qrJsonSchema);
         set({ reimpresion: { ...qr, sale: new SalesCache(store).get(detalle.factura.idFactura) } });
       } catch (error) {
-        set({ detalleError: describeError(error) });
+        set({ detalleError: session().problem(error) });
       }
     },
 

@@ -1,23 +1,27 @@
 // The customer's ticket as it will print: 80 mm or 58 mm wide, the QR symbol 35 mm square (the rule
 // asks for 30–40 mm; the image box adds the PNG's quiet zone, qr-size.ts) with "QR tributario:" above and "VERI*FACTU" below it, or the TicketBAI identifier
-// under its QR. The QR image is the engine's PNG (the same one a reprint fetches again).
+// under its QR. The QR image is the engine's PNG (the same one a reprint fetches again). Its words
+// are the receipt's own (the shop's document language); amounts in the Spanish form, grouped.
 import type { Receipt } from '../../../src-shared/bridge';
-import { formatAmount, type Lang } from '../../i18n';
+import { formatDecimal, formatMoney } from '../../i18n/format';
+import { formatFechaMotor } from '../../i18n/format';
 import { qrBoxMmFor } from './qr-size';
 
 export interface ReceiptPreviewProps {
   receipt: Receipt;
   qrBase64: string;
-  lang: Lang;
-  labels: { fecha: string; cliente: string; base: string; cuota: string; total: string; copia: string };
 }
 
-export function ReceiptPreview({ receipt, qrBase64, lang, labels }: ReceiptPreviewProps) {
-  const money = (v: string) => formatAmount(lang, v);
+const SPANISH_WORDS = { cliente: 'Cliente', base: 'Base', cuota: 'Cuota', total: 'Total', copia: 'COPIA', fecha: 'Fecha' };
+
+export function ReceiptPreview({ receipt, qrBase64 }: ReceiptPreviewProps) {
+  // Spanish and Basque tickets both write 1.234,56.
+  const money = (v: string) => formatMoney('es', v);
+  const words = receipt.etiquetas ?? SPANISH_WORDS;
   const box = `${qrBoxMmFor(receipt.qr.url).toFixed(2)}mm`;
   return (
     <div className={`receipt receipt-${receipt.ancho}`} data-testid="receipt" data-ancho={receipt.ancho} aria-label="ticket">
-      {receipt.copia ? <div className="receipt-copia">*** {labels.copia} ***</div> : null}
+      {receipt.copia ? <div className="receipt-copia">*** {words.copia} ***</div> : null}
       <div className="receipt-center receipt-strong">{receipt.emisor.nombre}</div>
       <div className="receipt-center">NIF {receipt.emisor.nif}</div>
       <div className="receipt-qr-block">
@@ -29,16 +33,22 @@ export function ReceiptPreview({ receipt, qrBase64, lang, labels }: ReceiptPrevi
           <div className="receipt-qr-legend" data-testid="receipt-legend">{receipt.qr.idTbai}</div>
         )}
       </div>
-      <div className="receipt-center receipt-strong">{receipt.titulo}</div>
+      <div className="receipt-center receipt-strong" data-testid="receipt-titulo">{receipt.titulo}</div>
       <div className="receipt-row">
         <span data-testid="receipt-numero">{receipt.numeroFactura}</span>
         <span>
-          {receipt.fechaExpedicion} {receipt.hora ?? ''}
+          {formatFechaMotor(receipt.fechaExpedicion)} {receipt.hora ?? ''}
         </span>
       </div>
+      {receipt.rectifica ? (
+        <div className="receipt-block" data-testid="receipt-rectifica">
+          {receipt.rectifica}
+        </div>
+      ) : null}
       {receipt.destinatario ? (
-        <div className="receipt-block">
-          {labels.cliente}: {receipt.destinatario.nombre} · NIF {receipt.destinatario.nif}
+        <div className="receipt-block" data-testid="receipt-cliente">
+          {words.cliente}: {receipt.destinatario.nombre} · NIF {receipt.destinatario.nif}
+          {receipt.destinatario.direccion ? <div>{receipt.destinatario.direccion}</div> : null}
         </div>
       ) : null}
       <div className="receipt-rule" />
@@ -49,7 +59,7 @@ export function ReceiptPreview({ receipt, qrBase64, lang, labels }: ReceiptPrevi
             <span>{money(l.importe)}</span>
           </div>
           <div className="receipt-sub">
-            {formatAmount(lang, l.cantidad)} × {money(l.precio)} · {formatAmount(lang, l.tipoIva)}%
+            {formatDecimal('es', l.cantidad)} × {money(l.precio)} · {formatDecimal('es', l.tipoIva)}%
           </div>
         </div>
       ))}
@@ -57,15 +67,15 @@ export function ReceiptPreview({ receipt, qrBase64, lang, labels }: ReceiptPrevi
       {receipt.desglose.map((d) => (
         <div key={d.tipoIva} className="receipt-row receipt-sub">
           <span>
-            {formatAmount(lang, d.tipoIva)}% {labels.base} {money(d.base)}
+            {formatDecimal('es', d.tipoIva)}% {words.base} {money(d.base)}
           </span>
           <span>
-            {labels.cuota} {money(d.cuota)}
+            {words.cuota} {money(d.cuota)}
           </span>
         </div>
       ))}
       <div className="receipt-row receipt-total">
-        <span>{labels.total}</span>
+        <span>{words.total}</span>
         <span data-testid="receipt-total">{money(receipt.importeTotal)} €</span>
       </div>
       {receipt.pie ? <div className="receipt-center receipt-pie">{receipt.pie}</div> : null}

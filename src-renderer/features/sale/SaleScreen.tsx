@@ -3,17 +3,41 @@
 // Supr/Delete on the empty description removes the last line, F9 prints the last ticket.
 import { useEffect, useMemo, useRef, type KeyboardEvent } from 'react';
 import { validateNif } from '../../../src-shared/nif';
-import { useSession, useT } from '../../app/session';
-import { formatAmount } from '../../i18n';
-import { computeTotals, lineImporte, TIPOS_IVA } from './cart';
+import { nifProblem } from '../../api/problems';
+import { ProblemBanner } from '../../app/ProblemBanner';
+import { useFormat, useSession, useT } from '../../app/session';
+import { confirmPage } from '../../platform/page';
+import { autoridadesCaidas, useSync } from '../sync/store';
+import { computeTotals, DESCRIPCION_MAX, lineImporte, superaLimiteF2, TIPOS_IVA } from './cart';
 import { ReceiptPreview } from './ReceiptPreview';
 import { receiptOf, useSale, type Draft } from './store';
 
 const FIELDS: (keyof Draft)[] = ['descripcion', 'cantidad', 'precio', 'tipoIva'];
 
+/** The description counter shows from here on (the cut at 120 is said before it happens). */
+const AVISO_DESCRIPCION = 100;
+
+/** Completes the sale, asking first when it adds up to nothing (a 0,00 € sale is rarely meant). */
+function completar(): Promise<void> {
+  const s = useSale.getState();
+  if (s.lines.length === 0) return Promise.resolve();
+  if (computeTotals(s.lines).importeTotal === '0.00' && !confirmPage(useSession.getState().t('venta.confirmarCero'))) return Promise.resolve();
+  return s.complete();
+}
+
+/** A simplified invoice is being built (not a correction of a full one, not a refund). */
+function tipoF2(sale: { mode: { kind: string; original?: { tipoFactura: string } }; tipoFactura: string }): boolean {
+  if (sale.mode.kind === 'devolucion') return false;
+  if (sale.mode.kind === 'subsanar') return sale.mode.original?.tipoFactura === 'F2';
+  return sale.tipoFactura === 'F2';
+}
+
 export function SaleScreen() {
   const t = useT();
-  const lang = useSession((s) => s.lang);
+  const fmt = useFormat();
+  const lang = fmt.lang;
+  const entorno = useSession((s) => s.entorno);
+  const caidas = autoridadesCaidas(useSync((s) => s.resumen), entorno);
   const emisor = useSession((s) => s.emisor);
   const settings = useSession((s) => s.settings);
   const updateSettings = useSession((s) => s.updateSettings);
@@ -21,7 +45,7 @@ export function SaleScreen() {
   const refs = useRef<Partial<Record<keyof Draft, HTMLInputElement | null>>>({});
   const clienteNifRef = useRef<HTMLInputElement | null>(null);
   const totals = useMemo(() => computeTotals(sale.lines), [sale.lines]);
-  const money = (v: string) => formatAmount(lang, v);
+  const money = fmt.money;
 
   const focus = (field: keyof Draft) => {
     const el = refs.current[field];
@@ -51,6 +75,8 @@ export function SaleScreen() {
       } else if (e.key === 'Escape') {
         e.preventDefault();
         const s = useSale.getState();
+        // Esc on a sale with lines would lose them: ask first.
+        if (s.lines.length > 0 && !confirmPage(useSession.getState().t('venta.confirmarVaciar', { n: s.lines.length }))) return;
         if (s.mode.kind !== 'venta') s.exitMode();
         else s.clear();
         focus('descripcion');
@@ -79,7 +105,7 @@ export function SaleScreen() {
     if (e.key !== 'Enter') return;
     e.preventDefault();
     if (field === 'descripcion' && s.draft.descripcion.trim() === '') {
-      if (s.lines.length > 0) void s.complete().then(() => focus('descripcion'));
+      if (s.lines.length > 0) void completar().then(() => focus('descripcion'));
       return;
     }
     const next = FIELDS[FIELDS.indexOf(field) + 1];
@@ -91,6 +117,8 @@ export function SaleScreen() {
   };
 
   const nifCheck = sale.cliente.nif ? validateNif(sale.cliente.nif) : undefined;
+  const overLimit = tipoF2(sale) && superaLimiteF2(totals.importeTotal);
+  const descLength = sale.draft.descripcion.length;
   const tipo = sale.mode.kind === 'devolucion' ? 'R5' : sale.mode.kind === 'subsanar' ? sale.mode.original.tipoFactura : sale.tipoFactura;
   const last = sale.last;
   const receipt = last ? receiptOf(last) : undefined;
@@ -99,7 +127,13 @@ export function SaleScreen() {
     <div className="sale" data-testid="screen-venta">
       <section className="sale-main">
         <header className="sale-head">
-          <h1>{t('venta.titulo')}</h1>
+          <h1 data-testid="sale-titulo">
+            {sale.mode.kind === 'subsanar'
+              ? t('venta.subsanarTitulo', { n: sale.mode.original.numeroFactura })
+              : sale.mode.kind === 'devolucion'
+                ? t('venta.devolucionTitulo', { n: sale.mode.original.numeroFactura })
+                : t('venta.titulo')}
+          </h1>
           <div className="sale-meta">
             <span>
               {t('venta.tipo')}: <strong data-testid="sale-tipo">{tipo === 'F2' ? t('venta.tipoF2') : tipo === 'F1' ? t('venta.tipoF1') : t('venta.tipoR5')}</strong>
@@ -112,6 +146,11 @@ export function SaleScreen() {
             </span>
           </div>
         </header>
+        {caidas.length > 0 ? (
+          <div className="banner banner-warn" role="status" data-testid="sale-autoridad-caida">
+            {t('venta.autoridadCaida', { autoridades: caidas.map((a) => t(`emulador.${a}`)).join(', ') })}
+          </div>
+        ) : null}
         {sale.mode.kind !== 'venta' ? (
           <div className="banner banner-mode" data-testid="sale-mode">
             {sale.mode.kind === 'subsanar' ? t('venta.modoSubsanar') : t('venta.modoDevolucion')} <strong>{sale.mode.original.numeroFactura}</strong>
@@ -135,12 +174,12 @@ export function SaleScreen() {
             {sale.lines.map((l) => (
               <tr key={l.id} data-testid="sale-line">
                 <td>{l.descripcion}</td>
-                <td className="col-num">{formatAmount(lang, l.cantidad)}</td>
+                <td className="col-num">{fmt.amount(l.cantidad)}</td>
                 <td className="col-num">{money(l.precio)}</td>
-                <td className="col-num">{formatAmount(lang, l.tipoIva)}</td>
+                <td className="col-num">{fmt.amount(l.tipoIva)}</td>
                 <td className="col-num">{money(lineImporte(l))}</td>
                 <td>
-                  <button type="button" className="link" tabIndex={-1} onClick={() => sale.removeLine(l.id)}>
+                  <button type="button" className="link" data-testid="sale-line-remove" aria-label={t('venta.quitarLinea', { d: l.descripcion })} onClick={() => sale.removeLine(l.id)}>
                     {t('venta.quitar')}
                   </button>
                 </td>
@@ -156,6 +195,11 @@ export function SaleScreen() {
                     data-testid={`entry-${field}`}
                     aria-label={t(field === 'descripcion' ? 'venta.descripcion' : field === 'cantidad' ? 'venta.cantidad' : field === 'precio' ? 'venta.precio' : 'venta.iva')}
                     aria-invalid={sale.draftError === field}
+                    aria-describedby={
+                      [sale.draftError === field ? 'draft-motivo' : '', field === 'descripcion' && descLength >= AVISO_DESCRIPCION ? 'draft-descripcion-cuenta' : ''].filter(Boolean).join(' ') ||
+                      undefined
+                    }
+                    maxLength={field === 'descripcion' ? DESCRIPCION_MAX : 24}
                     className={sale.draftError === field ? 'invalid' : ''}
                     inputMode={field === 'descripcion' ? 'text' : 'decimal'}
                     list={field === 'tipoIva' ? 'tipos-iva' : undefined}
@@ -177,6 +221,16 @@ export function SaleScreen() {
             <option key={r} value={r} />
           ))}
         </datalist>
+        {/* Why the field was refused, next to it and announced; the description's length before it is cut. */}
+        <p id="draft-motivo" className="field-error" data-testid="draft-motivo" data-campo={sale.draftError ?? ''} aria-live="assertive">
+          {sale.draftMotivo ?? ''}
+        </p>
+        {descLength >= AVISO_DESCRIPCION ? (
+          <p id="draft-descripcion-cuenta" className={descLength >= DESCRIPCION_MAX ? 'field-error' : 'hint'} data-testid="draft-descripcion-cuenta" aria-live="polite">
+            {t('venta.caracteres', { n: descLength, max: DESCRIPCION_MAX })}
+            {descLength >= DESCRIPCION_MAX ? ` · ${t('venta.descripcionLimite', { max: DESCRIPCION_MAX })}` : ''}
+          </p>
+        ) : null}
         {sale.lines.length === 0 ? <p className="hint">{t('venta.sinLineas')}</p> : null}
         <p className="hint keys">{t('venta.ayuda')}</p>
 
@@ -216,12 +270,24 @@ export function SaleScreen() {
                 }}
               />
             </label>
+            <label>
+              {t('venta.clienteDireccion')}
+              <input data-testid="cliente-direccion" value={sale.cliente.direccion} autoComplete="off" maxLength={200} onChange={(e) => sale.setCliente({ direccion: e.target.value })} />
+            </label>
             <div className="cliente-check" data-testid="cliente-check">
-              {nifCheck ? (nifCheck.valid ? <span className="ok">✓ {t('venta.nifValido')}</span> : <span className="bad">✗ {t('venta.nifInvalido')}: {nifCheck.reason}</span>) : null}
+              {nifCheck ? (
+                nifCheck.valid ? (
+                  <span className="ok">✓ {t('venta.nifValido')}</span>
+                ) : (
+                  <span className="bad">
+                    ✗ {t('venta.nifInvalido')}: {nifProblem(lang, sale.cliente.nif)}
+                  </span>
+                )
+              ) : null}
               {sale.censo && nifCheck?.valid && sale.censo.nif === nifCheck.normalized ? (
                 <span className={sale.censo.estado === 'identificado' ? 'ok' : 'warn'}>
                   {' '}
-                  · {t('venta.censo')}: {sale.censo.estado}
+                  · {t('venta.censo')}: {t(`censo.${sale.censo.estado}`)}
                   {sale.censo.nombreCenso ? ` (${sale.censo.nombreCenso})` : ''}
                 </span>
               ) : null}
@@ -233,7 +299,7 @@ export function SaleScreen() {
           {totals.desglose.map((r) => (
             <div key={r.tipoIva} className="totals-row">
               <span>
-                {t('venta.iva')} {formatAmount(lang, r.tipoIva)}
+                {t('venta.iva')} {fmt.amount(r.tipoIva)}
               </span>
               <span>
                 {t('venta.base')} {money(r.base)}
@@ -247,16 +313,21 @@ export function SaleScreen() {
             <span>{t('venta.total')}</span>
             <strong data-testid="sale-total">{money(totals.importeTotal)} €</strong>
           </div>
-          <button type="button" className="primary" data-testid="sale-complete" disabled={sale.busy || sale.lines.length === 0} onClick={() => void sale.complete()}>
+          <button type="button" className="primary" data-testid="sale-complete" disabled={sale.busy || sale.lines.length === 0} onClick={() => void completar()}>
             {sale.busy ? t('venta.emitiendo') : t('venta.cobrar')}
           </button>
         </div>
-        {sale.error ? (
-          <div className="banner banner-error" role="alert" data-testid="sale-error">
-            {sale.error}
+        {overLimit ? (
+          <div className="banner banner-warn" role="status" data-testid="sale-limite-f2">
+            {t('error.limiteF2')}
           </div>
         ) : null}
-        {sale.aviso ? <div className="banner banner-warn">{sale.aviso}</div> : null}
+        <ProblemBanner problem={sale.error} testid="sale-error" />
+        {sale.aviso ? (
+          <div className="banner banner-warn" role="status" data-testid="sale-aviso">
+            {sale.aviso}
+          </div>
+        ) : null}
       </section>
 
       <aside className="sale-result" data-testid="sale-result" data-id-factura={last?.sale.idFactura ?? ''}>
@@ -267,7 +338,7 @@ export function SaleScreen() {
               <dt>{t('resultado.factura')}</dt>
               <dd data-testid="sale-numero">{last.sale.numeroFactura}</dd>
               <dt>{t('resultado.estado')}</dt>
-              <dd>
+              <dd aria-live="polite">
                 <span className={`badge badge-${last.estado}`} data-testid="sale-status" data-estado={last.estado}>
                   {t(`estado.${last.estado}` as 'estado.registrada')}
                 </span>
@@ -283,7 +354,11 @@ export function SaleScreen() {
             </dl>
             {last.avisos.length > 0 ? (
               <div className="banner banner-warn" data-testid="sale-avisos">
-                {t('resultado.avisos')}: {last.avisos.join(' · ')}
+                {t('resultado.avisos')}: {t('venta.avisosTexto')}
+                <details className="problem-detail">
+                  <summary>{t('error.detalle')}</summary>
+                  <code className="mono small">{last.avisos.join(' · ')}</code>
+                </details>
               </div>
             ) : null}
             <div className="receipt-tools no-print">
@@ -302,12 +377,7 @@ export function SaleScreen() {
             </div>
             {last.printed ? <div className={`banner ${last.printed.ok ? 'banner-ok' : 'banner-error'}`}>{last.printed.ok ? `${t('resultado.impreso')}: ${last.printed.impresora}` : last.printed.error}</div> : null}
             <div className="print-area">
-              <ReceiptPreview
-                receipt={receipt}
-                qrBase64={last.sale.qrBase64}
-                lang={lang}
-                labels={{ fecha: t('recibo.fecha'), cliente: t('recibo.cliente'), base: t('venta.base'), cuota: t('venta.cuota'), total: t('venta.total'), copia: t('recibo.copia') }}
-              />
+              <ReceiptPreview receipt={receipt} qrBase64={last.sale.qrBase64} />
             </div>
           </>
         ) : (

@@ -34,18 +34,48 @@ export interface Totals {
   importeTotal: string;
 }
 
+/** Why a typed amount is refused (the sale screen says it next to the field). */
+export type AmountProblem = 'numeroNoValido' | 'demasiadosDecimales' | 'demasiadoGrande';
+
+export type AmountReading = { ok: true; value: string } | { ok: false; problem: AmountProblem };
+
 /**
- * Reads an amount as typed at the till: comma or dot as decimal separator, optional minus.
- * Returns the canonical decimal string, or null when it is not a number with ≤ `decimals` decimals.
+ * Reads an amount as typed at the till. The cashier's Spanish forms are accepted: comma decimals
+ * ("2,50"), dots grouping thousands with a comma after them ("1.234,56") or in several groups
+ * ("1.234.567"); a dot for decimals too ("2.50"), and the English grouping when both marks are
+ * present ("1,234.56"). "1.234" alone is ambiguous and is read as decimals (so a price refuses it
+ * for its three decimals, saying so). Nothing else: no exponent, no spaces inside.
  */
-export function parseInputAmount(raw: string, decimals = 2, allowNegative = false): string | null {
-  const text = raw.trim().replace(',', '.');
-  const re = allowNegative ? /^-?\d{1,9}(\.\d+)?$/ : /^\d{1,9}(\.\d+)?$/;
-  if (!re.test(text)) return null;
-  const frac = text.split('.')[1] ?? '';
-  if (frac.length > decimals) return null;
-  return new D(text).toFixed(Math.min(Math.max(frac.length, 0), decimals));
+export function readAmount(raw: string, decimals = 2, allowNegative = false): AmountReading {
+  let text = raw.trim();
+  const negative = allowNegative && text.startsWith('-');
+  if (negative) text = text.slice(1);
+  if (/^\d{1,3}(\.\d{3})+,\d+$/.test(text) || /^\d{1,3}(\.\d{3}){2,}$/.test(text)) text = text.replaceAll('.', '').replace(',', '.');
+  else if (/^\d{1,3}(,\d{3})+\.\d+$/.test(text)) text = text.replaceAll(',', '');
+  else text = text.replace(',', '.');
+  if (!/^\d+(\.\d+)?$/.test(text)) return { ok: false, problem: 'numeroNoValido' };
+  const [int = '', frac = ''] = text.split('.');
+  if (int.replace(/^0+(?=\d)/, '').length > 9) return { ok: false, problem: 'demasiadoGrande' };
+  if (frac.length > decimals) return { ok: false, problem: 'demasiadosDecimales' };
+  const value = new D(text).toFixed(frac.length);
+  return { ok: true, value: negative && !new D(value).isZero() ? `-${value}` : value };
 }
+
+/** The canonical decimal string of a typed amount, or null when it is refused (readAmount). */
+export function parseInputAmount(raw: string, decimals = 2, allowNegative = false): string | null {
+  const r = readAmount(raw, decimals, allowNegative);
+  return r.ok ? r.value : null;
+}
+
+/** The F2 limit (AEAT 1150): a simplified invoice adds up to 3,000.00 € at most. */
+export const LIMITE_F2 = '3000.00';
+
+export function superaLimiteF2(importeTotal: string): boolean {
+  return new D(importeTotal).greaterThan(LIMITE_F2);
+}
+
+/** The longest line description the till keeps (receipts print 120 characters). */
+export const DESCRIPCION_MAX = 120;
 
 export function lineImporte(line: Pick<SaleLine, 'cantidad' | 'precio'>): string {
   return new D(line.cantidad).times(line.precio).toDecimalPlaces(2).toFixed(2);

@@ -17,7 +17,9 @@ export const cachedSaleSchema = z.object({
   hora: z.string().optional(),
   tipoFactura: z.enum(['F1', 'F2', 'R5']),
   lines: z.array(lineSchema),
-  destinatario: z.object({ nif: z.string(), nombre: z.string() }).optional(),
+  destinatario: z.object({ nif: z.string(), nombre: z.string(), direccion: z.string().optional() }).optional(),
+  /** A refund (R5): the invoice it corrects, printed on its ticket. */
+  rectificada: z.object({ numeroFactura: z.string(), fechaExpedicion: z.string() }).optional(),
   urlValidacion: z.string(),
   qrBase64: z.string(),
   huella: z.string().optional(),

@@ -8,11 +8,25 @@ import { verifactuEmisionResponse } from '../../../src-shared/api/verifactu';
 import type { PrintResult, Receipt } from '../../../src-shared/bridge';
 import { validateNif } from '../../../src-shared/nif';
 import { describeError } from '../../api/engine-client';
+import { nifProblem, type Problem } from '../../api/problems';
 import { useSession } from '../../app/session';
+import { estadoDe } from '../invoices/estado';
 import { tillBridge } from '../../platform/bridge';
 import { printPage } from '../../platform/page';
 import { timeInMadrid, todayInMadrid } from '../../platform/dates';
-import { buildTicketbaiBody, buildVerifactuBody, parseInputAmount, TIPO_IVA_POR_DEFECTO, type SaleDocument, type SaleLine } from './cart';
+import type { MessageKey } from '../../i18n';
+import {
+  buildTicketbaiBody,
+  buildVerifactuBody,
+  computeTotals,
+  DESCRIPCION_MAX,
+  readAmount,
+  superaLimiteF2,
+  TIPO_IVA_POR_DEFECTO,
+  TIPOS_IVA,
+  type SaleDocument,
+  type SaleLine,
+} from './cart';
 import { SaleIssuer, type EmisionAnswer } from './issuing';
 import { Numbering } from './numbering';
 import type { RechazoPrevio } from './rechazo-previo';
@@ -56,13 +70,15 @@ export interface SaleState {
   lines: SaleLine[];
   draft: Draft;
   draftError: keyof Draft | undefined;
+  /** Why the field in `draftError` was refused, in the staff's language (shown next to it). */
+  draftMotivo: string | undefined;
   tipoFactura: 'F2' | 'F1';
   clienteAbierto: boolean;
-  cliente: { nif: string; nombre: string };
+  cliente: { nif: string; nombre: string; direccion: string };
   censo: { nif: string; estado: EstadoNif; nombreCenso: string | null } | undefined;
   mode: SaleMode;
   busy: boolean;
-  error: string | undefined;
+  error: Problem | undefined;
   aviso: string | undefined;
   last: LastSale | undefined;
   setDraft(patch: Partial<Draft>): void;
@@ -72,11 +88,11 @@ export interface SaleState {
   removeLast(): void;
   clear(): void;
   toggleCliente(open?: boolean): void;
-  setCliente(patch: Partial<{ nif: string; nombre: string }>): void;
+  setCliente(patch: Partial<{ nif: string; nombre: string; direccion: string }>): void;
   checkCenso(): Promise<void>;
   complete(): Promise<void>;
   print(copia?: boolean): Promise<void>;
-  startCorrection(kind: 'subsanar' | 'devolucion', original: Original, lines: SaleLine[], cliente?: { nif: string; nombre: string }): void;
+  startCorrection(kind: 'subsanar' | 'devolucion', original: Original, lines: SaleLine[], cliente?: { nif: string; nombre: string; direccion?: string | undefined }): void;
   exitMode(): void;
   showSale(sale: CachedSale, estado: string, sistema?: 'verifactu' | 'ticketbai', idTbai?: string): void;
 }
@@ -103,7 +119,7 @@ export const useSale = create<SaleState>((set, get) => {
           `/v1/facturas/${encodeURIComponent(idFactura)}/estado?nifEmisor=${encodeURIComponent(nifEmisor)}`,
           estadoFacturaResponseSchema,
         );
-        const value = estado.estadoFactura ?? estado.estadoEnvio ?? 'pendiente_proceso';
+        const value = estadoDe(estado);
         const concluded = estado.estadoFactura !== null || estado.estadoEnvio === 'rechazada';
         const current = get().last;
         if (current?.sale.idFactura === idFactura) set({ last: { ...current, estado: value, concluded } });
@@ -118,9 +134,10 @@ export const useSale = create<SaleState>((set, get) => {
     lines: [],
     draft: { ...EMPTY_DRAFT },
     draftError: undefined,
+    draftMotivo: undefined,
     tipoFactura: 'F2',
     clienteAbierto: false,
-    cliente: { nif: '', nombre: '' },
+    cliente: { nif: '', nombre: '', direccion: '' },
     censo: undefined,
     mode: { kind: 'venta' },
     busy: false,
@@ -129,35 +146,31 @@ export const useSale = create<SaleState>((set, get) => {
     last: undefined,
 
     setDraft(patch) {
-      set({ draft: { ...get().draft, ...patch }, draftError: undefined });
+      set({ draft: { ...get().draft, ...patch }, draftError: undefined, draftMotivo: undefined });
     },
 
     addLine() {
       const { draft, mode } = get();
+      const t = session().t;
+      const refuse = (field: keyof Draft, key: MessageKey, vars: Record<string, string | number> = {}) => {
+        set({ draftError: field, draftMotivo: t(key, vars) });
+        return false;
+      };
       const negative = mode.kind === 'devolucion';
       const descripcion = draft.descripcion.trim();
-      if (!descripcion) {
-        set({ draftError: 'descripcion' });
-        return false;
-      }
-      const cantidad = parseInputAmount(draft.cantidad || '1', 3, negative);
-      if (cantidad === null || Number(cantidad) === 0) {
-        set({ draftError: 'cantidad' });
-        return false;
-      }
-      const precio = parseInputAmount(draft.precio, 2);
-      if (precio === null) {
-        set({ draftError: 'precio' });
-        return false;
-      }
-      const tipoIva = parseInputAmount(draft.tipoIva || TIPO_IVA_POR_DEFECTO, 2);
-      if (tipoIva === null || !['21', '10', '5', '4', '0', '2', '7.5'].includes(String(Number(tipoIva)))) {
-        set({ draftError: 'tipoIva' });
-        return false;
-      }
+      if (!descripcion) return refuse('descripcion', 'campo.descripcionVacia');
+      // Read with its sign, so a negative quantity in a sale is told apart from a typo.
+      const cantidad = readAmount(draft.cantidad || '1', 3, true);
+      if (!cantidad.ok) return refuse('cantidad', `campo.${cantidad.problem}`, { n: 3 });
+      if (Number(cantidad.value) === 0) return refuse('cantidad', 'campo.cantidadCero');
+      if (!negative && cantidad.value.startsWith('-')) return refuse('cantidad', 'campo.cantidadPositiva');
+      const precio = readAmount(draft.precio, 2);
+      if (!precio.ok) return refuse('precio', `campo.${precio.problem}`, { n: 2 });
+      const tipoIva = readAmount(draft.tipoIva || TIPO_IVA_POR_DEFECTO, 2);
+      if (!tipoIva.ok || !(TIPOS_IVA as readonly string[]).includes(String(Number(tipoIva.value)))) return refuse('tipoIva', 'campo.ivaNoValido');
       lineSeq += 1;
-      const line: SaleLine = { id: `l${Date.now()}-${lineSeq}`, descripcion: descripcion.slice(0, 120), cantidad, precio, tipoIva: String(Number(tipoIva)) };
-      set({ lines: [...get().lines, line], draft: { ...EMPTY_DRAFT, tipoIva: draft.tipoIva || TIPO_IVA_POR_DEFECTO }, draftError: undefined, error: undefined });
+      const line: SaleLine = { id: `l${Date.now()}-${lineSeq}`, descripcion: descripcion.slice(0, DESCRIPCION_MAX), cantidad: cantidad.value, precio: precio.value, tipoIva: String(Number(tipoIva.value)) };
+      set({ lines: [...get().lines, line], draft: { ...EMPTY_DRAFT, tipoIva: draft.tipoIva || TIPO_IVA_POR_DEFECTO }, draftError: undefined, draftMotivo: undefined, error: undefined });
       return true;
     },
 
@@ -170,7 +183,7 @@ export const useSale = create<SaleState>((set, get) => {
     },
 
     clear() {
-      set({ lines: [], draft: { ...EMPTY_DRAFT }, draftError: undefined, error: undefined, tipoFactura: 'F2', clienteAbierto: false, cliente: { nif: '', nombre: '' }, censo: undefined });
+      set({ lines: [], draft: { ...EMPTY_DRAFT }, draftError: undefined, draftMotivo: undefined, error: undefined, tipoFactura: 'F2', clienteAbierto: false, cliente: { nif: '', nombre: '', direccion: '' }, censo: undefined });
     },
 
     toggleCliente(open) {
@@ -205,24 +218,30 @@ export const useSale = create<SaleState>((set, get) => {
       const t = session().t;
       const mode = state.mode;
       const tipoFactura: SaleDocument['tipoFactura'] = mode.kind === 'devolucion' ? 'R5' : mode.kind === 'subsanar' ? mode.original.tipoFactura : state.tipoFactura;
+      // The F2 limit (AEAT 1150) is known here: say it before the engine refuses it.
+      if (tipoFactura === 'F2' && superaLimiteF2(computeTotals(state.lines).importeTotal)) {
+        set({ error: { mensaje: t('error.limiteF2') } });
+        return;
+      }
       let destinatario: { nif: string; nombre: string } | undefined;
       if (tipoFactura === 'F1') {
         const check = validateNif(state.cliente.nif);
         if (!check.valid) {
-          set({ error: `${t('venta.nifInvalido')}: ${check.reason}` });
+          set({ error: { mensaje: `${t('venta.nifInvalido')}: ${nifProblem(session().lang, state.cliente.nif) ?? ''}` } });
           return;
         }
         if (!state.cliente.nombre.trim()) {
-          set({ error: t('venta.faltaNombre') });
+          set({ error: { mensaje: t('venta.faltaNombre') } });
           return;
         }
         destinatario = { nif: check.normalized, nombre: state.cliente.nombre.trim() };
       }
+      const direccion = tipoFactura === 'F1' ? state.cliente.direccion.trim() : '';
       set({ busy: true, error: undefined, aviso: undefined });
       const tbai = emisor.hacienda !== 'verifactu';
       const scope = { entorno, nifEmisor: emisor.nif, serie: mode.kind === 'subsanar' ? mode.original.serie : settings.serie };
-      const hora = timeInMadrid();
-      const fecha = mode.kind === 'subsanar' ? mode.original.fechaExpedicion : todayInMadrid();
+      const hora = timeInMadrid(new Date(), settings.zonaHoraria);
+      const fecha = mode.kind === 'subsanar' ? mode.original.fechaExpedicion : todayInMadrid(new Date(), settings.zonaHoraria);
       const key = JSON.stringify([scope, fecha, tipoFactura, destinatario ?? null, state.lines.map((l) => [l.descripcion, l.cantidad, l.precio, l.tipoIva])]);
       const doc = (numero: string): SaleDocument => ({
         emisor: { nif: emisor.nif, nombre: emisor.nombre },
@@ -267,7 +286,8 @@ export const useSale = create<SaleState>((set, get) => {
           hora,
           tipoFactura,
           lines: state.lines,
-          ...(destinatario ? { destinatario } : {}),
+          ...(destinatario ? { destinatario: { ...destinatario, ...(direccion ? { direccion } : {}) } } : {}),
+          ...(mode.kind === 'devolucion' ? { rectificada: { numeroFactura: mode.original.numeroFactura, fechaExpedicion: mode.original.fechaExpedicion } } : {}),
           urlValidacion: answer.urlValidacion,
           qrBase64: answer.qrBase64,
           ...(answer.huella ? { huella: answer.huella } : {}),
@@ -275,7 +295,7 @@ export const useSale = create<SaleState>((set, get) => {
         };
         cache().put(sale);
         set({
-          last: { sale, estado: 'pendiente_proceso', concluded: false, avisos: answer.avisos ?? [], sistema: tbai ? 'ticketbai' : 'verifactu', idTbai: answer.idTbai },
+          last: { sale, estado: 'pendiente_envio', concluded: false, avisos: answer.avisos ?? [], sistema: tbai ? 'ticketbai' : 'verifactu', idTbai: answer.idTbai },
           busy: false,
           mode: { kind: 'venta' },
         });
@@ -283,7 +303,8 @@ export const useSale = create<SaleState>((set, get) => {
         follow(answer.idFactura, emisor.nif);
         if (session().settings.imprimirAlCobrar) void get().print();
       } catch (error) {
-        set({ busy: false, error: `${t('venta.error')}: ${describeError(error)}` });
+        const problem = session().problem(error);
+        set({ busy: false, error: { ...problem, mensaje: `${t('venta.error')}: ${problem.mensaje}` } });
       }
     },
 
@@ -309,10 +330,13 @@ export const useSale = create<SaleState>((set, get) => {
         lines: kind === 'devolucion' ? lines.map((l, i) => ({ ...l, id: `r${i}-${l.id}`, cantidad: l.cantidad.startsWith('-') ? l.cantidad : `-${l.cantidad}` })) : lines,
         draft: { ...EMPTY_DRAFT, cantidad: kind === 'devolucion' ? '-1' : '1' },
         draftError: undefined,
+        draftMotivo: undefined,
         error: undefined,
+        // A refund of an invoice from another till: its lines are not here (the engine keeps no lines); say so.
+        aviso: kind === 'devolucion' && lines.length === 0 ? session().t('venta.sinLineasOtraCaja') : undefined,
         tipoFactura: original.tipoFactura === 'F1' && kind === 'subsanar' ? 'F1' : 'F2',
         clienteAbierto: kind === 'subsanar' && original.tipoFactura === 'F1',
-        cliente: cliente ?? { nif: '', nombre: '' },
+        cliente: { nif: cliente?.nif ?? '', nombre: cliente?.nombre ?? '', direccion: cliente?.direccion ?? '' },
       });
     },
 
@@ -327,23 +351,23 @@ export const useSale = create<SaleState>((set, get) => {
   };
 });
 
-/** The receipt of a sale, in the till's current paper width. */
+/** The receipt of a sale, in the till's paper width and the shop's document language. */
 export function receiptOf(last: LastSale, copia = false): Receipt {
-  const { settings, t } = useSession.getState();
+  const { settings } = useSession.getState();
   const { sale } = last;
-  const titulo = sale.tipoFactura === 'F2' ? t('recibo.simplificada') : sale.tipoFactura === 'F1' ? t('recibo.completa') : t('recibo.rectificativa');
   return buildReceipt({
     ancho: settings.ancho,
+    idioma: settings.idiomaTicket,
     emisor: { nif: sale.nifEmisor, nombre: sale.nombreEmisor },
-    titulo,
     numeroFactura: sale.numeroFactura,
     fechaExpedicion: sale.fechaExpedicion,
     hora: sale.hora,
     tipoFactura: sale.tipoFactura,
     lines: sale.lines,
     destinatario: sale.destinatario,
+    rectificada: sale.rectificada,
     qr: last.sistema === 'ticketbai' && last.idTbai ? { sistema: 'ticketbai', url: sale.urlValidacion, idTbai: last.idTbai } : { sistema: 'verifactu', url: sale.urlValidacion },
-    pie: t('recibo.gracias'),
+    gracias: true,
     copia,
     caja: sale.idMaquina,
   });

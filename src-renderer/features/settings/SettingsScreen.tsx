@@ -4,9 +4,12 @@ import { useEffect, useState } from 'react';
 import { clientesListResponseSchema, type ClientesListResponse } from '../../../src-shared/api/clientes';
 import { webhooksListResponse } from '../../../src-shared/api/webhooks';
 import { z } from 'zod';
-import { describeError } from '../../api/engine-client';
-import { useSession, useT } from '../../app/session';
-import { LANGS, type Lang } from '../../i18n';
+import type { Problem } from '../../api/problems';
+import { ProblemBanner } from '../../app/ProblemBanner';
+import { IDIOMAS_TICKET, useSession, useT, type IdiomaTicket } from '../../app/session';
+import { hasMessage, LANGS, type Lang } from '../../i18n';
+import { TIME_ZONES } from '../../i18n/format';
+import { DeviceCard } from '../device/DeviceCard';
 
 type Webhooks = z.infer<typeof webhooksListResponse>['webhooks'];
 
@@ -23,7 +26,7 @@ export function SettingsScreen() {
   const s = useSession();
   const [clientes, setClientes] = useState<ClientesListResponse | undefined>();
   const [webhooks, setWebhooks] = useState<Webhooks | undefined>();
-  const [error, setError] = useState<string | undefined>();
+  const [error, setError] = useState<Problem | undefined>();
   const [serie, setSerie] = useState(s.settings.serie);
   const [nuevaClave, setNuevaClave] = useState<{ entorno: string; clave: string } | undefined>();
 
@@ -33,7 +36,7 @@ export function SettingsScreen() {
       const created = await s.client.panel.post('/panel/v1/claves', { entorno }, nuevaClaveSchema);
       setNuevaClave({ entorno: created.entorno, clave: created.clave });
     } catch (e) {
-      setError(describeError(e));
+      setError(s.problem(e));
     }
   };
 
@@ -48,14 +51,14 @@ export function SettingsScreen() {
       a.click();
       URL.revokeObjectURL(url);
     } catch (e) {
-      setError(describeError(e));
+      setError(s.problem(e));
     }
   };
 
   useEffect(() => {
     const client = s.client;
     if (!client) return;
-    client.manage.get('/v1/clientes', clientesListResponseSchema).then(setClientes, (e: unknown) => setError(describeError(e)));
+    client.manage.get('/v1/clientes', clientesListResponseSchema).then(setClientes, (e: unknown) => setError(useSession.getState().problem(e)));
     client.manage.get('/v1/webhooks', webhooksListResponse).then((r) => setWebhooks(r.webhooks), () => setWebhooks(undefined));
   }, [s.client, s.entorno]);
 
@@ -66,7 +69,7 @@ export function SettingsScreen() {
   return (
     <div className="settings" data-testid="screen-ajustes">
       <h1>{t('ajustes.titulo')}</h1>
-      {error ? <div className="banner banner-error">{error}</div> : null}
+      <ProblemBanner problem={error} testid="settings-error" />
       <section className="cards">
         <div className="card">
           <h2>{t('app.caja')}</h2>
@@ -109,18 +112,45 @@ export function SettingsScreen() {
             <input type="checkbox" checked={s.settings.imprimirAlCobrar} onChange={(e) => s.updateSettings({ imprimirAlCobrar: e.target.checked })} />
             {t('ajustes.imprimirAlCobrar')}
           </label>
+          <label>
+            {t('ajustes.idiomaTicket')}
+            <select
+              data-testid="settings-idioma-ticket"
+              aria-describedby="settings-idioma-ticket-nota"
+              value={s.settings.idiomaTicket}
+              onChange={(e) => s.updateSettings({ idiomaTicket: e.target.value as IdiomaTicket })}
+            >
+              {IDIOMAS_TICKET.map((i) => (
+                <option key={i} value={i}>
+                  {t(`ticket.${i}`)}
+                </option>
+              ))}
+            </select>
+          </label>
+          <p className="hint" id="settings-idioma-ticket-nota">
+            {t('ajustes.idiomaTicketNota')}
+          </p>
+          <label>
+            {t('ajustes.zonaHoraria')}
+            <select data-testid="settings-zona" value={s.settings.zonaHoraria} onChange={(e) => s.updateSettings({ zonaHoraria: e.target.value })}>
+              {TIME_ZONES.map((z) => (
+                <option key={z} value={z}>
+                  {t(`zona.${z}`)}
+                </option>
+              ))}
+            </select>
+          </label>
         </div>
 
         <div className="card" data-testid="settings-device">
           <h2>{t('ajustes.dispositivo')}</h2>
+          <DeviceCard />
           <dl className="facts">
-            <dt>idMaquina</dt>
-            <dd className="mono" data-testid="settings-idmaquina">{s.idMaquina}</dd>
             {s.deviceInfo ? (
               <>
                 <dt>{t('ajustes.impresora')}</dt>
                 <dd>
-                  {s.deviceInfo.impresora.nombre} ({s.deviceInfo.impresora.tipo}, {s.deviceInfo.impresora.ancho} mm)
+                  {s.deviceInfo.impresora.nombre} ({t(`impresora.${s.deviceInfo.impresora.tipo}`)}, {s.deviceInfo.impresora.ancho} mm)
                 </dd>
               </>
             ) : null}
@@ -155,10 +185,10 @@ export function SettingsScreen() {
           <p className="hint">{t('ajustes.clavesNota')}</p>
           <p>
             <button type="button" data-testid="settings-new-key-test" onClick={() => void crearClave('test')}>
-              {t('ajustes.nuevaClave')} TEST
+              {t('ajustes.nuevaClaveTest')}
             </button>{' '}
             <button type="button" data-testid="settings-new-key-live" onClick={() => void crearClave('live')}>
-              {t('ajustes.nuevaClave')} LIVE
+              {t('ajustes.nuevaClaveLive')}
             </button>
           </p>
           {nuevaClave ? (
@@ -187,7 +217,7 @@ export function SettingsScreen() {
                 <td className="mono">{c.nif}</td>
                 <td>{c.nombre}</td>
                 <td>{t(`regimen.${c.hacienda}`)}</td>
-                <td>{c.estado}</td>
+                <td>{hasMessage(`cliente.${c.estado}`) ? t(`cliente.${c.estado}`) : c.estado}</td>
                 <td>
                   {s.emisor?.nif === c.nif ? (
                     <strong>{t('ajustes.enUso')}</strong>
@@ -209,7 +239,7 @@ export function SettingsScreen() {
           <ul className="plain">
             {webhooks.map((w) => (
               <li key={w.idWebhook}>
-                <strong>{w.nombre}</strong> · <span className="mono small">{w.url}</span> · {w.estado}
+                <strong>{w.nombre}</strong> · <span className="mono small">{w.url}</span> · {hasMessage(`webhook.${w.estado}`) ? t(`webhook.${w.estado}`) : w.estado}
               </li>
             ))}
           </ul>

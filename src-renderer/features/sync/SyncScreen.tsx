@@ -1,11 +1,16 @@
-// Support staff's view of filing: what waits, in which state, when the next attempt is, whether
-// each authority answers; retry now, pause; in TEST, the fault controls of every emulator the panel
-// relays (down/up, slow, HTTP 500, reject the next record).
-import { useEffect } from 'react';
+// Support staff's view of filing. First what they need: per authority whether it answers, how
+// many records wait, the oldest one and its age, the next attempt and the last error in words;
+// counts that add up (waiting + rejected not yet corrected). Then retry now, pause, «Verificar
+// cadenas», the queues per device/issuer and the batches with their replies. The emulators' fault
+// controls sit folded in «Ensayo de incidencias», only for the authorities the till's issuers use.
+import { useEffect, useState } from 'react';
 import type { Entorno } from '../../../src-shared/api/common';
-import { useSession, useT } from '../../app/session';
-import { formatTimestamp } from '../../platform/dates';
-import { emuladoresVisibles, enVuelo, LENTO_MS, useSync, type Falla } from './store';
+import { explainSendError } from '../../api/problems';
+import { ProblemBanner } from '../../app/ProblemBanner';
+import { useFormat, useSession, useT } from '../../app/session';
+import { hasMessage } from '../../i18n';
+import { autoridadesVista, emuladoresDeEmisores, emuladoresVisibles, enVuelo, LENTO_MS, useSync, type Falla, type SyncResumen } from './store';
+import { ChainCheck } from './ChainCheck';
 
 const ENTORNOS: Entorno[] = ['test', 'live'];
 
@@ -26,14 +31,29 @@ function usePolling(fn: () => Promise<void>, ms: number) {
   }, [fn, ms]);
 }
 
+type Cola = SyncResumen['colas'][number];
+
 export function SyncScreen() {
   const t = useT();
+  const fmt = useFormat();
   const entornoActual = useSession((s) => s.entorno);
+  const emisor = useSession((s) => s.emisor);
+  const idMaquina = useSession((s) => s.idMaquina);
+  const etiqueta = useSession((s) => s.etiqueta);
   const sync = useSync();
   usePolling(useSync.getState().refresh, 1000);
   usePolling(useSync.getState().refreshLotes, 2000);
   usePolling(useSync.getState().refreshFaults, 3000);
+  const [now, setNow] = useState(() => new Date());
+  useEffect(() => setNow(sync.actualizadoEn ?? new Date()), [sync.actualizadoEn]);
   const r = sync.resumen;
+  const autoridadNombre = (id: string) => (hasMessage(`emulador.${id}`) ? t(`emulador.${id}`) : id.toUpperCase());
+  const usados = emuladoresDeEmisores(emisor ? [emisor.hacienda] : ['verifactu']);
+  const ensayo = sync.emuladores && entornoActual === 'test' ? emuladoresVisibles(sync).filter((e) => usados.includes(e.id)) : [];
+  const modo = (m: string | undefined) => (m && hasMessage(`modo.${m}`) ? t(`modo.${m}`) : (m ?? '—'));
+  const vista = autoridadesVista(r);
+
+  const colaNombre = (c: Cola) => `${autoridadNombre(c.autoridad)} · ${t(`entorno.${c.entorno}`)} · NIF ${c.obligado}`;
 
   return (
     <div className="sync" data-testid="screen-sync" data-ready={r ? 'true' : 'false'}>
@@ -42,25 +62,63 @@ export function SyncScreen() {
         <button type="button" className="primary" data-testid="sync-retry" disabled={sync.busy} onClick={() => void sync.reintentar()}>
           {t('sync.reintentar')}
         </button>
-        <span className="small">
-          {t('sync.actualizado')}: {sync.actualizadoEn ? sync.actualizadoEn.toLocaleTimeString() : '—'}
+        <button type="button" data-testid="sync-verificar" disabled={sync.verificando} onClick={() => void sync.verificarCadenas()}>
+          {sync.verificando ? t('sync.verificando') : t('sync.verificar')}
+        </button>
+        <span className="small" data-testid="sync-actualizado">
+          {t('sync.actualizado')}: {sync.actualizadoEn ? fmt.time(sync.actualizadoEn) : '—'}
         </span>
       </header>
-      {sync.error ? <div className="banner banner-error">{sync.error}</div> : null}
+      <ProblemBanner problem={sync.error} testid="sync-error" />
+      <ChainCheck />
 
-      <section className="cards">
+      <section className="cards" aria-live="polite">
         <div className="card" data-testid="sync-authorities">
           <h2>{t('sync.autoridades')}</h2>
-          {r && r.autoridades.length > 0 ? (
+          {vista.length > 0 ? (
             <ul className="plain">
-              {r.autoridades.map((a) => (
-                <li key={`${a.autoridad}-${a.entorno}`} data-testid="sync-authority" data-autoridad={a.autoridad} data-entorno={a.entorno} data-alcanzable={String(a.alcanzable)}>
-                  <strong>{a.autoridad.toUpperCase()}</strong> ({t(`entorno.${a.entorno}`)}):{' '}
-                  <span className={a.alcanzable === false ? 'bad' : a.alcanzable ? 'ok' : ''}>
-                    {a.alcanzable === null ? t('sync.sinDatos') : a.alcanzable ? t('sync.alcanzable') : t('sync.noAlcanzable')}
-                  </span>
-                </li>
-              ))}
+              {vista.map((a) => {
+                const error = explainSendError(fmt.lang, a.ultimoError);
+                return (
+                  <li key={`${a.autoridad}-${a.entorno}`} data-testid="sync-authority" data-autoridad={a.autoridad} data-entorno={a.entorno} data-alcanzable={String(a.alcanzable)} data-pendientes={a.pendientes}>
+                    <strong>{autoridadNombre(a.autoridad)}</strong> ({t(`entorno.${a.entorno}`)}):{' '}
+                    <span className={a.alcanzable === false ? 'bad' : a.alcanzable ? 'ok' : ''} data-testid="sync-authority-estado">
+                      {a.alcanzable === null ? t('sync.sinDatos') : a.alcanzable ? t('sync.alcanzable') : t('sync.noAlcanzable')}
+                    </span>
+                    <dl className="facts compact">
+                      <dt>{t('sync.pendientesEnvio')}</dt>
+                      <dd data-testid="sync-authority-pendientes">{a.pendientes}</dd>
+                      {a.masAntiguoEn ? (
+                        <>
+                          <dt>{t('sync.masAntiguo')}</dt>
+                          <dd data-testid="sync-authority-antiguo">
+                            {fmt.dateTime(a.masAntiguoEn)} ({fmt.age(a.masAntiguoEn, now)})
+                          </dd>
+                        </>
+                      ) : null}
+                      {a.proximoIntentoEn ? (
+                        <>
+                          <dt>{t('sync.proximoIntento')}</dt>
+                          <dd>{fmt.dateTime(a.proximoIntentoEn)}</dd>
+                        </>
+                      ) : null}
+                      {error ? (
+                        <>
+                          <dt>{t('sync.ultimoError')}</dt>
+                          <dd data-testid="sync-authority-error">
+                            {error.mensaje}
+                            {a.ultimoErrorEn ? ` (${fmt.time(a.ultimoErrorEn)})` : ''}
+                            <details className="problem-detail">
+                              <summary>{t('error.detalle')}</summary>
+                              <code className="mono small">{error.detalle}</code>
+                            </details>
+                          </dd>
+                        </>
+                      ) : null}
+                    </dl>
+                  </li>
+                );
+              })}
             </ul>
           ) : (
             <p className="hint">{t('sync.sinDatos')}</p>
@@ -68,29 +126,27 @@ export function SyncScreen() {
         </div>
 
         {ENTORNOS.map((entorno) => (
-          <div key={entorno} className={`card ${entorno === entornoActual ? 'card-current' : ''}`} data-testid={`sync-entorno-${entorno}`} data-en-vuelo={enVuelo(r, entorno)} data-pausado={r ? String(r.pausado[entorno]) : ''}>
-            <h2>
-              {t('sync.cola')} · {t(`entorno.${entorno}`)}
-            </h2>
+          <div
+            key={entorno}
+            className={`card ${entorno === entornoActual ? 'card-current' : ''}`}
+            data-testid={`sync-entorno-${entorno}`}
+            data-en-vuelo={enVuelo(r, entorno)}
+            data-pausado={r ? String(r.pausado[entorno]) : ''}
+          >
+            <h2>{t(`entorno.${entorno}`)}</h2>
             <table className="grid compact">
               <tbody>
-                {Object.entries(r?.porEstadoEnvio[entorno] ?? {}).map(([estado, n]) => (
-                  <tr key={estado} data-testid="sync-estado" data-estado={estado} data-count={n}>
-                    <td>{t(`estado.${estado}`)}</td>
-                    <td className="col-num">{n}</td>
-                  </tr>
-                ))}
                 <tr>
-                  <td>
-                    <strong>{t('sync.enVuelo')}</strong>
-                  </td>
+                  <td>{t('sync.pendientesEnvio')}</td>
                   <td className="col-num" data-testid={`sync-en-vuelo-${entorno}`}>
                     {enVuelo(r, entorno)}
                   </td>
                 </tr>
                 <tr>
-                  <td>{t('sync.rechazados')}</td>
-                  <td className="col-num">{r?.rechazados[entorno] ?? 0}</td>
+                  <td>{t('sync.rechazadosSinCorregir')}</td>
+                  <td className="col-num" data-testid={`sync-rechazados-${entorno}`}>
+                    {r?.rechazados[entorno] ?? 0}
+                  </td>
                 </tr>
               </tbody>
             </table>
@@ -102,9 +158,14 @@ export function SyncScreen() {
             {r?.pausado[entorno] ? <span className="badge badge-rechazada"> {t('sync.pausado')}</span> : null}
           </div>
         ))}
+      </section>
 
-        {sync.emuladores && entornoActual === 'test'
-          ? emuladoresVisibles(sync).map((e) => {
+      {ensayo.length > 0 ? (
+        <details className="ensayo" data-testid="sync-ensayo">
+          <summary>{t('sync.ensayo')}</summary>
+          <p className="hint">{t('sync.ensayoNota')}</p>
+          <section className="cards">
+            {ensayo.map((e) => {
               const f = sync.faults[e.id];
               const boton = (falla: Falla, testid: string, label: string) => (
                 <button type="button" data-testid={`sync-${e.id}-${testid}`} onClick={() => void sync.falla(e.id, falla)}>
@@ -114,10 +175,9 @@ export function SyncScreen() {
               return (
                 <div key={e.id} className="card card-warn" data-testid={`sync-faults-${e.id}`} data-mode={f?.mode ?? ''} data-reject-next={f?.rejectNext?.count ?? 0}>
                   <h2>{t(`emulador.${e.id}`)}</h2>
-                  <p className="small">{t('sync.emuladores')}</p>
                   <p>
-                    {t('sync.modo')}: <strong data-testid={`sync-fault-mode-${e.id}`}>{f?.mode ?? '—'}</strong>
-                    {f?.rejectNext ? ` · rejectNext ${f.rejectNext.count} (${f.rejectNext.codigo})` : ''}
+                    {t('sync.estadoEmulador')}: <strong data-testid={`sync-fault-mode-${e.id}`}>{modo(f?.mode)}</strong>
+                    {f?.rejectNext ? ` · ${t('sync.rechazaraSiguiente')}` : ''}
                   </p>
                   <div className="actions">
                     {boton('caida', 'down', t('sync.tumbar'))}
@@ -128,13 +188,9 @@ export function SyncScreen() {
                   </div>
                 </div>
               );
-            })
-          : null}
-      </section>
-      {sync.emuladores && entornoActual === 'test' && sync.sinControles.length > 0 ? (
-        <p className="hint" data-testid="sync-sin-controles">
-          {t('sync.sinControles', { lista: sync.sinControles.map((id) => t(`emulador.${id}`)).join(', ') })}
-        </p>
+            })}
+          </section>
+        </details>
       ) : null}
 
       <section>
@@ -144,30 +200,58 @@ export function SyncScreen() {
             <tr>
               <th>{t('sync.colaNombre')}</th>
               <th className="col-num">{t('sync.pendientes')}</th>
+              <th>{t('sync.masAntiguo')}</th>
               <th>{t('sync.proximoIntento')}</th>
               <th className="col-num">{t('sync.fallos')}</th>
-              <th>{t('sync.alcanzable')}</th>
               <th>{t('sync.ultimoError')}</th>
             </tr>
           </thead>
           <tbody>
-            {(r?.colas ?? []).map((c) => (
-              <tr key={c.queueKey} data-testid="sync-queue" data-pendientes={c.pendientes}>
-                <td className="mono small">{c.queueKey}</td>
-                <td className="col-num">{c.pendientes}</td>
-                <td>{formatTimestamp(c.proximoIntentoEn)}</td>
-                <td className="col-num">{c.fallosSeguidos}</td>
-                <td>{c.alcanzable === null ? '—' : c.alcanzable ? t('comun.si') : t('comun.no')}</td>
-                <td className="small">
-                  {c.ultimoError ?? '—'}
-                  {c.ultimoErrorEn ? ` (${formatTimestamp(c.ultimoErrorEn)})` : ''}
-                </td>
-              </tr>
-            ))}
+            {(r?.colas ?? []).map((c) => {
+              const error = explainSendError(fmt.lang, c.ultimoError);
+              return (
+                <tr key={c.queueKey} data-testid="sync-queue" data-pendientes={c.pendientes}>
+                  <td>{colaNombre(c)}</td>
+                  <td className="col-num">{c.pendientes}</td>
+                  <td>{c.masAntiguoEn ? fmt.age(c.masAntiguoEn, now) : '—'}</td>
+                  <td>{c.pendientes > 0 ? fmt.dateTime(c.proximoIntentoEn) : '—'}</td>
+                  <td className="col-num">{c.fallosSeguidos}</td>
+                  <td className="small" title={error?.detalle}>
+                    {error ? `${error.mensaje}${c.ultimoErrorEn ? ` (${fmt.dateTime(c.ultimoErrorEn)})` : ''}` : '—'}
+                  </td>
+                </tr>
+              );
+            })}
           </tbody>
         </table>
         {r && r.colas.every((c) => c.pendientes === 0) ? <p className="hint">{t('sync.vacia')}</p> : null}
       </section>
+
+      {(r?.porDispositivo ?? []).length > 0 ? (
+        <section>
+          <h2>{t('sync.porCaja')}</h2>
+          <table className="grid compact" data-testid="sync-por-caja">
+            <thead>
+              <tr>
+                <th>{t('app.caja')}</th>
+                <th>{t('app.emisor')}</th>
+                <th>{t('ajustes.entorno')}</th>
+                <th className="col-num">{t('sync.pendientes')}</th>
+              </tr>
+            </thead>
+            <tbody>
+              {(r?.porDispositivo ?? []).map((d) => (
+                <tr key={`${d.entorno}-${d.nif}-${d.idMaquina ?? ''}`} data-testid="sync-caja" data-id-maquina={d.idMaquina ?? ''} data-pendientes={d.pendientes}>
+                  <td>{d.idMaquina === null ? t('sync.sinCaja') : d.idMaquina === idMaquina ? t('sync.estaCaja', { caja: etiqueta || d.idMaquina }) : d.idMaquina}</td>
+                  <td className="mono">{d.nif}</td>
+                  <td>{t(`entorno.${d.entorno}`)}</td>
+                  <td className="col-num">{d.pendientes}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </section>
+      ) : null}
 
       <section className="lotes">
         <h2>{t('sync.lotes')}</h2>
@@ -183,27 +267,34 @@ export function SyncScreen() {
             </tr>
           </thead>
           <tbody>
-            {sync.lotes.map((l) => (
-              <tr key={l.idLote} data-testid="sync-batch" className={sync.lote?.idLote === l.idLote ? 'selected' : ''} onClick={() => void sync.openLote(l.idLote)}>
-                <td className="mono small">{l.idLote}</td>
-                <td>{formatTimestamp(l.creadoEn)}</td>
-                <td className="col-num">{l.numRegistros}</td>
-                <td>
-                  {l.estado}
-                  {l.estadoEnvio ? ` · ${l.estadoEnvio}` : ''}
-                  {l.incidencia ? ` · ${t('sync.incidencia')}` : ''}
-                </td>
-                <td className="mono small">{l.csv ?? '—'}</td>
-                <td className="small">{l.ultimoError ?? '—'}</td>
-              </tr>
-            ))}
+            {sync.lotes.map((l) => {
+              const error = explainSendError(fmt.lang, l.ultimoError);
+              return (
+                <tr key={l.idLote} data-testid="sync-batch" className={sync.lote?.idLote === l.idLote ? 'selected' : ''}>
+                  <td>
+                    <button type="button" className="link mono small" onClick={() => void sync.openLote(l.idLote)}>
+                      {l.idLote.slice(0, 12)}
+                    </button>
+                  </td>
+                  <td>{fmt.dateTime(l.creadoEn)}</td>
+                  <td className="col-num">{l.numRegistros}</td>
+                  <td>
+                    {hasMessage(`lote.${l.estado}`) ? t(`lote.${l.estado}`) : t('estado.desconocido')}
+                    {l.estadoEnvio ? ` · ${hasMessage(`respuesta.${l.estadoEnvio}`) ? t(`respuesta.${l.estadoEnvio}`) : l.estadoEnvio}` : ''}
+                    {l.incidencia ? ` · ${t('sync.incidencia')}` : ''}
+                  </td>
+                  <td className="mono small">{l.csv ?? '—'}</td>
+                  <td className="small" title={error?.detalle}>
+                    {error?.mensaje ?? '—'}
+                  </td>
+                </tr>
+              );
+            })}
           </tbody>
         </table>
         {sync.lote ? (
           <div className="lote" data-testid="sync-batch-detail">
-            <h3>
-              {t('facturas.respuesta')} · {sync.lote.idLote}
-            </h3>
+            <h3>{t('facturas.respuesta')}</h3>
             <pre className="xml">{sync.lote.respuesta ?? sync.lote.ultimoError ?? '—'}</pre>
           </div>
         ) : null}

@@ -5,8 +5,10 @@ import { z } from 'zod';
 import { create } from 'zustand';
 import { loteDetalleSchema, loteSchema, pausaBodySchema, syncResumenSchema } from '../../../src-shared/api/sync';
 import type { Entorno } from '../../../src-shared/api/common';
-import { ApiError, describeError } from '../../api/engine-client';
-import { colasReintentadasSchema, faultsSchema, type Faults } from '../../api/panel-schemas';
+import { ApiError } from '../../api/engine-client';
+import type { Hacienda } from '../../../src-shared/api/common';
+import type { Problem } from '../../api/problems';
+import { colasReintentadasSchema, faultsSchema, verificacionCadenasSchema, type Faults, type VerificacionCadenas } from '../../api/panel-schemas';
 import { useSession } from '../../app/session';
 
 export type SyncResumen = z.infer<typeof syncResumenSchema>;
@@ -68,9 +70,13 @@ export interface SyncState {
   sinControles: EmuladorId[];
   /** false when the emulators are not running (real endpoints): no fault controls. */
   emuladores: boolean;
-  error: string | undefined;
+  error: Problem | undefined;
   actualizadoEn: Date | undefined;
   busy: boolean;
+  /** The last «Verificar cadenas» answer, and whether one is running. */
+  verificacion: VerificacionCadenas | undefined;
+  verificando: boolean;
+  verificarCadenas(): Promise<void>;
   refresh(): Promise<void>;
   refreshLotes(): Promise<void>;
   refreshFaults(): Promise<void>;
@@ -79,6 +85,53 @@ export interface SyncState {
   setFaults(id: EmuladorId, patch: Record<string, unknown>): Promise<void>;
   falla(id: EmuladorId, falla: Falla): Promise<void>;
   openLote(idLote: string): Promise<void>;
+}
+
+/** One authority in one environment, summed over its queues (one per issuer). */
+export interface AutoridadVista {
+  autoridad: string;
+  entorno: Entorno;
+  alcanzable: boolean | null;
+  pendientes: number;
+  masAntiguoEn: string | null;
+  proximoIntentoEn: string | null;
+  ultimoError: string | null;
+  ultimoErrorEn: string | null;
+}
+
+/** What the sync view leads with, per authority: reachable, backlog, oldest, next attempt, last error. */
+export function autoridadesVista(r: SyncResumen | undefined): AutoridadVista[] {
+  if (!r) return [];
+  return r.autoridades.map((a) => {
+    const colas = r.colas.filter((c) => c.autoridad === a.autoridad && c.entorno === a.entorno);
+    const min = (xs: (string | null | undefined)[]) => xs.filter((x): x is string => !!x).sort()[0] ?? null;
+    const conError = colas.filter((c) => c.ultimoError).sort((x, y) => (y.ultimoErrorEn ?? '').localeCompare(x.ultimoErrorEn ?? ''))[0];
+    return {
+      autoridad: a.autoridad,
+      entorno: a.entorno,
+      alcanzable: a.alcanzable,
+      pendientes: colas.reduce((n, c) => n + c.pendientes, 0),
+      masAntiguoEn: min(colas.map((c) => c.masAntiguoEn)),
+      proximoIntentoEn: min(colas.filter((c) => c.pendientes > 0).map((c) => c.proximoIntentoEn)),
+      ultimoError: a.alcanzable === false || colas.some((c) => c.pendientes > 0) ? (conError?.ultimoError ?? null) : null,
+      ultimoErrorEn: conError?.ultimoErrorEn ?? null,
+    };
+  });
+}
+
+/** The authorities of an environment whose last attempt failed (for the sale screen's banner). */
+export function autoridadesCaidas(resumen: SyncResumen | undefined, entorno: Entorno): string[] {
+  return (resumen?.autoridades ?? []).filter((a) => a.entorno === entorno && a.alcanzable === false).map((a) => a.autoridad);
+}
+
+/**
+ * The emulators the till's issuers use: AEAT for VeriFactu, the province for TicketBAI, the census
+ * for every till (its NIF check). No card for an authority nobody here files with.
+ */
+export function emuladoresDeEmisores(haciendas: readonly Hacienda[]): EmuladorId[] {
+  const ids = new Set<EmuladorId>(['censo']);
+  for (const h of haciendas) ids.add(h === 'verifactu' ? 'aeat' : h);
+  return EMULADORES.map((e) => e.id).filter((id) => ids.has(id));
 }
 
 /** Records still in flight for an environment (everything not concluded). */
@@ -100,7 +153,7 @@ export const useSync = create<SyncState>((set, get) => {
       await fn();
       set({ error: undefined });
     } catch (error) {
-      set({ error: describeError(error) });
+      set({ error: useSession.getState().problem(error) });
     }
   };
   /** A 404 says either "no emulators at all" or "the panel has no such relay". */
@@ -120,6 +173,20 @@ export const useSync = create<SyncState>((set, get) => {
     error: undefined,
     actualizadoEn: undefined,
     busy: false,
+    verificacion: undefined,
+    verificando: false,
+
+    verificarCadenas: () =>
+      guard(async () => {
+        const c = client();
+        if (!c) return;
+        set({ verificando: true });
+        try {
+          set({ verificacion: await c.panel.post('/panel/v1/sync/verificar-cadenas', {}, verificacionCadenasSchema) });
+        } finally {
+          set({ verificando: false });
+        }
+      }),
 
     refresh: () =>
       guard(async () => {

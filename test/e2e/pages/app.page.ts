@@ -12,9 +12,21 @@ export type ScreenName = keyof typeof SCREEN_KEYS;
 export class TillAppPage {
   constructor(readonly page: Page) {}
 
-  /** Opens the panel URL (with its ?token=) and waits for the app-ready marker. */
-  async open(panelUrl: string): Promise<void> {
+  /**
+   * Opens the panel URL (with its ?token=) and waits for the app-ready marker. A fresh browser
+   * profile first asks which till it is: it is registered as a new till named `caja`.
+   */
+  async open(panelUrl: string, caja = 'Caja de pruebas'): Promise<void> {
     await this.page.goto(panelUrl);
+    await this.page.locator('[data-app-state="ready"], [data-app-state="identify"]').first().waitFor();
+    if (await this.page.getByTestId('identity').count()) await this.identifyAsNew(caja);
+    await this.ready();
+  }
+
+  /** First run: a new till with this name (the till makes up its identity). */
+  async identifyAsNew(caja: string): Promise<void> {
+    await this.page.getByTestId('identity-nombre').fill(caja);
+    await this.page.getByTestId('identity-crear').click();
     await this.ready();
   }
 

@@ -8,24 +8,35 @@ export class SyncPage {
     await this.page.locator('[data-testid="screen-sync"][data-ready="true"]').waitFor();
   }
 
+  /** Unfolds «Ensayo de incidencias» (the emulators' fault controls stay folded until asked for). */
+  async openRehearsal(): Promise<void> {
+    const ensayo = this.page.getByTestId('sync-ensayo');
+    await ensayo.waitFor();
+    if ((await ensayo.getAttribute('open')) === null) await ensayo.locator('summary').click();
+  }
+
   async takeAeatDown(): Promise<void> {
+    await this.openRehearsal();
     await this.page.getByTestId('sync-aeat-down').click();
     await this.page.locator('[data-testid="sync-faults-aeat"][data-mode="down"]').waitFor();
   }
 
   async bringAeatUp(): Promise<void> {
+    await this.openRehearsal();
     await this.page.getByTestId('sync-aeat-up').click();
     await this.page.locator('[data-testid="sync-faults-aeat"][data-mode="none"]').waitFor();
   }
 
   /** AEAT answers the next record Incorrecto (code 1100). */
   async rejectNextAeat(): Promise<void> {
+    await this.openRehearsal();
     await this.page.getByTestId('sync-aeat-reject-next').click();
     await this.page.locator('[data-testid="sync-faults-aeat"][data-reject-next="1"]').waitFor();
   }
 
   /** The fault cards shown, by emulator id. */
   async faultCards(): Promise<string[]> {
+    await this.openRehearsal();
     await this.page.locator('[data-testid="sync-faults-aeat"]').waitFor();
     const ids = await this.page.locator('[data-testid^="sync-faults-"]').evaluateAll((els) => els.map((e) => e.getAttribute('data-testid') ?? ''));
     return ids.map((id) => id.replace('sync-faults-', ''));
@@ -54,7 +65,9 @@ export class SyncPage {
     await this.page.locator(`[data-testid="sync-authority"][data-autoridad="${autoridad}"][data-entorno="${entorno}"][data-alcanzable="false"]`).waitFor({ timeout });
   }
 
-  queueStates(entorno: 'test' | 'live') {
-    return this.page.getByTestId(`sync-entorno-${entorno}`).getByTestId('sync-estado');
+  /** «Verificar cadenas»: resolves when its answer is shown. */
+  async verifyChains(): Promise<void> {
+    await this.page.getByTestId('sync-verificar').click();
+    await this.page.getByTestId('sync-cadenas').waitFor();
   }
 }

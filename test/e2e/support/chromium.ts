@@ -20,15 +20,22 @@ export interface Till {
   close(): Promise<void>;
 }
 
-export async function launchTill(): Promise<Till> {
+/** The browser's own settings: a till must not depend on them (issue 14 runs en-US/UTC too). */
+export interface TillBrowserOptions {
+  locale?: string;
+  timezoneId?: string;
+  viewport?: { width: number; height: number };
+}
+
+export async function launchTill(options: TillBrowserOptions = {}): Promise<Till> {
   // playwright's launch() gives Chromium a new temporary user-data dir each time.
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS, headless: true });
   const context = await browser.newContext({
-    viewport: { width: 1440, height: 960 },
+    viewport: options.viewport ?? { width: 1440, height: 960 },
     // 2 device pixels per CSS pixel: the 35 mm QR gets whole pixels per module in screenshots.
     deviceScaleFactor: 2,
-    locale: 'es-ES',
-    timezoneId: 'Europe/Madrid',
+    locale: options.locale ?? 'es-ES',
+    timezoneId: options.timezoneId ?? 'Europe/Madrid',
   });
   return { browser, context, close: () => browser.close() };
 }

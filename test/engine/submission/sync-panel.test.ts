@@ -41,6 +41,8 @@ describe('Sync view: the queue by estadoEnvio, batches with replies, next attemp
     // The send failed: the records wait for its retry (pendiente_envio), issue 4 item 5.
     expect(view.porEstadoEnvio.test).toEqual({ pendiente_envio: 2 });
     expect(view.colas[0]).toMatchObject({ obligado: 'B12345674', pendientes: 2, alcanzable: false, fallosSeguidos: 1, ultimoError: expect.any(String) });
+    // The oldest record waiting, for its age on the sync view.
+    expect(view.colas[0].masAntiguoEn).toBe('2026-11-20T10:00:00.000Z');
     expect(view.colas[0].proximoIntentoEn > clock.now().toISOString()).toBe(true);
     expect(view.autoridades).toEqual([{ autoridad: 'aeat', entorno: 'test', alcanzable: false }]);
 
@@ -50,7 +52,7 @@ describe('Sync view: the queue by estadoEnvio, batches with replies, next attemp
     await t.engine.context.submissions.tick();
     view = (await panel('GET', '/panel/v1/sync')).json();
     expect(view.porEstadoEnvio.test).toEqual({});
-    expect(view.colas[0]).toMatchObject({ alcanzable: true, fallosSeguidos: 0, pendientes: 0 });
+    expect(view.colas[0]).toMatchObject({ alcanzable: true, fallosSeguidos: 0, pendientes: 0, masAntiguoEn: null });
     const lotes = (await panel('GET', '/panel/v1/sync/lotes')).json().lotes;
     expect(lotes[0]).toMatchObject({ numRegistros: 2, estado: 'respondido', intentos: 2, estadoEnvio: 'Correcto', csv: expect.stringMatching(/^A-/) });
     const detalle = (await panel('GET', `/panel/v1/sync/lotes/${lotes[0].idLote}`)).json();
@@ -66,6 +68,41 @@ describe('Sync view: the queue by estadoEnvio, batches with replies, next attemp
     expect((await panel('GET', '/panel/v1/sync')).json().pausado).toEqual({ test: true, live: false });
     await panel('POST', '/panel/v1/sync/pausa', { entorno: 'test', pausado: false });
     expect(await t.engine.context.submissions.tick()).toBe(1);
+  });
+
+  it('a rejection counts until a correction supersedes it: «Rechazados» is what still needs fixing', async () => {
+    emu.aeat.faults.set({ rejectNext: { count: 1, codigo: 1108 } });
+    const body = aFacturaF2({ cabecera: { serie: 'S', numero: '9', fechaExpedicion: '20-11-2026', tipoFactura: 'F2', descripcion: 'Ticket' } });
+    expect((await t.billing('POST', '/v1/verifactu/crear', { body })).statusCode).toBe(200);
+    clock.advance(120_000);
+    await t.engine.context.submissions.tick();
+    expect((await panel('GET', '/panel/v1/sync')).json().rechazados).toEqual({ test: 1, live: 0 });
+
+    clock.advance(1000);
+    const fix = await t.billing('PUT', '/v1/verifactu/subsanar', { body: { ...body, subsanacion: true } });
+    expect(fix.statusCode, fix.body).toBe(200);
+    expect((await panel('GET', '/panel/v1/sync')).json().rechazados).toEqual({ test: 0, live: 0 });
+  });
+
+  it('pending per till: records still out, by environment, issuer and idMaquina (null: sent without one)', async () => {
+    await panel('POST', '/panel/v1/sync/pausa', { entorno: 'test', pausado: true });
+    const body = aFacturaF2({ cabecera: { serie: 'D', numero: '1', fechaExpedicion: '20-11-2026', tipoFactura: 'F2', descripcion: 'Ticket' } });
+    expect((await t.billing('POST', '/v1/verifactu/crear', { body: { ...body, idMaquina: 'WEB-CAJA1' } })).statusCode).toBe(200);
+    const view = (await panel('GET', '/panel/v1/sync')).json();
+    expect(view.porDispositivo).toContainEqual({ entorno: 'test', nif: 'B12345674', idMaquina: 'WEB-CAJA1', pendientes: 1 });
+    await panel('POST', '/panel/v1/sync/pausa', { entorno: 'test', pausado: false });
+  });
+
+  it('a till’s chain: length and last huella of the chain it writes to (the issuer’s until it has its own)', async () => {
+    const res = await panel('GET', '/panel/v1/cadena?entorno=test&nif=B12345674&idMaquina=WEB-CAJA1');
+    expect(res.statusCode).toBe(200);
+    const cadena = res.json();
+    expect(cadena).toMatchObject({ propia: false, sistemaFiscal: 'verifactu', ultimaHuella: expect.stringMatching(/^[0-9A-F]{64}$/) });
+    expect(cadena.longitud).toBeGreaterThan(0);
+    const latest = (await t.billing('GET', '/v1/registros?nifEmisor=B12345674&limite=1')).json().registros[0];
+    expect(cadena.ultimaHuella).toBe(latest.huella);
+    expect((await panel('GET', '/panel/v1/cadena?entorno=test&nif=B99999999')).json()).toEqual({ propia: false, sistemaFiscal: 'verifactu', longitud: 0, ultimaHuella: null });
+    expect((await panel('GET', '/panel/v1/cadena?entorno=prod&nif=B12345674')).statusCode).toBe(400);
   });
 
   it('bad bodies are 400 naming the field', async () => {

@@ -1,0 +1,140 @@
+// The till as a device of the engine (spec: Devices): which till this is, registered once with an
+// identity the till generates (staff never type an id) and the name staff give it; reactivated
+// if it was deactivated; its phase, chain mode, installation number, series and chain.
+import { z } from 'zod';
+import { create } from 'zustand';
+import { dispositivoEnvelopeSchema, dispositivosResponseSchema, type Dispositivo, type DispositivosResponse } from '../../../src-shared/api/dispositivos';
+import { ApiError, type EngineClient } from '../../api/engine-client';
+import type { Problem } from '../../api/problems';
+import { useSession } from '../../app/session';
+
+/** GET /panel/v1/cadena: the chain the till writes to (engine/src/devices/chain-panel-route.ts). */
+export const cadenaCajaSchema = z.object({
+  propia: z.boolean(),
+  sistemaFiscal: z.string(),
+  longitud: z.number(),
+  ultimaHuella: z.string().nullable(),
+});
+export type CadenaCaja = z.infer<typeof cadenaCajaSchema>;
+
+/** A till's identity as the web till generates it: `WEB-` and 10 random characters (never typed). */
+export function newTillId(): string {
+  const bytes = new Uint8Array(10);
+  crypto.getRandomValues(bytes);
+  const alphabet = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
+  return `WEB-${[...bytes].map((b) => alphabet[b % 32]).join('')}`;
+}
+
+const ruta = (nif: string) => `/v1/clientes/${encodeURIComponent(nif)}/dispositivos`;
+
+/** The issuer has no high-capacity mode: the identity is kept as the invoices' metadata only. */
+const sinAltaCapacidad = (error: unknown) => error instanceof ApiError && error.code === 'SHARDING_NOT_ENABLED';
+
+/**
+ * Registers the till (POST): new, or reactivated when it was deactivated. Already active is fine,
+ * and so is an issuer without the mode (nothing to register; the identity still goes on every sale).
+ */
+export async function registrarCaja(client: EngineClient, nif: string, idMaquina: string, etiqueta: string): Promise<void> {
+  try {
+    await client.manage.post(ruta(nif), { idMaquina, ...(etiqueta ? { etiqueta: etiqueta.slice(0, 120) } : {}) }, dispositivoEnvelopeSchema);
+  } catch (error) {
+    if (error instanceof ApiError && error.code === 'MACHINE_ALREADY_REGISTERED') return;
+    if (sinAltaCapacidad(error)) return;
+    throw error;
+  }
+}
+
+/** Registers the till when the engine does not have it active (first run in this environment, or deactivated). */
+export async function asegurarRegistro(client: EngineClient, nif: string, idMaquina: string, etiqueta: string): Promise<DispositivosResponse> {
+  const lista = await client.manage.get(ruta(nif), dispositivosResponseSchema);
+  const propio = lista.dispositivos.find((d) => d.idMaquina === idMaquina);
+  if (lista.faseAltaCapacidad !== 'no_contratada' && (!propio || !propio.activo)) {
+    await registrarCaja(client, nif, idMaquina, propio?.etiqueta || etiqueta);
+    return client.manage.get(ruta(nif), dispositivosResponseSchema);
+  }
+  return lista;
+}
+
+export interface DeviceState {
+  lista: DispositivosResponse | undefined;
+  cadena: CadenaCaja | undefined;
+  busy: boolean;
+  error: Problem | undefined;
+  /** The engine's devices of the issuer (for the first-run question and the settings card). */
+  load(): Promise<void>;
+  /** First run: a new till with this name. */
+  registrarNueva(nombre: string): Promise<void>;
+  /** First run: this is a till the engine already knows (reactivated when it was deactivated). */
+  elegir(dispositivo: Dispositivo): Promise<void>;
+  /** Every start and every change of environment: the till registered (again) if it is not. */
+  asegurar(): Promise<void>;
+}
+
+export const useDevice = create<DeviceState>((set, get) => {
+  const session = () => useSession.getState();
+  const done = async (idMaquina: string, etiqueta: string) => {
+    session().identify(idMaquina, etiqueta);
+    await get().load();
+  };
+  return {
+    lista: undefined,
+    cadena: undefined,
+    busy: false,
+    error: undefined,
+
+    async load() {
+      const { client, emisor, entorno, idMaquina } = session();
+      if (!client || !emisor) return;
+      try {
+        const lista = await client.manage.get(ruta(emisor.nif), dispositivosResponseSchema);
+        const params = new URLSearchParams({ entorno, nif: emisor.nif, ...(idMaquina ? { idMaquina } : {}) });
+        const cadena = await client.panel.get(`/panel/v1/cadena?${params.toString()}`, cadenaCajaSchema).catch(() => undefined);
+        set({ lista, cadena, error: undefined });
+      } catch (error) {
+        set({ error: session().problem(error) });
+      }
+    },
+
+    async registrarNueva(nombre) {
+      const { client, emisor } = session();
+      const etiqueta = nombre.trim();
+      if (!client || !emisor || !etiqueta || get().busy) return;
+      set({ busy: true, error: undefined });
+      try {
+        const idMaquina = newTillId();
+        await registrarCaja(client, emisor.nif, idMaquina, etiqueta);
+        await done(idMaquina, etiqueta);
+      } catch (error) {
+        set({ error: session().problem(error) });
+      } finally {
+        set({ busy: false });
+      }
+    },
+
+    async elegir(dispositivo) {
+      const { client, emisor } = session();
+      if (!client || !emisor || get().busy) return;
+      set({ busy: true, error: undefined });
+      try {
+        if (!dispositivo.activo) await registrarCaja(client, emisor.nif, dispositivo.idMaquina, dispositivo.etiqueta);
+        await done(dispositivo.idMaquina, dispositivo.etiqueta);
+      } catch (error) {
+        set({ error: session().problem(error) });
+      } finally {
+        set({ busy: false });
+      }
+    },
+
+    async asegurar() {
+      const { client, emisor, idMaquina, etiqueta } = session();
+      if (!client || !emisor || !idMaquina) return;
+      try {
+        const lista = await asegurarRegistro(client, emisor.nif, idMaquina, etiqueta);
+        set({ lista, error: undefined });
+      } catch (error) {
+        // Selling goes on (the identity travels with every sale); the settings card shows why.
+        set({ error: session().problem(error) });
+      }
+    },
+  };
+});
