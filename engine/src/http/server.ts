@@ -6,6 +6,7 @@ import {
   validatorCompiler,
 } from '@fastify/type-provider-zod';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import type { ErrorBody } from '../../../src-shared/api/common';
 import type { IdGenerator } from '../platform/ids';
 import type { Logger } from '../platform/logger';
 import { EngineError, GatewayForbidden } from './errors';
@@ -50,6 +51,21 @@ export async function buildApiServer(options: ApiOptions): Promise<FastifyInstan
     // Keep-alive friendly; the POS talks to us over loopback.
     keepAliveTimeout: 65_000,
     routerOptions: { maxParamLength: 512 },
+    // Errors the router raises before any hook (malformed percent-encoding, an over-long path
+    // parameter) get the API's error body too, never Fastify's default shape echoing the URL.
+    // Malformed HTTP (bad header bytes, oversized headers) never reaches the router.
+    clientErrorHandler: (error: Error & { code?: string }, socket) => {
+      const status = error.code === 'HPE_HEADER_OVERFLOW' ? 431 : 400;
+      const body = JSON.stringify(status === 431 ? { code: 'HEADERS_TOO_LARGE', message: 'Cabeceras demasiado grandes' } : fastifyClientErrorBody(400));
+      if (socket.writable) {
+        socket.end(`HTTP/1.1 ${status} ${status === 431 ? 'Request Header Fields Too Large' : 'Bad Request'}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+      } else {
+        socket.destroy(error);
+      }
+    },
+    frameworkErrors: (error, _request, reply: FastifyReply) => {
+      void reply.code(frameworkErrorStatus(error.code)).send(frameworkErrorBody(error.code));
+    },
   });
   // Every route, in OpenAPI path syntax: tests check each one is documented.
   const routeTable: RouteEntry[] = [];
@@ -75,7 +91,7 @@ export async function buildApiServer(options: ApiOptions): Promise<FastifyInstan
   });
 
   app.addHook('onRequest', async (request) => {
-    if (!hostAllowed(request.headers.host, options.allowedHosts())) {
+    if (!hostAllowed(request.headers.host, options.allowedHosts(), request.raw.socket.localPort)) {
       throw new EngineError(421, 'HOST_NOT_ALLOWED', 'Host no permitido');
     }
   });
@@ -94,10 +110,53 @@ export async function buildApiServer(options: ApiOptions): Promise<FastifyInstan
   return app;
 }
 
-export function hostAllowed(host: string | undefined, allowed: readonly string[]): boolean {
+/**
+ * DNS rebinding guard: the Host header must name this machine and the port the connection came
+ * in on (a browser always sends the port unless it is 80). `localPort` is undefined only for
+ * in-process requests (`inject`, the panel relay), which no browser can send: the name decides.
+ */
+export function hostAllowed(host: string | undefined, allowed: readonly string[], localPort: number | undefined): boolean {
   if (!host) return false;
-  const name = host.startsWith('[') ? host.slice(0, host.indexOf(']') + 1) : host.split(':')[0];
-  return allowed.includes(host) || allowed.includes(name ?? '');
+  const bracket = host.startsWith('[') ? host.indexOf(']') : -1;
+  const name = bracket >= 0 ? host.slice(0, bracket + 1) : (host.split(':')[0] ?? '');
+  const rest = host.slice(name.length);
+  if (rest !== '' && !/^:\d{1,5}$/.test(rest)) return false;
+  if (!allowed.includes(name)) return false;
+  if (localPort === undefined) return true;
+  const port = rest === '' ? 80 : Number(rest.slice(1));
+  return port === localPort;
+}
+
+function fastifyClientErrorBody(status: number): ErrorBody {
+  switch (status) {
+    case 413:
+      return { code: 'PAYLOAD_TOO_LARGE', message: 'Cuerpo demasiado grande' };
+    case 415:
+      return { code: 'UNSUPPORTED_MEDIA_TYPE', message: 'Content-Type debe ser application/json' };
+    default:
+      return { code: 'BAD_REQUEST', message: 'Petición no válida' };
+  }
+}
+
+/** Status of the router's own errors (find-my-way), raised before any hook runs. */
+function frameworkErrorStatus(code: string): number {
+  return code === 'FST_ERR_MAX_PARAM_LENGTH' ? 414 : 400;
+}
+
+function frameworkErrorBody(code: string): ErrorBody {
+  switch (code) {
+    case 'FST_ERR_BAD_URL':
+      return { code: 'BAD_URL', message: 'La URL no es válida (codificación %)', campo: 'url', errors: ['url: codificación % no válida'] };
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      return {
+        code: 'URI_TOO_LONG',
+        message: 'Un parámetro de la ruta supera los 512 caracteres',
+        campo: 'url',
+        errors: ['url: parámetro de ruta de más de 512 caracteres'],
+      };
+    default:
+      return { code: 'BAD_REQUEST', message: 'Petición no válida' };
+  }
 }
 
 function sendError(error: FastifyError, request: FastifyRequest, reply: FastifyReply, logger: Logger) {
@@ -135,6 +194,8 @@ function sendError(error: FastifyError, request: FastifyRequest, reply: FastifyR
       break;
   }
   if (typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) {
+    // Fastify's own errors (FST_ERR_*) carry English text and internal codes: answer ours.
+    if (error.code?.startsWith('FST_ERR_')) return reply.code(error.statusCode).send(fastifyClientErrorBody(error.statusCode));
     return reply.code(error.statusCode).send({ code: error.code ?? 'BAD_REQUEST', message: error.message });
   }
   const isDb = error.name === 'SqliteError';
