@@ -15,6 +15,7 @@ import { syncPanelRoutes } from '../submission/panel-routes';
 import { accountPanelRoutes } from '../account/panel-routes';
 import { clientPanelRoutes } from '../clients/panel-routes';
 import { webhookPanelRoutes } from '../webhooks/panel-routes';
+import { verificationPanelRoutes } from '../verification/panel-routes';
 
 export const arranqueSchema = z.object({
   billingUrl: z.string(),
@@ -67,6 +68,7 @@ export async function buildPanelApi(ctx: EngineContext, token: string, options: 
 
   accountPanelRoutes(app, { accounts: ctx.accounts, dataDir: ctx.config.dataDir, tillKeys: () => readDemoKeys(ctx.config.dataDir) });
   syncPanelRoutes(app, { db: ctx.db, submissions: ctx.submissions, emulatorUrl: () => ctx.config.emulatorUrl });
+  verificationPanelRoutes(app, { db: ctx.db, clock: ctx.config.clock });
   webhookPanelRoutes(app, ctx.webhooks.store);
   clientPanelRoutes(app, { clients: ctx.clients, accounts: ctx.accounts, emulatorUrl: () => ctx.config.emulatorUrl });
   panelRelayRoutes(app, { targets: options.relay ?? {}, keys: () => readDemoKeys(ctx.config.dataDir), relaySecret: ctx.relaySecret });
