@@ -35,6 +35,29 @@ declare module 'fastify' {
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+/** Far more than any request of the contract nests (about 5 levels). */
+const MAX_JSON_DEPTH = 64;
+
+/** Deepest nesting of arrays/objects in a JSON text (strings skipped); linear, no recursion. */
+export function jsonDepth(text: string): number {
+  let depth = 0;
+  let max = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 92) i++; // backslash: skip the escaped character
+      else if (c === 34) inString = false;
+    } else if (c === 34) {
+      inString = true;
+    } else if (c === 123 || c === 91) {
+      if (++depth > max) max = depth;
+    } else if (c === 125 || c === 93) {
+      depth--;
+    }
+  }
+  return max;
+}
 
 /**
  * Builds a Fastify instance that is not listening: zod validation of requests and responses,
@@ -75,6 +98,18 @@ export async function buildApiServer(options: ApiOptions): Promise<FastifyInstan
     }
   });
   app.decorate('routeTable', routeTable);
+  // JSON bodies: Fastify's own parser (prototype poisoning refused), after a nesting limit. A
+  // document nested thousands deep parses, but then overflows the stack of whatever recurses
+  // over it (validation, re-serialisation in the panel relay): refuse it up front.
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    const text = typeof body === 'string' ? body : body.toString('utf8');
+    if (jsonDepth(text) > MAX_JSON_DEPTH) {
+      done(new EngineError(400, 'VALIDATION_ERROR', `El cuerpo anida más de ${MAX_JSON_DEPTH} niveles`, { campo: 'body', errors: [`body: more than ${MAX_JSON_DEPTH} nested levels`] }), undefined);
+      return;
+    }
+    parseJson(request, text, done);
+  });
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
 

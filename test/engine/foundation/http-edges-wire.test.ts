@@ -106,3 +106,38 @@ describe('DNS rebinding: only the engine’s own host:port', () => {
     });
   }
 });
+
+describe('Deeply nested JSON → 400 naming body, never a stack overflow (fuzzing found a 500 in the panel relay)', () => {
+  const deep = '{"a":'.repeat(5000) + '1' + '}'.repeat(5000);
+  it('through the panel relay, and straight to the billing API', async () => {
+    for (const [app, url, headers] of [
+      ['panel', '/panel/v1/api/billing/v1/verifactu/crear', { authorization: 'Bearer panel-test-token' }],
+      ['billing', '/v1/verifactu/crear', { 'x-api-key': t.keys.test }],
+      ['panel', '/panel/v1/sync/pausa', { authorization: 'Bearer panel-test-token' }],
+    ] as const) {
+      const res = await t.engine.apps[app].inject({ method: 'POST', url, headers: { ...headers, 'content-type': 'application/json' }, payload: deep });
+      expect(res.statusCode, url).toBe(400);
+      expect(res.json()).toMatchObject({ code: 'VALIDATION_ERROR', campo: 'body' });
+    }
+  });
+  it('64 levels are still parsed; strings full of brackets do not count', async () => {
+    const res = await t.engine.apps.billing.inject({
+      method: 'POST',
+      url: '/v1/verifactu/crear',
+      headers: { 'x-api-key': t.keys.test, 'content-type': 'application/json' },
+      payload: JSON.stringify({ version: '[[[['.repeat(100), x: JSON.parse('['.repeat(63) + ']'.repeat(63)) }),
+    });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().campo).not.toBe('body');
+  });
+  it('prototype poisoning is still refused', async () => {
+    const res = await t.engine.apps.billing.inject({
+      method: 'POST',
+      url: '/v1/verifactu/crear',
+      headers: { 'x-api-key': t.keys.test, 'content-type': 'application/json' },
+      payload: '{"__proto__":{"polluted":1}}',
+    });
+    expect(res.statusCode).toBe(400);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+});
