@@ -16,7 +16,8 @@ try {
   const stats = await runCampaign(target, runs, seed);
   process.stdout.write(`${JSON.stringify({ seed, seconds: (Date.now() - started) / 1000, ...stats, violations: stats.violations.length }, null, 2)}\n`);
 } catch (e) {
-  process.stderr.write(`seed ${seed}: ${e instanceof Error ? e.message : String(e)}\n`);
+  const cause = e instanceof Error && e.cause instanceof Error ? `\n${e.cause.message}` : '';
+  process.stderr.write(`seed ${seed}: ${e instanceof Error ? e.message : String(e)}${cause}\n`);
   code = 1;
 } finally {
   await target.close();

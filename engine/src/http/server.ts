@@ -201,7 +201,7 @@ function sendError(error: FastifyError, request: FastifyRequest, reply: FastifyR
     return reply.code(error.httpStatus).send(error.body());
   }
   if (hasZodFastifySchemaValidationErrors(error)) {
-    const problems = problemsFromValidation(error.validation ?? []);
+    const problems = problemsFromValidation(error.validation ?? [], error.validationContext ?? 'body');
     const first = problems[0] ?? { campo: 'body', message: 'inválido' };
     return reply.code(400).send({
       code: 'VALIDATION_ERROR',

@@ -141,3 +141,25 @@ describe('Deeply nested JSON → 400 naming body, never a stack overflow (fuzzin
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
 });
+
+describe('An unknown key with an empty name still names a field (fuzzing found campo "")', () => {
+  it('?=x on a strict query → 400 naming querystring', async () => {
+    const res = await t.engine.apps.panel.inject({
+      method: 'POST',
+      url: '/panel/v1/sync/verificar-cadenas?=B12345674',
+      headers: { authorization: 'Bearer panel-test-token' },
+    });
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toMatchObject({ code: 'VALIDATION_ERROR', campo: 'querystring' });
+  });
+  it('{"": 1} in a strict body → 400 naming body', async () => {
+    const res = await t.engine.apps.billing.inject({
+      method: 'POST',
+      url: '/v1/ticketbai/anular',
+      headers: { 'x-api-key': t.keys.test, 'content-type': 'application/json' },
+      payload: JSON.stringify({ '': 1 }),
+    });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().errors).toContain('body: campo no admitido');
+  });
+});
