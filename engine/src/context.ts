@@ -5,6 +5,8 @@ import { IssuerStore } from './clients/store';
 import { DeclarationService } from './compliance/service';
 import type { ResolvedConfig } from './config';
 import type { Database } from './db/database';
+import { DeviceService } from './devices/service';
+import { DeviceStore } from './devices/store';
 import { installValue } from './db/settings';
 import { CursorCodec } from './http/pagination';
 import { InvoiceStore } from './invoices/store';
@@ -41,6 +43,9 @@ export interface EngineContext {
   census: ClientsModule['census'];
   clients: ClientsModule['clients'];
   representation: ClientsModule['representation'];
+  /** Devices, series ownership and the high-capacity phase: the store issuing reads in its transaction, and the capability. */
+  deviceStore: DeviceStore;
+  devices: DeviceService;
   /** Addresses known once the servers listen (ports may be 0 in tests). */
   urls: { billing: string; manage: string; panel: string };
   /** Per-launch secret the panel relay sends so the till's own UI is not metered like POS traffic. */
@@ -73,6 +78,8 @@ export function buildContext(config: ResolvedConfig, db: Database, logger: Logge
   const webhooks = new WebhookService(db, issuers, clock, ids);
   webhooks.afterChange = () => webhookDeliveries.wake();
   const cursors = new CursorCodec(installValue(db, 'cursorSecret', () => ids.secret(32)));
+  const clientsModule = buildClientsModule({ config, db, logger, issuers, cursors });
+  const deviceStore = new DeviceStore(db);
   return {
     config,
     db,
@@ -89,7 +96,9 @@ export function buildContext(config: ResolvedConfig, db: Database, logger: Logge
     submissions,
     webhooks,
     webhookDeliveries,
-    ...buildClientsModule({ config, db, logger, issuers, cursors }),
+    ...clientsModule,
+    deviceStore,
+    devices: new DeviceService({ db, devices: deviceStore, issuers, clients: clientsModule.clients, clock }),
     declarations: new DeclarationService(db, clock, ids, config.assetsDir, config.software),
     relaySecret: ids.secret(24),
     urls: {

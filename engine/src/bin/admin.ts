@@ -8,10 +8,13 @@ import { parseArgs } from 'node:util';
 import { entornoSchema, haciendaSchema } from '../../../src-shared/api/common';
 import { estadoCuentaSchema } from '../../../src-shared/api/cuenta';
 import { validateNif } from '../../../src-shared/nif';
+import { faseAltaCapacidadSchema } from '../../../src-shared/api/clientes';
 import { isKnownPlan } from '../account/plans';
+import type { Account } from '../account/store';
 import { configFromEnv, resolveConfig } from '../config';
 import { buildContext, type EngineContext } from '../context';
 import { Database } from '../db/database';
+import { EngineError } from '../http/errors';
 import { silentLogger } from '../platform/logger';
 import { systemClock } from '../platform/clock';
 import { verificarCadenas } from '../verification/instantanea';
@@ -28,6 +31,8 @@ const USAGE = `Usage: npm run admin -- <command> [options]
   issuer add --account ID --entorno test|live --nif NIF --nombre NAME [--hacienda verifactu|tbai-araba|tbai-bizkaia|tbai-gipuzkoa]
   declaration publish
   declaration show
+  devices phase NIF no_contratada|preparacion|activa   (the issuer's high-capacity phase, TEST and LIVE)
+  devices list NIF                                      (phase, devices, series and observed ids per environment)
   verify-chains [--nif NIF] [--entorno test|live] [--json]   (exit 0 only when every chain verifies)`;
 
 function fail(message: string): never {
@@ -54,8 +59,41 @@ function optionalInt(value: string | undefined, name: string): number | undefine
   return n;
 }
 
+/** The account that holds the issuer NIF (in either environment). */
+function accountOfIssuer(ctx: EngineContext, rawNif: string | undefined): { account: Account; nif: string } {
+  const checked = validateNif(rawNif ?? '');
+  if (!checked.valid) fail(`NIF is not a valid Spanish tax ID: ${checked.reason}`);
+  const holder = ctx.issuers.withNif(checked.normalized).find((r) => r.issuer.estado !== 'eliminado') ?? ctx.issuers.withNif(checked.normalized)[0];
+  const account = holder && ctx.accounts.getAccount(holder.issuer.accountId);
+  if (!account) fail(`no issuer ${checked.normalized}`);
+  return { account, nif: checked.normalized };
+}
+
+/** A refusal of the engine's rules: its code and message, exit code 1. */
+function refused(error: unknown): never {
+  if (!(error instanceof EngineError)) throw error;
+  process.stderr.write(`${error.code}: ${error.message}\n`);
+  process.exit(1);
+}
+
+function devices(ctx: EngineContext, verb: string | undefined, positionals: string[]): unknown {
+  const { account, nif } = accountOfIssuer(ctx, positionals[0]);
+  try {
+    if (verb === 'phase') {
+      const fase = faseAltaCapacidadSchema.safeParse(positionals[1]);
+      if (!fase.success) fail('fase: no_contratada|preparacion|activa');
+      return { nif, ...ctx.devices.setPhase(account.id, nif, fase.data) };
+    }
+    const held = entornoSchema.options.filter((entorno) => ctx.issuers.findClient(account.id, entorno, nif));
+    return { nif, cuenta: account.id, entornos: held.map((entorno) => ctx.devices.status({ account, entorno }, nif)) };
+  } catch (error) {
+    refused(error);
+  }
+}
+
 async function run(ctx: EngineContext, args: string[]): Promise<unknown> {
   const [noun, verb, ...rest] = args;
+  if (noun === 'devices' && (verb === 'phase' || verb === 'list')) return devices(ctx, verb, rest);
   const { values } = parseArgs({
     args: rest,
     options: {

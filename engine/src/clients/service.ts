@@ -13,7 +13,7 @@ import { normalizeNif, validateNif } from '../../../src-shared/nif';
 import type { Account } from '../account/store';
 import type { CensusService, ValidacionCensal } from '../census/service';
 import type { Database } from '../db/database';
-import { validation } from '../http/errors';
+import { forbidden, validation, type EngineError } from '../http/errors';
 import type { CursorCodec } from '../http/pagination';
 import type { Clock } from '../platform/clock';
 import type { IdGenerator } from '../platform/ids';
@@ -128,7 +128,6 @@ export class ClientService {
       const admission = this.admit(who, nif);
       if (admission.kind === 'existing') return { status: 200 as const, record: admission.record };
       const now = this.now();
-      const sibling = this.deps.issuers.findClient(who.account.id, who.entorno === 'test' ? 'live' : 'test', nif);
       const id = admission.reuse?.issuer.id ?? this.deps.ids.next('emi');
       const issuer = {
         id,
@@ -139,9 +138,6 @@ export class ClientService {
         hacienda: body.hacienda,
         estado: 'activo' as const,
         estadoRepresentacion: 'pendiente',
-        // Both belong to the issuer's account and are the same in TEST and LIVE.
-        modoCadena: sibling?.issuer.modoCadena ?? ('unica' as const),
-        faseAltaCapacidad: sibling?.issuer.faseAltaCapacidad ?? ('no_contratada' as const),
         creadoEn: now,
         ultimaModificacion: now,
       };
@@ -161,7 +157,7 @@ export class ClientService {
       } else {
         this.deps.issuers.insertClient(issuer, details);
       }
-      return { status: 201 as const, record: { issuer, details } };
+      return { status: 201 as const, record: { issuer, details, phase: this.deps.issuers.phaseOf(who.account.id, nif) } };
     });
   }
 
@@ -238,12 +234,22 @@ export class ClientService {
 
   // ------------------------------------------------------------------ reads
 
-  /** The account's client in the key's environment; a deleted one only when asked and inside its window. */
+  /**
+   * The account's client in the key's environment; a deleted one only when asked and inside its
+   * window. Another account's issuer is 403 FORBIDDEN (spec, Errors: "issuer not under the caller's
+   * account"); a NIF no account holds in this environment is 404 NOT_FOUND.
+   */
   find(who: Who, rawNif: string, options: { incluirEliminados?: boolean } = {}): ClientRecord {
-    const record = this.deps.issuers.findClient(who.account.id, who.entorno, normalizeNif(rawNif));
-    if (!record) throw clientNotFound();
+    const nif = normalizeNif(rawNif);
+    const record = this.deps.issuers.findClient(who.account.id, who.entorno, nif);
+    if (!record) throw this.missing(who, nif);
     if (record.issuer.estado === 'eliminado' && (!options.incluirEliminados || this.isPurged(record))) throw clientNotFound();
     return record;
+  }
+
+  /** Not the account's: 403 when another account holds the NIF in this environment, else 404. */
+  private missing(who: Who, nif: string): EngineError {
+    return this.deps.issuers.find(who.entorno, nif) ? forbidden() : clientNotFound();
   }
 
   list(who: Who, query: Record<string, string | undefined>): ClientesListResponse {
@@ -312,7 +318,7 @@ export class ClientService {
       const nombre = body.nombre ?? record.issuer.nombre;
       this.deps.issuers.updateIssuer(record.issuer.id, { nombre, ultimaModificacion: now });
       this.deps.issuers.upsertDetails(details);
-      return { issuer: { ...record.issuer, nombre, ultimaModificacion: now }, details };
+      return { ...record, issuer: { ...record.issuer, nombre, ultimaModificacion: now }, details };
     });
   }
 
@@ -341,7 +347,8 @@ export class ClientService {
   setEstado(who: Who, rawNif: string, estado: 'activo' | 'inactivo'): { message: string; nif: string; estado: 'activo' | 'inactivo'; entorno?: Entorno } {
     return this.deps.db.transaction(() => {
       const record = this.deps.issuers.findClient(who.account.id, who.entorno, normalizeNif(rawNif));
-      if (!record || this.isPurged(record)) throw clientNotFound();
+      if (!record) throw this.missing(who, normalizeNif(rawNif));
+      if (this.isPurged(record)) throw clientNotFound();
       const { issuer } = record;
       if (issuer.estado === 'eliminado') throw clientDeleted();
       if (issuer.estado !== 'activo' && issuer.estado !== 'inactivo') throw clientStatusInvalid();
@@ -382,7 +389,7 @@ export class ClientService {
       this.deps.issuers.updateIssuer(record.issuer.id, { estado: 'eliminado', estadoRepresentacion, ultimaModificacion: now });
       const details = { ...record.details, eliminadoEn: now };
       this.deps.issuers.upsertDetails(details);
-      return { issuer: { ...record.issuer, estado: 'eliminado', estadoRepresentacion, ultimaModificacion: now }, details };
+      return { ...record, issuer: { ...record.issuer, estado: 'eliminado', estadoRepresentacion, ultimaModificacion: now }, details };
     });
   }
 
@@ -398,7 +405,7 @@ export class ClientService {
       this.deps.issuers.updateIssuer(record.issuer.id, { estado: 'activo', ultimaModificacion: now });
       const details = { ...record.details, eliminadoEn: null };
       this.deps.issuers.upsertDetails(details);
-      return { issuer: { ...record.issuer, estado: 'activo', ultimaModificacion: now }, details };
+      return { ...record, issuer: { ...record.issuer, estado: 'activo', ultimaModificacion: now }, details };
     });
   }
 }

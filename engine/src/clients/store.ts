@@ -9,10 +9,12 @@ import type { IdGenerator } from '../platform/ids';
 export type Issuer = IssuersTable;
 export type IssuerDetails = IssuerDetailsTable;
 
-/** An issuer with its client details. */
+/** An issuer with its client details and its high-capacity phase (shared by TEST and LIVE). */
 export interface ClientRecord {
   issuer: Issuer;
   details: IssuerDetails;
+  /** The stored phase; null when the issuer has none (reads as `no_contratada` / `unica`). */
+  phase: { faseAltaCapacidad: string; modoCadena: string } | null;
 }
 
 /** Madrid midnight of 10 September 2026: until then the own company took no plan seat. */
@@ -48,15 +50,17 @@ export function emptyDetails(issuerId: string): IssuerDetails {
   };
 }
 
-type JoinedRow = Issuer & Omit<IssuerDetails, 'issuerId'> & { hasDetails: string | null };
+type JoinedRow = Issuer &
+  Omit<IssuerDetails, 'issuerId'> & { hasDetails: string | null; faseAltaCapacidad: string | null; modoCadena: string | null };
 
 function split(row: JoinedRow): ClientRecord {
-  const { email, tipoUsuario, direccion, representante, epigrafeIAE, portalHabilitado, validacionCensal, eliminadoEn, exentoPlaza, hasDetails, ...issuer } = row;
+  const { email, tipoUsuario, direccion, representante, epigrafeIAE, portalHabilitado, validacionCensal, eliminadoEn, exentoPlaza, hasDetails, faseAltaCapacidad, modoCadena, ...issuer } = row;
   const details: IssuerDetails =
     hasDetails === null
       ? emptyDetails(issuer.id)
       : { issuerId: issuer.id, email, tipoUsuario, direccion, representante, epigrafeIAE, portalHabilitado, validacionCensal, eliminadoEn, exentoPlaza };
-  return { issuer, details };
+  const phase = faseAltaCapacidad !== null && modoCadena !== null ? { faseAltaCapacidad, modoCadena } : null;
+  return { issuer, details, phase };
 }
 
 /** The issuer clients (emisores): the rows issuing and reads need, and the client lifecycle's. */
@@ -94,8 +98,6 @@ export class IssuerStore {
       hacienda: input.hacienda,
       estado: 'activo',
       estadoRepresentacion: input.estadoRepresentacion ?? 'pendiente',
-      modoCadena: 'unica',
-      faseAltaCapacidad: 'no_contratada',
       creadoEn: now,
       ultimaModificacion: now,
     };
@@ -108,6 +110,18 @@ export class IssuerStore {
       );
     });
     return row;
+  }
+
+  /** The issuer's high-capacity phase row (shared by TEST and LIVE); null when it has none. */
+  phaseOf(accountId: string, nif: string): ClientRecord['phase'] {
+    const row = this.db.first(
+      this.db.kysely
+        .selectFrom('issuer_phases')
+        .select(['faseAltaCapacidad', 'modoCadena'])
+        .where('accountId', '=', accountId)
+        .where('nif', '=', nif),
+    );
+    return row ?? null;
   }
 
   listForAccount(accountId: string, entorno: Entorno): Issuer[] {
@@ -134,8 +148,11 @@ export class IssuerStore {
     return this.db.kysely
       .selectFrom('issuers')
       .leftJoin('issuer_details', 'issuer_details.issuerId', 'issuers.id')
+      .leftJoin('issuer_phases', (join) =>
+        join.onRef('issuer_phases.accountId', '=', 'issuers.accountId').onRef('issuer_phases.nif', '=', 'issuers.nif'),
+      )
       .selectAll('issuers')
-      .select([...DETAIL_COLUMNS, 'issuer_details.issuerId as hasDetails']);
+      .select([...DETAIL_COLUMNS, 'issuer_details.issuerId as hasDetails', 'issuer_phases.faseAltaCapacidad', 'issuer_phases.modoCadena']);
   }
 
   /** The client of the account in that environment, whatever its state. */

@@ -30,10 +30,13 @@ export function estadoRepresentacion(value: string): EstadoRepresentacion {
   return parsed.success ? parsed.data : 'pendiente';
 }
 
-/** `modoCadena` and `faseAltaCapacidad`: omitted when the stored value cannot be read. */
+/**
+ * `modoCadena` and `faseAltaCapacidad` (the account's, shared by TEST and LIVE): no stored phase
+ * reads `unica` / `no_contratada`; omitted when the stored value cannot be read.
+ */
 function chainFields(record: ClientRecord): Pick<ClienteDetalle, 'modoCadena' | 'faseAltaCapacidad'> {
-  const modo = modoCadenaSchema.safeParse(record.issuer.modoCadena);
-  const fase = faseAltaCapacidadSchema.safeParse(record.issuer.faseAltaCapacidad);
+  const modo = modoCadenaSchema.safeParse(record.phase?.modoCadena ?? 'unica');
+  const fase = faseAltaCapacidadSchema.safeParse(record.phase?.faseAltaCapacidad ?? 'no_contratada');
   return { ...(modo.success ? { modoCadena: modo.data } : {}), ...(fase.success ? { faseAltaCapacidad: fase.data } : {}) };
 }
 

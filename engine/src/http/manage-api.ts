@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { registerClientsManageRoutes } from '../clients/module';
 import { complianceRoutes } from '../compliance/routes';
 import type { EngineContext } from '../context';
+import { deviceRoutes } from '../devices/routes';
 import { webhookRoutes } from '../webhooks/routes';
 import { buildKeyedApi } from './keyed-api';
 
@@ -14,5 +15,6 @@ export async function buildManageApi(ctx: EngineContext): Promise<FastifyInstanc
   complianceRoutes(app, { declarations: ctx.declarations, publicBaseUrl: () => ctx.urls.manage });
   webhookRoutes(app, ctx.webhooks);
   registerClientsManageRoutes(app, ctx);
+  deviceRoutes(app, { devices: ctx.devices });
   return app;
 }

@@ -14,6 +14,7 @@ import { TILL_UI_CSP } from '../../../src-shared/csp';
 import { syncPanelRoutes } from '../submission/panel-routes';
 import { accountPanelRoutes } from '../account/panel-routes';
 import { clientPanelRoutes } from '../clients/panel-routes';
+import { devicePanelRoutes } from '../devices/panel-routes';
 import { webhookPanelRoutes } from '../webhooks/panel-routes';
 import { verificationPanelRoutes } from '../verification/panel-routes';
 
@@ -71,6 +72,7 @@ export async function buildPanelApi(ctx: EngineContext, token: string, options: 
   verificationPanelRoutes(app, { db: ctx.db, clock: ctx.config.clock });
   webhookPanelRoutes(app, ctx.webhooks.store);
   clientPanelRoutes(app, { clients: ctx.clients, accounts: ctx.accounts, emulatorUrl: () => ctx.config.emulatorUrl });
+  devicePanelRoutes(app, { devices: ctx.devices, accounts: ctx.accounts });
   panelRelayRoutes(app, { targets: options.relay ?? {}, keys: () => readDemoKeys(ctx.config.dataDir), relaySecret: ctx.relaySecret });
   if (ctx.config.uiDir) tillUiRoutes(app, ctx.config.uiDir);
 

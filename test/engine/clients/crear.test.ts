@@ -299,17 +299,21 @@ describe('Rule 4 of the NIF check: creation runs the census check, stores it in 
 });
 
 describe('modoCadena and faseAltaCapacidad belong to the account: a new environment copy inherits them', () => {
-  it('copies them from the same issuer in the other environment', async () => {
+  it('the LIVE copy shows the phase the account set for that NIF', async () => {
     await crear(t, anEmpresa(), t.keys.test);
     const db = t.engine.context.db;
-    db.sqlite.prepare(`UPDATE issuers SET modoCadena='por_dispositivo', faseAltaCapacidad='preparacion' WHERE nif='B48123459'`).run();
+    db.sqlite.prepare(`INSERT INTO issuer_phases VALUES ((SELECT id FROM accounts LIMIT 1),'B48123459','activa','por_dispositivo',NULL,NULL,'t')`).run();
     const c = cliente(await crear(t, anEmpresa(), t.keys.live));
-    expect(c).toMatchObject({ modoCadena: 'por_dispositivo', faseAltaCapacidad: 'preparacion' });
+    expect(c).toMatchObject({ modoCadena: 'por_dispositivo', faseAltaCapacidad: 'activa' });
   });
 
   it('omitted when the stored value cannot be read', async () => {
     await crear(t, anEmpresa());
-    t.engine.context.db.sqlite.prepare(`UPDATE issuers SET modoCadena='???' WHERE nif='B48123459'`).run();
+    const sqlite = t.engine.context.db.sqlite;
+    // A value the schema refuses, written past its CHECK: what a damaged row would read as.
+    sqlite.pragma('ignore_check_constraints = ON');
+    sqlite.prepare(`INSERT INTO issuer_phases VALUES ((SELECT id FROM accounts LIMIT 1),'B48123459','no_contratada','???',NULL,NULL,'t')`).run();
+    sqlite.pragma('ignore_check_constraints = OFF');
     const c = json<{ cliente: Cliente }>(await t.manage('GET', '/v1/clientes/B48123459')).cliente;
     expect(c).not.toHaveProperty('modoCadena');
     expect(c.faseAltaCapacidad).toBe('no_contratada');

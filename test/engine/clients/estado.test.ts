@@ -139,11 +139,11 @@ describe('409 CLIENT_STATUS_INVALID when the stored state does not admit the cha
     const nif = await alta(1);
     for (const bad of ['eliminado', 'ACTIVO', true, undefined]) expectError(await setEstado(nif, bad), 400, 'VALIDATION_ERROR', 'estado');
   });
-  it('an unknown issuer, or another account’s, or the other environment’s → 404', async () => {
+  it('an unknown issuer or the other environment’s → 404; another account’s → 403 FORBIDDEN', async () => {
     const nif = await alta(1);
     expectError(await setEstado(dniNumber(99), 'inactivo'), 404, 'NOT_FOUND');
     const other = t.otherAccount();
-    expectError(await setEstado(nif, 'inactivo', other.test), 404, 'NOT_FOUND');
+    expectError(await setEstado(nif, 'inactivo', other.test), 403, 'FORBIDDEN');
     expectError(await setEstado(nif, 'inactivo', t.keys.live), 404, 'NOT_FOUND');
   });
 });

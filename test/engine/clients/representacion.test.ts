@@ -93,11 +93,11 @@ describe('GET …/representacion/generar: the representation document as a PDF w
     expect(await estado('/v1/clientes/34567890V/representacion')).toMatchObject({ estadoRepresentacion: 'pendiente', firmaEnCurso: false });
   });
 
-  it('an unknown issuer or another account’s → 404', async () => {
+  it('an unknown issuer → 404; another account’s → 403 FORBIDDEN', async () => {
     expectError(await t.manage('GET', '/v1/clientes/44444444A/representacion/generar'), 404, 'NOT_FOUND');
     const other = t.otherAccount();
-    expectError(await t.manage('GET', `${base}/generar`, { key: other.test }), 404, 'NOT_FOUND');
-    expectError(await t.manage('GET', `${base}/estado`, { key: other.test }), 404, 'NOT_FOUND');
+    expectError(await t.manage('GET', `${base}/generar`, { key: other.test }), 403, 'FORBIDDEN');
+    expectError(await t.manage('GET', `${base}/estado`, { key: other.test }), 403, 'FORBIDDEN');
   });
 });
 

@@ -45,8 +45,7 @@ describe('Migrations run on an empty database and again on a migrated one withou
 
 describe('20261122T1100Z-foundation', () => {
   it('creates accounts, keys, quota, issuers and declarations that accept a row each', async () => {
-    const db = Database.open(mkdtempSync(path.join(tmpdir(), 'mig-')));
-    await db.migrate();
+    const db = await migratedTo('20261122T1100Z-foundation');
     db.sqlite.exec(`
       INSERT INTO accounts VALUES ('a','B12345674','X','basico','activa',1,NULL,NULL,'t');
       INSERT INTO api_keys VALUES ('k','a','test','h','sk_test_',  't',NULL,NULL);

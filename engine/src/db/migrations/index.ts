@@ -4,6 +4,7 @@ import * as invoicesRecords from './20261122T1200Z-invoices-records';
 import * as submission from './20261122T1300Z-submission';
 import * as webhooks from './20261122T1500Z-webhooks';
 import * as clients from './20261122T1600Z-clients';
+import * as devices from './20261125T1400Z-devices';
 
 /** Static index: bundling and packaging keep every migration; names sort by ISO date. */
 export const migrations: Record<string, Migration> = {
@@ -12,4 +13,5 @@ export const migrations: Record<string, Migration> = {
   '20261122T1300Z-submission': submission,
   '20261122T1500Z-webhooks': webhooks,
   '20261122T1600Z-clients': clients,
+  '20261125T1400Z-devices': devices,
 };

@@ -1,5 +1,6 @@
 import type { AccountsTable } from './accounts';
 import type { ClientsTables } from './clients';
+import type { DevicesTables } from './devices';
 import type { ApiKeysTable, QuotaUsageTable } from './api-keys';
 import type { DeclarationsTable } from './declarations';
 import type { IssuersTable } from './issuers';
@@ -16,7 +17,7 @@ import type {
   SubmissionJobsTable,
 } from './invoices';
 
-export interface Tables extends ClientsTables {
+export interface Tables extends ClientsTables, DevicesTables {
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
   quota_usage: QuotaUsageTable;

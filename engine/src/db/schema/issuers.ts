@@ -1,6 +1,9 @@
 import type { Entorno, Hacienda } from '../../../../src-shared/api/common';
 
-/** An issuer client (emisor) of an account in one environment. */
+/**
+ * An issuer client (emisor) of an account in one environment. Its high-capacity phase is shared by
+ * both environments: `issuer_phases` (schema/devices.ts).
+ */
 export interface IssuersTable {
   id: string;
   accountId: string;
@@ -10,8 +13,6 @@ export interface IssuersTable {
   hacienda: Hacienda;
   estado: 'activo' | 'inactivo' | 'eliminado';
   estadoRepresentacion: string;
-  modoCadena: 'unica' | 'por_dispositivo';
-  faseAltaCapacidad: 'no_contratada' | 'preparacion' | 'activa';
   creadoEn: string;
   ultimaModificacion: string;
 }
