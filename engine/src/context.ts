@@ -5,6 +5,7 @@ import { IssuerStore } from './clients/store';
 import { DeclarationService } from './compliance/service';
 import type { ResolvedConfig } from './config';
 import type { Database } from './db/database';
+import { DeviceRouting } from './devices/routing';
 import { DeviceService } from './devices/service';
 import { DeviceStore } from './devices/store';
 import { installValue } from './db/settings';
@@ -57,6 +58,8 @@ export function buildContext(config: ResolvedConfig, db: Database, logger: Logge
   const invoices = new InvoiceStore(db, ids);
   const issuers = new IssuerStore(db, clock, ids);
   const groupCommit = new GroupCommit(db);
+  const deviceStore = new DeviceStore(db);
+  const routing = new DeviceRouting(deviceStore, clock, ids);
   const sistema = sistemaInformatico(config, installValue(db, 'numeroInstalacion', () => ids.next('inst')));
   const submissions = new SubmissionWorker(db, clock, ids, logger, config.submission);
   groupCommit.afterCommit = () => submissions.wake();
@@ -70,6 +73,7 @@ export function buildContext(config: ResolvedConfig, db: Database, logger: Logge
     clock,
     ids,
     groupCommit,
+    routing,
     software: { licenciaTbai: software.licenciaTbai, nifDesarrolladora: software.productorNif, nombre: software.nombreSistema, version: software.version },
     signer: tbaiSigner(db, clock, { nif: software.productorNif, nombre: software.productorNombre }, config.ticketbai.certificate),
     politicas: config.ticketbai.politicasFirma,
@@ -79,7 +83,6 @@ export function buildContext(config: ResolvedConfig, db: Database, logger: Logge
   webhooks.afterChange = () => webhookDeliveries.wake();
   const cursors = new CursorCodec(installValue(db, 'cursorSecret', () => ids.secret(32)));
   const clientsModule = buildClientsModule({ config, db, logger, issuers, cursors });
-  const deviceStore = new DeviceStore(db);
   return {
     config,
     db,
@@ -91,7 +94,7 @@ export function buildContext(config: ResolvedConfig, db: Database, logger: Logge
     groupCommit,
     cursors,
     sistema,
-    verifactu: new VerifactuIssuing({ invoices, issuers, clock, ids, sistema, groupCommit }),
+    verifactu: new VerifactuIssuing({ invoices, issuers, clock, ids, sistema, groupCommit, routing }),
     ticketbai,
     submissions,
     webhooks,

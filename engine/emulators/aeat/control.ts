@@ -80,7 +80,7 @@ export function aeatControlHandler(emu: AeatEmulator, prefix: string): SubHandle
             return sendJson(res, 200, { violations: l.flowViolations(nif) });
           case 'chain':
             if (!nif) return sendJson(res, 400, { error: 'nif required' });
-            return sendJson(res, 200, { intact: l.chainIntact(nif), head: l.chainHead(nif), breaks: l.chainBreaks(nif) });
+            return sendJson(res, 200, { intact: l.chainIntact(nif), head: l.chainHead(nif), heads: l.chainHeads(nif), breaks: l.chainBreaks(nif) });
           default:
             break;
         }

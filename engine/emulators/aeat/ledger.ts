@@ -19,6 +19,11 @@ export function recordKey(k: RecordKey): string {
   return `${k.emisor.trim()}|${k.numSerie.trim()}|${k.fecha.trim()}`;
 }
 
+/** A SIF of an obligado, as chain heads name it: each installation keeps its own chain. */
+export function sifOf(s: { idSistemaInformatico: string; numeroInstalacion: string }): string {
+  return `${s.idSistemaInformatico.trim()}|${s.numeroInstalacion.trim()}`;
+}
+
 export type SubmissionOutcome = 'processed' | 'fault' | 'injected';
 
 export interface Submission {
@@ -106,6 +111,8 @@ export interface Presentation {
 
 export interface ChainHead {
   obligado: string;
+  /** The SIF that keeps this chain: `IdSistemaInformatico|NumeroInstalacion` (see sifOf). */
+  sistema: string;
   key: string;
   emisor: string;
   numSerie: string;
@@ -136,7 +143,8 @@ export interface LedgerSummary {
   maxBatchSize: number;
   flowViolations: number;
   chainBreaks: number;
-  obligados: Array<{ nif: string; records: number; chainIntact: boolean; chainLength: number }>;
+  /** chainLength: records chained over all the obligado's SIFs; chains: how many SIFs. */
+  obligados: Array<{ nif: string; records: number; chainIntact: boolean; chainLength: number; chains: number }>;
 }
 
 /** Read-only helpers for tests and the control API. */
@@ -151,7 +159,10 @@ export interface LedgerApi {
   submissions(): Submission[];
   chainIntact(nif: string): boolean;
   chainBreaks(nif?: string): Presentation[];
-  chainHead(nif: string): ChainHead | null;
+  /** The head of one SIF's chain; without `sistema`, the obligado's most recently advanced chain. */
+  chainHead(nif: string, sistema?: string): ChainHead | null;
+  /** Every chain of the obligado, one per SIF (installation). */
+  chainHeads(nif: string): ChainHead[];
   flowViolations(nif?: string): FlowViolation[];
   summary(): LedgerSummary;
 }
@@ -231,14 +242,16 @@ CREATE TABLE IF NOT EXISTS presentations (
 );
 CREATE INDEX IF NOT EXISTS presentations_key ON presentations (key, huella);
 CREATE INDEX IF NOT EXISTS presentations_chain ON presentations (obligado, chain_ok);
-CREATE TABLE IF NOT EXISTS chain_heads (
-  obligado TEXT PRIMARY KEY,
+CREATE TABLE IF NOT EXISTS sif_chain_heads (
+  obligado TEXT NOT NULL,
+  sistema TEXT NOT NULL,
   key TEXT NOT NULL,
   emisor TEXT NOT NULL,
   num_serie TEXT NOT NULL,
   fecha TEXT NOT NULL,
   huella TEXT NOT NULL,
-  length INTEGER NOT NULL
+  length INTEGER NOT NULL,
+  PRIMARY KEY (obligado, sistema)
 );
 `;
 
@@ -329,6 +342,7 @@ function toPresentation(r: Row): Presentation {
 function toHead(r: Row): ChainHead {
   return {
     obligado: str(r.obligado),
+    sistema: str(r.sistema),
     key: str(r.key),
     emisor: str(r.emisor),
     numSerie: str(r.num_serie),
@@ -392,9 +406,11 @@ export class Ledger extends SqliteLedger implements LedgerApi {
         @huella, @huellaCheck, @prevKey, @prevHuella, @primerRegistro, @fechaHoraHusoGenRegistro, @estado,
         @codigo, @retransmission, @chainOk, @chainProblem, @receivedAt)`),
       seen: p('SELECT 1 FROM presentations WHERE key = ? AND huella = ? LIMIT 1'),
-      getHead: p('SELECT * FROM chain_heads WHERE obligado = ?'),
-      setHead: p(`INSERT OR REPLACE INTO chain_heads (obligado, key, emisor, num_serie, fecha, huella, length)
-        VALUES (@obligado, @key, @emisor, @numSerie, @fecha, @huella, @length)`),
+      getHead: p('SELECT * FROM sif_chain_heads WHERE obligado = ? AND sistema = ?'),
+      // INSERT OR REPLACE gives the row a new rowid: the highest rowid is the latest advanced chain.
+      latestHead: p('SELECT * FROM sif_chain_heads WHERE obligado = ? ORDER BY rowid DESC LIMIT 1'),
+      setHead: p(`INSERT OR REPLACE INTO sif_chain_heads (obligado, sistema, key, emisor, num_serie, fecha, huella, length)
+        VALUES (@obligado, @sistema, @key, @emisor, @numSerie, @fecha, @huella, @length)`),
     };
   }
 
@@ -463,7 +479,7 @@ export class Ledger extends SqliteLedger implements LedgerApi {
 
   reset(): void {
     this.db.exec(
-      'DELETE FROM submissions; DELETE FROM records; DELETE FROM presentations; DELETE FROM chain_heads; ' +
+      'DELETE FROM submissions; DELETE FROM records; DELETE FROM presentations; DELETE FROM sif_chain_heads; ' +
         "DELETE FROM sqlite_sequence WHERE name IN ('submissions', 'presentations');",
     );
   }
@@ -539,9 +555,13 @@ export class Ledger extends SqliteLedger implements LedgerApi {
     return rows.map(toPresentation);
   }
 
-  chainHead(nif: string): ChainHead | null {
-    const r = this.st.getHead!.get(nif) as Row | undefined;
+  chainHead(nif: string, sistema?: string): ChainHead | null {
+    const r = (sistema === undefined ? this.st.latestHead!.get(nif) : this.st.getHead!.get(nif, sistema)) as Row | undefined;
     return r ? toHead(r) : null;
+  }
+
+  chainHeads(nif: string): ChainHead[] {
+    return (this.db.prepare('SELECT * FROM sif_chain_heads WHERE obligado = ? ORDER BY sistema').all(nif) as Row[]).map(toHead);
   }
 
   flowViolations(nif?: string): FlowViolation[] {
@@ -570,7 +590,8 @@ export class Ledger extends SqliteLedger implements LedgerApi {
           `SELECT o.obligado AS nif,
              (SELECT COUNT(*) FROM records r WHERE r.obligado = o.obligado AND r.registered = 1) AS records,
              (SELECT COUNT(*) FROM presentations p WHERE p.obligado = o.obligado AND p.chain_ok = 0) AS breaks,
-             (SELECT length FROM chain_heads h WHERE h.obligado = o.obligado) AS len
+             (SELECT SUM(length) FROM sif_chain_heads h WHERE h.obligado = o.obligado) AS len,
+             (SELECT COUNT(*) FROM sif_chain_heads h WHERE h.obligado = o.obligado) AS chains
            FROM (SELECT DISTINCT obligado FROM presentations) o ORDER BY o.obligado`,
         )
         .all() as Row[]
@@ -578,7 +599,8 @@ export class Ledger extends SqliteLedger implements LedgerApi {
       nif: str(r.nif),
       records: num(r.records),
       chainIntact: num(r.breaks) === 0,
-      chainLength: num(r.len),
+      chainLength: numOrNull(r.len) ?? 0,
+      chains: num(r.chains),
     }));
     return {
       submissions: one('SELECT COUNT(*) AS n FROM submissions'),

@@ -12,9 +12,19 @@ export interface PrevRef {
   huella: string;
 }
 
+/**
+ * The billing system that generated a record. A SIF is the obligado + IdSistemaInformatico +
+ * NumeroInstalacion (AEAT developer FAQ 4): each one keeps its own chain.
+ */
+export interface SistemaRef {
+  idSistemaInformatico: string;
+  numeroInstalacion: string;
+}
+
 interface RecordBase {
   /** Position in the request, 0-based. */
   index: number;
+  sistema: SistemaRef;
   emisor: string;
   numSerie: string;
   fecha: string;
@@ -234,6 +244,11 @@ function prevOf(rec: Node): PrevRef | null {
   };
 }
 
+function sistemaOf(rec: Node): SistemaRef {
+  const si = node(rec, 'SistemaInformatico');
+  return { idSistemaInformatico: text(si, 'IdSistemaInformatico'), numeroInstalacion: text(si, 'NumeroInstalacion') };
+}
+
 function parseAlta(r: Node, index: number): AltaRecord {
   const id = node(r, 'IDFactura');
   const desglose = node(r, 'Desglose');
@@ -250,6 +265,7 @@ function parseAlta(r: Node, index: number): AltaRecord {
   const out: AltaRecord = {
     tipo: 'alta',
     index,
+    sistema: sistemaOf(r),
     emisor: text(id, 'IDEmisorFactura'),
     numSerie: text(id, 'NumSerieFactura'),
     fecha: text(id, 'FechaExpedicionFactura'),
@@ -278,6 +294,7 @@ function parseAnulacion(r: Node, index: number): AnulacionRecord {
   const out: AnulacionRecord = {
     tipo: 'anulacion',
     index,
+    sistema: sistemaOf(r),
     emisor: text(id, 'IDEmisorFacturaAnulada'),
     numSerie: text(id, 'NumSerieFacturaAnulada'),
     fecha: text(id, 'FechaExpedicionFacturaAnulada'),

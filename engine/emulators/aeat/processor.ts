@@ -5,7 +5,7 @@ import type { Faults } from './faults';
 import type { HuellaCheck } from './huella';
 import { checkHuellaAlta, checkHuellaAnulacion } from './huella';
 import type { ChainHead, Ledger, LedgerRecord } from './ledger';
-import { recordKey } from './ledger';
+import { recordKey, sifOf } from './ledger';
 import type { AltaRecord, ParsedRecord, ParsedRequest } from './parse';
 import type { EstadoEnvio, EstadoRegistro, EstadoRegistroDuplicado, RespuestaLinea } from './soap';
 
@@ -151,8 +151,10 @@ interface ChainEval {
 }
 
 /**
- * Chain continuity per obligado. The chain is the sequence of distinct records
- * in arrival order — rejected ones included, because a SIF chains every record
+ * Chain continuity per SIF: the obligado + IdSistemaInformatico + NumeroInstalacion
+ * (AEAT developer FAQ 4 — each installation, or each independent billing inside one
+ * product, is its own SIF; error 2007 speaks of "el obligado emisión y el sistema
+ * informático actual"). The chain is the sequence of distinct records in arrival order — rejected ones included, because a SIF chains every record
  * it generates — and exact resends are not links. AEAT itself does not reject
  * on a broken chain (Validaciones only defines 2007/2008 and format checks), so
  * a break is recorded in the ledger and the record keeps its verdict.
@@ -286,10 +288,13 @@ export function processRecords(ctx: ProcessContext, req: ParsedRequest): Process
   let acceptedWithErrors = 0;
   let rejected = 0;
   const todayDay = madridDayNumber(ctx.now);
-  // The head lives in memory for the request and is saved once at the end.
-  let head = ctx.ledger.chainHead(obligado);
+  // Heads live in memory for the request (one per SIF met) and are saved once at the end.
+  const heads = new Map<string, ChainHead | null>();
 
   for (const r of req.records) {
+    const sistema = sifOf(r.sistema);
+    if (!heads.has(sistema)) heads.set(sistema, ctx.ledger.chainHead(obligado, sistema));
+    const head = heads.get(sistema) ?? null;
     const key = recordKey(r);
     const held = ctx.ledger.getRecord(key);
     // A key never seen cannot be a resend: skip the lookup for the common case.
@@ -321,15 +326,18 @@ export function processRecords(ctx: ProcessContext, req: ParsedRequest): Process
       receivedAt: at,
     });
     if (!retransmission) {
-      head = {
+      // Re-inserted so the chain advanced last is saved last (the ledger's "latest head").
+      heads.delete(sistema);
+      heads.set(sistema, {
         obligado,
+        sistema,
         key,
         emisor: r.emisor,
         numSerie: r.numSerie,
         fecha: r.fecha,
         huella: r.huella,
         length: (head?.length ?? 0) + 1,
-      };
+      });
     }
 
     const acceptedNow = v.estado !== 'Incorrecto';
@@ -364,7 +372,7 @@ export function processRecords(ctx: ProcessContext, req: ParsedRequest): Process
     else rejected++;
   }
 
-  if (head) ctx.ledger.saveChainHead(head);
+  for (const head of heads.values()) if (head) ctx.ledger.saveChainHead(head);
   const estadoEnvio: EstadoEnvio =
     rejected === lineas.length ? 'Incorrecto' : accepted === lineas.length ? 'Correcto' : 'ParcialmenteCorrecto';
   return { lineas, estadoEnvio, accepted, acceptedWithErrors, rejected };

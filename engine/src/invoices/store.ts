@@ -1,6 +1,5 @@
 import type { Entorno } from '../../../src-shared/api/common';
 import type { Database } from '../db/database';
-import { sql } from 'kysely';
 import type {
   EstadoFactura,
   InvoicesTable,
@@ -139,25 +138,6 @@ export class InvoiceStore {
 
   findByIdentity(identity: InvoiceIdentity): InvoiceRow | undefined {
     return this.hot.byIdentity.first({ ...identity });
-  }
-
-  /**
-   * Whether the issuer already issued in this province from this device (null: no device). The
-   * device is the one TicketBAI declares, the last 30 characters of idMaquina: two machine ids
-   * that end alike are one device to the treasury.
-   */
-  hasInvoiceFromDevice(entorno: Entorno, nifEmisor: string, provincia: string, idMaquina: string | null): boolean {
-    let q = this.db.kysely
-      .selectFrom('invoices')
-      .select('id')
-      .where('entorno', '=', entorno)
-      .where('nifEmisor', '=', nifEmisor)
-      .where('provincia', '=', provincia);
-    q =
-      idMaquina === null
-        ? q.where('idMaquina', 'is', null)
-        : q.where(sql<string>`substr(idMaquina, -30)`, '=', idMaquina.length <= 30 ? idMaquina : idMaquina.slice(-30));
-    return this.db.first(q.limit(1)) !== undefined;
   }
 
   getInvoice(id: string): InvoiceRow | undefined {

@@ -7,8 +7,10 @@ import type {
   TicketbaiEmisionResponse,
   TicketbaiSubsanarBody,
 } from '../../../src-shared/api/ticketbai';
-import type { Hacienda } from '../../../src-shared/api/common';
+import type { Entorno, Hacienda } from '../../../src-shared/api/common';
 import type { IssuerStore } from '../clients/store';
+import { issuerChainKey, ticketbaiDeviceChainKey } from '../devices/chain-keys';
+import type { DeviceRouting, Writer } from '../devices/routing';
 import { EngineError } from '../http/errors';
 import type { Caller } from '../http/auth';
 import { nuevoRegistro, type InvoiceRow, type InvoiceStore, type RegistroRow } from '../invoices/store';
@@ -66,13 +68,14 @@ const invoiceNotFound = () => new EngineError(409, 'INVOICE_NOT_FOUND', 'No cons
 const statusInvalid = (message: string) => new EngineError(409, 'INVOICE_STATUS_INVALID', message);
 
 /**
- * TicketBAI chains per device: every invoice declares its device (NumSerieDispositivo, the last 30
- * characters of idMaquina) and the treasuries follow the chain of each device. Invoices without
- * idMaquina share the issuer's default chain.
+ * The treasuries follow one chain per declared device (NumSerieDispositivo, the last 30 characters
+ * of idMaquina; two idMaquina sharing them are one device) and one for invoices declaring none.
+ * Which one an invoice takes is the phase's decision (devices/routing.ts): in `activa` a device
+ * declares itself; otherwise, and for the centralized writer, nothing is declared and the issuer's
+ * single chain is used.
  */
-export function ticketbaiChainKey(entorno: string, nif: string, idMaquina?: string | null): string {
-  const base = `${entorno}|ticketbai|${nif}`;
-  return idMaquina ? `${base}|${numSerieDispositivo(idMaquina)}` : base;
+export function ticketbaiChainKey(entorno: Entorno, nif: string, idMaquina?: string | null): string {
+  return idMaquina ? ticketbaiDeviceChainKey(entorno, nif, numSerieDispositivo(idMaquina)) : issuerChainKey('ticketbai', entorno, nif);
 }
 /** Cancellations are not chained in TicketBAI; they get a sequence of their own. */
 function anulacionesChainKey(entorno: string, nif: string): string {
@@ -97,6 +100,7 @@ export class TicketbaiIssuing {
       clock: Clock;
       ids: IdGenerator;
       groupCommit: GroupCommit;
+      routing: DeviceRouting;
       software: SoftwareTbai;
       /** The signing identity of an environment; throws 503 when LIVE has none configured. */
       signer: (entorno: 'test' | 'live') => SigningIdentity;
@@ -130,7 +134,8 @@ export class TicketbaiIssuing {
       if (existing) return { answer: this.replayOf(existing, factura), replay: true };
       // A replay is answered whatever the billing state; a new registration needs it active.
       this.admit(caller, factura.emisor.nif, factura.provincia, true);
-      return { answer: this.issueAlta(caller, factura, signer, issuer.nombre, null, avisos), replay: false };
+      const writer = this.deps.routing.routeNewInvoice(this.target(caller, factura.emisor.nif), factura.serie ?? '', factura.idMaquina);
+      return { answer: this.issueAlta(caller, factura, signer, issuer.nombre, null, declaredDevice(writer), avisos), replay: false };
     });
     return this.withQr(outcome.answer, outcome.replay);
   }
@@ -153,14 +158,17 @@ export class TicketbaiIssuing {
       if (last.estado !== 'rechazada') {
         throw statusInvalid('Solo se subsana una factura rechazada por la hacienda');
       }
+      this.deps.routing.checkFollowUp(this.target(caller, factura.emisor.nif), factura.idMaquina);
       if (RECHAZOS_NO_DE_CONTENIDO.has(last.codigoRespuesta ?? '')) {
         throw new EngineError(409, 'RESEND_UNMODIFIED_REQUIRED', 'El rechazo no fue por el contenido: reenvíe la factura sin modificarla', {
           details: { codigo: last.codigoRespuesta, descripcion: last.descripcionRespuesta },
         });
       }
       if (factura.provincia !== 'bizkaia') return { answer: this.viaZuzendu(caller, existing, factura, print, avisos), replay: false };
-      // Bizkaia has no Zuzendu: the corrected invoice is signed and chained again (same identity).
-      return { answer: this.issueAlta(caller, factura, signer, issuer.nombre, { existing, fingerprint: print }, avisos), replay: false };
+      // Bizkaia has no Zuzendu: the corrected invoice is signed and chained again (same identity), on
+      // the chain — the declared device — of the record it corrects.
+      const device = (JSON.parse(last.extra) as { dispositivo?: string }).dispositivo ?? null;
+      return { answer: this.issueAlta(caller, factura, signer, issuer.nombre, { existing, fingerprint: print }, device, avisos), replay: false };
     });
     return this.withQr(outcome.answer, outcome.replay);
   }
@@ -176,6 +184,8 @@ export class TicketbaiIssuing {
         const stored = JSON.parse(previous.extra).respuesta as TicketbaiAnularResponse;
         return { ...stored, data: { ...stored.data, estado: previous.estado, yaAnulada: true } };
       }
+      // Cancellations are not chained in TicketBAI and claim no series: only the idMaquina is checked.
+      this.deps.routing.checkFollowUp(this.target(caller, body.nifEmisor), body.idMaquina);
       const now = this.deps.clock.now();
       const nowIso = now.toISOString();
       const xml = buildTicketBaiAnulacion({ anulacion: body, nombreEmisor: issuer.nombre, software: this.deps.software });
@@ -225,6 +235,10 @@ export class TicketbaiIssuing {
     return latest;
   }
 
+  private target(caller: Caller, nif: string) {
+    return { accountId: caller.account.id, entorno: caller.entorno, nif };
+  }
+
   private find(caller: Caller, nif: string, serie: string | undefined, numero: string, fecha: string) {
     return this.deps.invoices.findByIdentity({ entorno: caller.entorno, nifEmisor: nif, serie: serie ?? '', numero, fechaExpedicion: fecha });
   }
@@ -245,14 +259,20 @@ export class TicketbaiIssuing {
     signer: SigningIdentity,
     emisorNombre: string,
     correction: { existing: InvoiceRow; fingerprint: string } | null,
+    /** The idMaquina the XML declares (NumSerieDispositivo) and whose chain it takes; null: none, the issuer's chain. */
+    dispositivo: string | null,
+    /** The local rules' avisos (totals against the breakdown). */
     avisosReglas: string[],
   ): StoredEmision {
     const now = this.deps.clock.now();
     const nowIso = now.toISOString();
     const nif = factura.emisor.nif;
-    const chainKey = ticketbaiChainKey(caller.entorno, nif, factura.idMaquina);
+    const chainKey = ticketbaiChainKey(caller.entorno, nif, dispositivo);
     const head = this.deps.invoices.chainHead<FacturaAnteriorTbai>(chainKey);
-    const xml = buildTicketBaiAlta({ factura, emisorNombre, anterior: head?.link ?? null, software: this.deps.software, generadoEn: now });
+    // The request's idMaquina stays on the invoice and record; the XML declares only the routed device.
+    const { idMaquina: _metadata, ...sinDispositivo } = factura;
+    const declarada = dispositivo !== null ? { ...sinDispositivo, idMaquina: dispositivo } : sinDispositivo;
+    const xml = buildTicketBaiAlta({ factura: declarada, emisorNombre, anterior: head?.link ?? null, software: this.deps.software, generadoEn: now });
     const signed = signTicketBai(xml, { ...signer, policy: this.politicas[factura.provincia], signingTime: now, canonicalInput: true });
     const idTbai = identificadorTbai({ nif, fechaExpedicion: factura.fechaExpedicion, signatureValue: signed.signatureValue });
     const importeXml = importeTotalFacturaTbai(factura);
@@ -266,11 +286,9 @@ export class TicketbaiIssuing {
     });
     const numeroFactura = `${factura.serie ?? ''}${factura.numero}`;
     const idFactura = correction?.existing.id ?? this.deps.ids.next('fac');
-    // Araba flags the first invoice of each new device with warning 009 and accepts it: say so now.
+    // Araba flags the first invoice of each declared device (the chain's first) with warning 009 and accepts it: say so now.
     const avisos =
-      factura.provincia === 'araba' &&
-      !correction &&
-      !this.deps.invoices.hasInvoiceFromDevice(caller.entorno, nif, 'araba', factura.idMaquina ?? null)
+      factura.provincia === 'araba' && !correction && head === undefined
         ? [...avisosReglas, '009: primera factura de este dispositivo en Araba; la hacienda la aceptará con el aviso 009 (posible error de encadenamiento)']
         : avisosReglas;
     const answer: StoredEmision = {
@@ -333,6 +351,7 @@ export class TicketbaiIssuing {
         provincia: factura.provincia,
         idTbai,
         ...(correction ? { fingerprint: correction.fingerprint } : {}),
+        ...(dispositivo !== null ? { dispositivo } : {}),
       },
       now: nowIso,
     });
@@ -427,4 +446,9 @@ function cuotaTotal(factura: FacturaTicketbai): string {
     if (d.cuotaRecargoEquivalencia !== undefined) total = total.plus(d.cuotaRecargoEquivalencia);
   }
   return importeCanonico(total);
+}
+
+/** The device an alta declares and chains on: only a device writer in `activa`. */
+function declaredDevice(writer: Writer): string | null {
+  return writer.kind === 'dispositivo' ? writer.idMaquina : null;
 }

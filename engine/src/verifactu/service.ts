@@ -4,7 +4,10 @@ import type {
   VerifactuEmisionResponse,
   VerifactuSubsanarBody,
 } from '../../../src-shared/api/verifactu';
+import type { Entorno } from '../../../src-shared/api/common';
 import type { IssuerStore } from '../clients/store';
+import { issuerChainKey, verifactuDeviceChainKey } from '../devices/chain-keys';
+import type { DeviceRouting, Writer } from '../devices/routing';
 import { nuevoRegistro, type InvoiceStore, type InvoiceRow } from '../invoices/store';
 import { EngineError, paymentRequired } from '../http/errors';
 import type { Caller } from '../http/auth';
@@ -45,6 +48,14 @@ export interface AnulacionAnswer {
 
 type StoredEmision = Omit<EmisionAnswer, 'qrBase64' | 'yaExistente'>;
 
+/** The chain a record goes to and the SIF (SistemaInformatico) that writes it. */
+interface ChainRoute {
+  chainKey: string;
+  sistema: SistemaInformatico;
+  /** The device whose chain it is (kept on the record so corrections and cancellations follow it). */
+  dispositivo: string | null;
+}
+
 const identityConflict = (fields: string[]) =>
   new EngineError(409, 'INVOICE_IDENTITY_CONFLICT', 'Ya existe una factura con esa identidad y otros datos', {
     errors: fields.map((f) => `${f}: differs from the invoice already issued with this identity`),
@@ -61,9 +72,12 @@ const RECHAZO_PREVIO_MOTIVO = {
   X: 'la AEAT no tiene registro de esta factura',
 } as const;
 
-/** One chain per (environment, issuer) in VeriFactu; the devices issue adds per-device chains. */
-export function verifactuChainKey(entorno: string, nif: string): string {
-  return `${entorno}|verifactu|${nif}`;
+/**
+ * One chain per (environment, issuer) in VeriFactu — the issuer's single chain, which is also the
+ * centralized writer's (__SHARD0__) in `activa` — and one per device in `activa`.
+ */
+export function verifactuChainKey(entorno: Entorno, nif: string, idMaquina?: string | null): string {
+  return idMaquina ? verifactuDeviceChainKey(entorno, nif, idMaquina) : issuerChainKey('verifactu', entorno, nif);
 }
 export function verifactuQueueKey(entorno: string, nif: string): string {
   return `${entorno}|aeat|${nif}`;
@@ -85,9 +99,47 @@ export class VerifactuIssuing {
       ids: IdGenerator;
       sistema: SistemaInformatico;
       groupCommit: GroupCommit;
+      routing: DeviceRouting;
     },
   ) {
     this.commit = deps.groupCommit;
+  }
+
+  /** Each device's SistemaInformatico differs only in NumeroInstalacion; one object per device keeps the XML block cached. */
+  private readonly sistemas = new Map<string, SistemaInformatico>();
+
+  private sistemaOf(numeroInstalacion: string): SistemaInformatico {
+    let s = this.sistemas.get(numeroInstalacion);
+    if (!s) {
+      s = { ...this.deps.sistema, numeroInstalacion };
+      this.sistemas.set(numeroInstalacion, s);
+    }
+    return s;
+  }
+
+  /** The chain of a writer: a device's own (its installation number assigned with its first record), else the issuer's one. */
+  private routeOf(caller: Caller, nif: string, writer: Writer): ChainRoute {
+    return this.routeToDevice(caller, nif, writer.kind === 'dispositivo' ? writer.idMaquina : null);
+  }
+
+  private routeToDevice(caller: Caller, nif: string, dispositivo: string | null): ChainRoute {
+    if (dispositivo === null) return { chainKey: verifactuChainKey(caller.entorno, nif), sistema: this.deps.sistema, dispositivo: null };
+    const numero = this.deps.routing.numeroInstalacion({ accountId: caller.account.id, entorno: caller.entorno, nif }, dispositivo);
+    return { chainKey: verifactuChainKey(caller.entorno, nif, dispositivo), sistema: this.sistemaOf(numero), dispositivo };
+  }
+
+  /**
+   * Corrections and cancellations stay on the chain of the invoice they follow: the SIF that
+   * generated its record generates theirs, so one invoice never spans two installations.
+   */
+  private routeOfInvoice(caller: Caller, invoice: InvoiceRow): ChainRoute {
+    const last = this.deps.invoices.registrosOf(invoice.id)[0];
+    const dispositivo = last ? ((JSON.parse(last.extra) as { dispositivo?: string }).dispositivo ?? null) : null;
+    return this.routeToDevice(caller, invoice.nifEmisor, dispositivo);
+  }
+
+  private target(caller: Caller, nif: string) {
+    return { accountId: caller.account.id, entorno: caller.entorno, nif };
   }
 
   private validate(factura: FacturaVerifactu, subsanacion?: { rechazoPrevio?: 'N' | 'S' | 'X' | undefined }) {
@@ -113,7 +165,8 @@ export class VerifactuIssuing {
       if (existing) return { answer: this.replayOf(existing, factura), replay: true };
       // 402 is for a new registration: a replay of an invoice already issued still gets its answer.
       if (caller.account.facturacionActiva !== 1) throw paymentRequired();
-      return { answer: this.issueAlta(caller, factura, avisos, null), replay: false };
+      const writer = this.deps.routing.routeNewInvoice(this.target(caller, factura.emisor.nif), factura.cabecera.serie ?? '', factura.idMaquina);
+      return { answer: this.issueAlta(caller, factura, avisos, null, this.routeOf(caller, factura.emisor.nif, writer)), replay: false };
     });
     return this.withQr(outcome.answer, outcome.replay);
   }
@@ -133,13 +186,20 @@ export class VerifactuIssuing {
       if (last?.tipo === 'subsanacion' && JSON.parse(last.extra).fingerprint === print && stored) {
         return { answer: JSON.parse(stored) as StoredEmision, replay: true };
       }
+      this.deps.routing.checkFollowUp(this.target(caller, factura.emisor.nif), factura.idMaquina);
       const previo = this.rechazoPrevioFor(existing);
       const ajustes =
         rechazoPrevio !== undefined && rechazoPrevio !== previo
           ? [`rechazoPrevio: se envía ${previo} (${RECHAZO_PREVIO_MOTIVO[previo]}), no ${rechazoPrevio}`]
           : [];
       return {
-        answer: this.issueAlta(caller, factura, [...avisos, ...ajustes], { existing, rechazoPrevio: previo, fingerprint: print }),
+        answer: this.issueAlta(
+          caller,
+          factura,
+          [...avisos, ...ajustes],
+          { existing, rechazoPrevio: previo, fingerprint: print },
+          this.routeOfInvoice(caller, existing),
+        ),
         replay: false,
       };
     });
@@ -163,6 +223,12 @@ export class VerifactuIssuing {
           const stored = JSON.parse(previous.extra).respuesta as AnulacionAnswer;
           return { ...stored, data: { ...stored.data, estado: previous.estado, yaAnulada: true } };
         }
+      }
+      // A cancellation claims no series; it goes to the chain of the invoice it cancels, or (never
+      // registered here) to the writer the request names.
+      const writer = this.deps.routing.checkFollowUp(this.target(caller, fa.nifEmisor), body.idMaquina);
+      const route = invoice ? this.routeOfInvoice(caller, invoice) : this.routeOf(caller, fa.nifEmisor, writer);
+      if (invoice) {
         const referrers = this.deps.invoices.liveReferrers(caller.entorno, fa.nifEmisor, numSerie, fa.fechaExpedicion);
         if (referrers.length > 0) {
           throw new EngineError(409, 'INVOICE_HAS_RECTIFICATIVAS', 'La factura tiene rectificativas o sustitutivas vigentes', {
@@ -199,13 +265,13 @@ export class VerifactuIssuing {
         this.deps.invoices.insertInvoice(invoice);
       }
       const rejectedBefore = invoice ? this.deps.invoices.latestRegistro(invoice.id, ['anulacion'])?.estado === 'rechazada' : false;
-      const chainKey = verifactuChainKey(caller.entorno, fa.nifEmisor);
+      const chainKey = route.chainKey;
       const head = this.deps.invoices.chainHead<RegistroAnterior>(chainKey);
       const rec = buildRegistroAnulacion({
         facturaAnulada: fa,
         anterior: head?.link ?? null,
         generadoEn: now,
-        sistema: this.deps.sistema,
+        sistema: route.sistema,
         sinRegistroPrevio: body.sinRegistroPrevio === true,
         ...(rejectedBefore ? { rechazoPrevio: 'S' as const } : {}),
       });
@@ -243,6 +309,7 @@ export class VerifactuIssuing {
           fechaExpedicion: fa.fechaExpedicion,
           sinRegistroPrevio: body.sinRegistroPrevio === true,
           rechazoPrevio: rejectedBefore ? 'S' : 'N',
+          ...(route.dispositivo !== null ? { dispositivo: route.dispositivo } : {}),
         },
         now: nowIso,
       });
@@ -301,17 +368,18 @@ export class VerifactuIssuing {
     factura: FacturaVerifactu,
     avisos: string[],
     correction: { existing: InvoiceRow; rechazoPrevio: 'N' | 'S' | 'X' | undefined; fingerprint: string } | null,
+    route: ChainRoute,
   ): StoredEmision {
     const now = this.deps.clock.now();
     const nowIso = now.toISOString();
     const nif = factura.emisor.nif;
-    const chainKey = verifactuChainKey(caller.entorno, nif);
+    const chainKey = route.chainKey;
     const head = this.deps.invoices.chainHead<RegistroAnterior>(chainKey);
     const rec = buildRegistroAlta({
       factura,
       anterior: head?.link ?? null,
       generadoEn: now,
-      sistema: this.deps.sistema,
+      sistema: route.sistema,
       ...(correction ? { subsanacion: { rechazoPrevio: correction.rechazoPrevio } } : {}),
     });
     const url = urlValidacion({
@@ -403,6 +471,7 @@ export class VerifactuIssuing {
         esRectificativa: factura.cabecera.tipoFactura.startsWith('R'),
         ...(factura.rectificativa ? { tipoRectificativa: factura.rectificativa.tipo } : {}),
         ...(correction ? { fingerprint: correction.fingerprint, rechazoPrevio: correction.rechazoPrevio ?? 'N' } : {}),
+        ...(route.dispositivo !== null ? { dispositivo: route.dispositivo } : {}),
       },
       now: nowIso,
     });

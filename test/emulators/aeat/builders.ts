@@ -62,7 +62,9 @@ function esc(s: string): string {
   return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
 
-const SISTEMA = `<sum1:SistemaInformatico><sum1:NombreRazon>TPV Pruebas SL</sum1:NombreRazon><sum1:NIF>B12345674</sum1:NIF><sum1:NombreSistemaInformatico>TPV Test</sum1:NombreSistemaInformatico><sum1:IdSistemaInformatico>TT</sum1:IdSistemaInformatico><sum1:Version>1.0.0</sum1:Version><sum1:NumeroInstalacion>0001</sum1:NumeroInstalacion><sum1:TipoUsoPosibleSoloVerifactu>S</sum1:TipoUsoPosibleSoloVerifactu><sum1:TipoUsoPosibleMultiOT>N</sum1:TipoUsoPosibleMultiOT><sum1:IndicadorMultiplesOT>N</sum1:IndicadorMultiplesOT></sum1:SistemaInformatico>`;
+/** The SistemaInformatico block; each installation number is a SIF with its own chain. */
+const sistema = (numeroInstalacion = '0001') =>
+  `<sum1:SistemaInformatico><sum1:NombreRazon>TPV Pruebas SL</sum1:NombreRazon><sum1:NIF>B12345674</sum1:NIF><sum1:NombreSistemaInformatico>TPV Test</sum1:NombreSistemaInformatico><sum1:IdSistemaInformatico>TT</sum1:IdSistemaInformatico><sum1:Version>1.0.0</sum1:Version><sum1:NumeroInstalacion>${esc(numeroInstalacion)}</sum1:NumeroInstalacion><sum1:TipoUsoPosibleSoloVerifactu>S</sum1:TipoUsoPosibleSoloVerifactu><sum1:TipoUsoPosibleMultiOT>N</sum1:TipoUsoPosibleMultiOT><sum1:IndicadorMultiplesOT>N</sum1:IndicadorMultiplesOT></sum1:SistemaInformatico>`;
 
 function encadenamiento(prev: PrevLink | null): string {
   if (!prev) return '<sum1:Encadenamiento><sum1:PrimerRegistro>S</sum1:PrimerRegistro></sum1:Encadenamiento>';
@@ -88,6 +90,8 @@ export interface AltaOptions extends InvoiceId {
   /** Replaces the computed huella (to test 2000). */
   huellaOverride?: string;
   destinatarioNif?: string;
+  /** SistemaInformatico/NumeroInstalacion (default 0001). */
+  numeroInstalacion?: string;
 }
 
 export interface BuiltRecord {
@@ -140,7 +144,7 @@ export function buildAlta(o: AltaOptions): BuiltRecord {
     `<sum1:Desglose>${desglose}</sum1:Desglose>` +
     `<sum1:CuotaTotal>${cuotaTotal}</sum1:CuotaTotal><sum1:ImporteTotal>${importeTotal}</sum1:ImporteTotal>` +
     encadenamiento(o.prev) +
-    SISTEMA +
+    sistema(o.numeroInstalacion) +
     `<sum1:FechaHoraHusoGenRegistro>${o.fechaHoraHusoGenRegistro}</sum1:FechaHoraHusoGenRegistro>` +
     `<sum1:TipoHuella>01</sum1:TipoHuella><sum1:Huella>${huella}</sum1:Huella>` +
     `</sum1:RegistroAlta></sum:RegistroFactura>`;
@@ -153,6 +157,7 @@ export interface AnulacionOptions extends InvoiceId {
   rechazoPrevio?: 'S' | 'N';
   sinRegistroPrevio?: 'S' | 'N';
   huellaOverride?: string;
+  numeroInstalacion?: string;
 }
 
 export function buildAnulacion(o: AnulacionOptions): BuiltRecord {
@@ -173,7 +178,7 @@ export function buildAnulacion(o: AnulacionOptions): BuiltRecord {
     (o.sinRegistroPrevio ? `<sum1:SinRegistroPrevio>${o.sinRegistroPrevio}</sum1:SinRegistroPrevio>` : '') +
     (o.rechazoPrevio ? `<sum1:RechazoPrevio>${o.rechazoPrevio}</sum1:RechazoPrevio>` : '') +
     encadenamiento(o.prev) +
-    SISTEMA +
+    sistema(o.numeroInstalacion) +
     `<sum1:FechaHoraHusoGenRegistro>${o.fechaHoraHusoGenRegistro}</sum1:FechaHoraHusoGenRegistro>` +
     `<sum1:TipoHuella>01</sum1:TipoHuella><sum1:Huella>${huella}</sum1:Huella>` +
     `</sum1:RegistroAnulacion></sum:RegistroFactura>`;
@@ -232,6 +237,8 @@ export class ChainBuilder {
     readonly emisor: string,
     startAt: Date,
     readonly series = 'T',
+    /** The SIF (installation) this chain belongs to. */
+    readonly numeroInstalacion = '0001',
   ) {
     this.t = startAt.getTime();
   }
@@ -259,6 +266,7 @@ export class ChainBuilder {
     const numSerie = o.numSerie ?? this.nextNumSerie();
     const fecha = o.fecha ?? ddmmyyyy(new Date(this.t));
     const rec = buildAlta({
+      numeroInstalacion: this.numeroInstalacion,
       ...o,
       emisor: o.emisor ?? this.emisor,
       numSerie,
@@ -272,6 +280,7 @@ export class ChainBuilder {
 
   anulacion(id: InvoiceId, o: Partial<AnulacionOptions> = {}): BuiltRecord {
     const rec = buildAnulacion({
+      numeroInstalacion: this.numeroInstalacion,
       ...o,
       ...id,
       prev: o.prev !== undefined ? o.prev : this.prev,

@@ -250,7 +250,7 @@ describe('record verdicts', () => {
   });
 });
 
-describe('chain continuity per obligado', () => {
+describe('chain continuity per SIF (obligado + IdSistemaInformatico + NumeroInstalacion)', () => {
   it('an unbroken chain, across batches, rejections and resends, is intact', async () => {
     const a = chain.alta();
     const b = chain.alta();
@@ -308,6 +308,42 @@ describe('chain continuity per obligado', () => {
     expect(h.emu.ledger.chainIntact(DEMO.nif)).toBe(true);
     expect(h.emu.ledger.countRecords('89890001K')).toBe(2);
     expect(h.emu.ledger.countRecords(DEMO.nif)).toBe(1);
+  });
+
+  it('each installation of one obligado keeps its own chain, interleaved in one submission', async () => {
+    const caja1 = new ChainBuilder(DEMO.nif, new Date(T0 - 3600_000), 'C1', 'INST-CAJA-1');
+    const caja2 = new ChainBuilder(DEMO.nif, new Date(T0 - 3600_000), 'C2', 'INST-CAJA-2');
+    const central = chain.alta();
+    const r = await send(caja1.alta(), central, caja2.alta(), caja1.alta(), chain.alta(), caja2.alta());
+    expect(r.lineas.map((l) => l.estado)).toEqual(Array(6).fill('Correcto'));
+    expect(h.emu.ledger.chainIntact(DEMO.nif)).toBe(true);
+    expect(h.emu.ledger.chainHeads(DEMO.nif).map((c) => [c.sistema, c.length])).toEqual([
+      ['TT|0001', 2],
+      ['TT|INST-CAJA-1', 2],
+      ['TT|INST-CAJA-2', 2],
+    ]);
+    expect(h.emu.ledger.chainHead(DEMO.nif, 'TT|INST-CAJA-1')?.numSerie).toBe('C1-000002');
+    expect(h.emu.ledger.summary().obligados).toEqual([{ nif: DEMO.nif, records: 6, chainIntact: true, chainLength: 6, chains: 3 }]);
+  });
+
+  it('a record chained to another installation\'s head is a break of its own chain', async () => {
+    const caja1 = new ChainBuilder(DEMO.nif, new Date(T0 - 3600_000), 'C1', 'INST-CAJA-1');
+    const a = chain.alta();
+    await send(a);
+    caja1.setPrev({ ...a.id, huella: a.huella });
+    const wrong = caja1.alta();
+    await send(wrong);
+    const breaks = h.emu.ledger.chainBreaks(DEMO.nif);
+    expect(breaks).toHaveLength(1);
+    expect(breaks[0]?.chainProblem).toContain('no previous record received');
+  });
+
+  it('PrimerRegistro on a new installation is not 2007, even when the obligado has other chains', async () => {
+    await send(chain.alta());
+    const nueva = new ChainBuilder(DEMO.nif, new Date(T0 - 3600_000), 'N', 'INST-NUEVA');
+    const r = await send(nueva.alta());
+    expect(r.lineas[0]).toMatchObject({ estado: 'Correcto' });
+    expect(h.emu.ledger.chainIntact(DEMO.nif)).toBe(true);
   });
 
   it('an anulación built on the official example chain validates and chains', async () => {

@@ -76,19 +76,6 @@ describe('Invoice n+1 carries the first 100 characters of invoice n’s Signatur
   });
 });
 
-describe('Araba: the first invoice of a new device → accepted with warning 009, on the record and in avisos', () => {
-  it('flags only the first invoice of the device', async () => {
-    const first = (await env.t.billing('POST', '/v1/ticketbai/crear', { body: factura('araba', 'DEV-1', { idMaquina: 'caja-07' }) })).json();
-    const second = (await env.t.billing('POST', '/v1/ticketbai/crear', { body: factura('araba', 'DEV-2', { idMaquina: 'caja-07' }) })).json();
-    expect(first.avisos?.join(' ')).toContain('009');
-    expect(second.avisos).toBeUndefined();
-    await env.fileEverything();
-    const reg = (await detalle('araba', first.idFactura)).registros[0];
-    expect(reg).toMatchObject({ estado: 'aceptada', codigoRespuestaTbai: '009', tipoRespuestaTbai: '00' });
-    expect((await detalle('araba', second.idFactura)).registros[0].codigoRespuestaTbai).toBeUndefined();
-  });
-});
-
 describe('A content rejection → subsanar through Zuzendu keeps idTbai and QR', () => {
   for (const prov of ['gipuzkoa', 'araba'] as const) {
     it(prov, async () => {
