@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verificacionCadenasSchema, type VerificacionCadenas } from '../../../src-shared/api/verificacion';
 import { huellaAlta } from '../../../engine/src/verifactu/huella';
 import { verificarCadenas } from '../../../engine/src/verification/instantanea';
+import { DeviceStore } from '../../../engine/src/devices/store';
 import { aTicketTbai } from '../../fixtures/ticketbai';
 import { makeTestEngine, type TestEngine } from '../../support/engine';
 
@@ -30,7 +31,7 @@ function facturaVf(numero: string, idMaquina?: string) {
   };
 }
 const ticket = (numero: string, idMaquina: string) => ({
-  ...aTicketTbai('gipuzkoa', { nif: TBAI, nombre: 'EMISOR GIPUZKOA SL' }, 'T', numero),
+  ...aTicketTbai('gipuzkoa', { nif: TBAI, nombre: 'EMISOR GIPUZKOA SL' }, `T${idMaquina.slice(-1)}`, numero),
   idMaquina,
 });
 
@@ -41,21 +42,33 @@ const ids: Record<string, string> = {};
 beforeAll(async () => {
   t = await makeTestEngine({ now: NOW.toISOString() });
   const ctx = t.engine.context;
-  ctx.issuers.create({ accountId: ctx.accounts.listAccounts()[0]!.id, entorno: 'test', nif: TBAI, nombre: 'EMISOR GIPUZKOA SL', hacienda: 'tbai-gipuzkoa' });
-  for (const [i, maquina] of ['caja-1', 'caja-2', 'caja-1', 'caja-2', 'caja-1'].entries()) {
-    const res = await t.billing('POST', '/v1/verifactu/crear', { body: facturaVf(String(i + 1), maquina) });
+  const accountId = ctx.accounts.listAccounts()[0]!.id;
+  ctx.issuers.create({ accountId, entorno: 'test', nif: TBAI, nombre: 'EMISOR GIPUZKOA SL', hacienda: 'tbai-gipuzkoa' });
+  // Phase activa: one chain per device, in both regimes (issue 13).
+  const devices = new DeviceStore(ctx.db);
+  for (const [nif, maquinas] of [[VF, ['caja-1', 'caja-2']], [TBAI, ['caja-A', 'caja-B']]] as const) {
+    devices.setPhase(accountId, nif, 'activa', NOW.toISOString());
+    for (const idMaquina of maquinas) {
+      const res = await t.manage('POST', `/v1/clientes/${nif}/dispositivos`, { body: { idMaquina } });
+      expect([200, 201], res.body).toContain(res.statusCode);
+    }
+  }
+  for (let n = 1; n <= 6; n++) {
+    const res = await t.billing('POST', '/v1/verifactu/crear', { body: facturaVf(String(n), 'caja-1') });
     expect(res.statusCode, res.body).toBe(200);
   }
   const anulada = await t.billing('POST', '/v1/verifactu/anular', {
-    body: { version: '1.0', facturaAnulada: { nifEmisor: VF, serie: 'V', numero: '5', fechaExpedicion: '20-11-2026' } },
+    body: { version: '1.0', facturaAnulada: { nifEmisor: VF, serie: 'V', numero: '6', fechaExpedicion: '20-11-2026' }, idMaquina: 'caja-1' },
   });
   expect(anulada.statusCode, anulada.body).toBe(200);
+  const otra = await t.billing('POST', '/v1/verifactu/crear', { body: { ...facturaVf('1', 'caja-2'), cabecera: { ...facturaVf('1').cabecera, serie: 'W' } } });
+  expect(otra.statusCode, otra.body).toBe(200);
   for (const [i, maquina] of ['caja-A', 'caja-B', 'caja-A', 'caja-A'].entries()) {
     const res = await t.billing('POST', '/v1/ticketbai/crear', { body: ticket(String(i + 1), maquina) });
     expect(res.statusCode, res.body).toBe(200);
   }
   const anuTbai = await t.billing('POST', '/v1/ticketbai/anular', {
-    body: { nifEmisor: TBAI, serie: 'T', numero: '2', fechaExpedicion: '20-11-2026', provincia: 'gipuzkoa' },
+    body: { nifEmisor: TBAI, serie: 'TB', numero: '2', fechaExpedicion: '20-11-2026', provincia: 'gipuzkoa', idMaquina: 'caja-B' },
   });
   expect(anuTbai.statusCode, anuTbai.body).toBe(200);
   for (const r of ctx.db.sqlite.prepare('SELECT id, chainKey, chainSeq FROM registros').all() as { id: string; chainKey: string; chainSeq: number }[]) {
@@ -65,8 +78,8 @@ beforeAll(async () => {
 });
 afterAll(async () => t.close());
 
-const VF_CHAIN = `test|verifactu|${VF}`;
-const TBAI_A = `test|ticketbai|${TBAI}|caja-A`;
+const VF_CHAIN = `test|verifactu|${VF}|dev:caja-1`;
+const TBAI_A = `test|ticketbai|${TBAI}|dev:caja-A`;
 
 /** A copy of the database to tamper with; the engine keeps running on the original. */
 function copia(): { file: string; db: BetterSqlite3.Database } {
@@ -91,10 +104,11 @@ describe('A clean database verifies: every chain, per issuer, regime and device'
     expect(v.correcto).toBe(true);
     expect(v.verificadoEn).toBe(NOW.toISOString());
     const byKey = Object.fromEntries(v.cadenas.map((c) => [c.clave, c]));
-    expect(byKey[VF_CHAIN]).toEqual({ clave: VF_CHAIN, entorno: 'test', nif: VF, sistemaFiscal: 'verifactu', idMaquina: null, registros: 6, correcta: true });
+    expect(byKey[VF_CHAIN]).toEqual({ clave: VF_CHAIN, entorno: 'test', nif: VF, sistemaFiscal: 'verifactu', idMaquina: 'caja-1', registros: 7, correcta: true });
+    expect(byKey[`test|verifactu|${VF}|dev:caja-2`]).toMatchObject({ idMaquina: 'caja-2', registros: 1, correcta: true });
     expect(byKey[TBAI_A]).toMatchObject({ sistemaFiscal: 'ticketbai', idMaquina: 'caja-A', registros: 3, correcta: true });
-    expect(byKey[`test|ticketbai|${TBAI}|caja-B`]).toMatchObject({ idMaquina: 'caja-B', registros: 1 });
-    expect(byKey[`test|ticketbai-anulaciones|${TBAI}`]).toMatchObject({ registros: 1, correcta: true });
+    expect(byKey[`test|ticketbai|${TBAI}|dev:caja-B`]).toMatchObject({ idMaquina: 'caja-B', registros: 1 });
+    expect(v.cadenas.filter((c) => c.clave.includes('anulaciones')).map((c) => [c.registros, c.correcta])).toEqual([[1, true]]);
   });
   it('filters by issuer and environment', () => {
     expect(verificarCadenas(original, { nif: TBAI }, NOW).cadenas.every((c) => c.nif === TBAI)).toBe(true);
@@ -241,11 +255,11 @@ describe('npm run admin -- verify-chains: exit 0 only when everything verifies; 
   it('clean → 0 with a readable report; --json → the panel shape; while the engine runs', async () => {
     const text = await cli(t.dataDir);
     expect(text.code).toBe(0);
-    expect(text.stdout).toContain(`OK   ${VF_CHAIN}  6 records`);
+    expect(text.stdout).toContain(`OK   ${VF_CHAIN}  7 records  device caja-1`);
     const json = await cli(t.dataDir, '--json', '--nif', VF);
     expect(json.code).toBe(0);
     const v = verificacionCadenasSchema.parse(JSON.parse(json.stdout));
-    expect(v.cadenas.map((c) => c.clave)).toEqual([VF_CHAIN]);
+    expect(v.cadenas.map((c) => c.clave).sort()).toEqual([VF_CHAIN, `test|verifactu|${VF}|dev:caja-2`]);
   });
   it('a problem → exit 1 and the record in the report; bad options → 2', async () => {
     const { file, db } = copia();
@@ -255,7 +269,7 @@ describe('npm run admin -- verify-chains: exit 0 only when everything verifies; 
     const dir = path.dirname(file);
     const res = await cli(dir);
     expect(res.code).toBe(1);
-    expect(res.stdout).toContain(`firma_invalida: ${TBAI_A} record ${id} invoice T3`);
+    expect(res.stdout).toContain(`firma_invalida: ${TBAI_A} record ${id} invoice TA3`);
     const json = await cli(dir, '--json');
     expect(json.code).toBe(1);
     expect(JSON.parse(json.stdout)).toMatchObject({ correcto: false });
