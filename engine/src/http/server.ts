@@ -234,6 +234,14 @@ function sendError(error: FastifyError, request: FastifyRequest, reply: FastifyR
     return reply.code(error.statusCode).send({ code: error.code ?? 'BAD_REQUEST', message: error.message });
   }
   const isDb = error.name === 'SqliteError';
+  if (isDb && error.code === 'SQLITE_FULL') {
+    // Disk (or the database's size limit) full: nothing was committed; the till retries later.
+    logger.error('database full', { requestId: request.id, url: request.url });
+    return reply
+      .code(503)
+      .header('retry-after', '30')
+      .send({ code: 'STORAGE_FULL', message: 'No queda espacio para guardar en el equipo; no se ha guardado nada. Libere espacio y reintente' });
+  }
   logger.error(isResponseSerializationError(error) ? 'response failed its schema' : 'unhandled error', {
     requestId: request.id,
     url: request.url,
