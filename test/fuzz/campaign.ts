@@ -323,12 +323,13 @@ export async function fire(target: FuzzTarget, req: FuzzRequest): Promise<Outcom
 }
 
 /** Runs the property `runs` times; collects statistics; fails on the first violation. */
-export async function runCampaign(target: FuzzTarget, runs: number, seed?: number): Promise<CampaignStats> {
+export async function runCampaign(target: FuzzTarget, runs: number, seed?: number, onProgress?: (stats: CampaignStats) => void): Promise<CampaignStats> {
   const stats: CampaignStats = { requests: 0, byStatus: {}, fiveXx: 0, crashes: 0, violations: [] };
   await fc.assert(
     fc.asyncProperty(target.request, async (req) => {
       const outcome = await fire(target, req);
       stats.requests++;
+      if (onProgress !== undefined && stats.requests % 5000 === 0) onProgress(stats);
       stats.byStatus[outcome.status] = (stats.byStatus[outcome.status] ?? 0) + 1;
       if (outcome.status >= 500) stats.fiveXx++;
       if (outcome.status === 0) stats.crashes++;

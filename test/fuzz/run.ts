@@ -13,7 +13,8 @@ const target = await fuzzTarget();
 const started = Date.now();
 let code = 0;
 try {
-  const stats = await runCampaign(target, runs, seed);
+  // Progress on stderr, so a run cut short still tells how far it got.
+  const stats = await runCampaign(target, runs, seed, (s) => process.stderr.write(`${JSON.stringify({ seed, requests: s.requests, fiveXx: s.fiveXx, crashes: s.crashes, byStatus: s.byStatus })}\n`));
   process.stdout.write(`${JSON.stringify({ seed, seconds: (Date.now() - started) / 1000, ...stats, violations: stats.violations.length }, null, 2)}\n`);
 } catch (e) {
   const cause = e instanceof Error && e.cause instanceof Error ? `\n${e.cause.message}` : '';
