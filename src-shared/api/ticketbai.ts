@@ -37,11 +37,20 @@ export const TIPOS_OPERACION = ['entrega', 'prestacion_servicios'] as const;
 
 // ---------------------------------------------------------------- field schemas
 
-/** SerieFactura / NumFactura (TextMax20): plain text, no surrounding spaces (the identity compares them). */
+// Control characters (C0 incl. tab/LF/CR, DEL, C1 incl. NEL) and line/paragraph separators: the
+// XSD allows them, but they break the printed ticket, the TBAI identifier and the QR's s/nf.
+const NO_IMPRIMIBLE = /[\u0000-\u001F\u007F-\u009F\u2028\u2029]/;
+
+/**
+ * SerieFactura / NumFactura (TextMax20): printable plain text, no surrounding spaces (the
+ * identity compares them).
+ */
 function serieNumeroTbai() {
   return textoPlano(20).check((ctx) => {
     const v = ctx.value;
-    if (v.trim() !== v && v.trim() !== '') {
+    if (NO_IMPRIMIBLE.test(v)) {
+      ctx.issues.push({ code: 'custom', message: 'only printable characters (no tab, line break or control character)', input: v });
+    } else if (v.trim() !== v && v.trim() !== '') {
       ctx.issues.push({ code: 'custom', message: 'must not start or end with spaces', input: v });
     }
   });

@@ -3,6 +3,7 @@
  * declaration, for the service team and support staff. Works on the same data dir as the engine
  * (POS_DATA_DIR), also while it runs.
  */
+import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { entornoSchema, haciendaSchema } from '../../../src-shared/api/common';
 import { estadoCuentaSchema } from '../../../src-shared/api/cuenta';
@@ -15,6 +16,9 @@ import { buildContext, type EngineContext } from '../context';
 import { Database } from '../db/database';
 import { EngineError } from '../http/errors';
 import { silentLogger } from '../platform/logger';
+import { systemClock } from '../platform/clock';
+import { verificarCadenas } from '../verification/instantanea';
+import type { VerificacionCadenas } from '../../../src-shared/api/verificacion';
 
 const USAGE = `Usage: npm run admin -- <command> [options]
   account list
@@ -28,7 +32,8 @@ const USAGE = `Usage: npm run admin -- <command> [options]
   declaration publish
   declaration show
   devices phase NIF no_contratada|preparacion|activa   (the issuer's high-capacity phase, TEST and LIVE)
-  devices list NIF                                      (phase, devices, series and observed ids per environment)`;
+  devices list NIF                                      (phase, devices, series and observed ids per environment)
+  verify-chains [--nif NIF] [--entorno test|live] [--json]   (exit 0 only when every chain verifies)`;
 
 function fail(message: string): never {
   process.stderr.write(`${message}\n\n${USAGE}\n`);
@@ -178,7 +183,51 @@ async function run(ctx: EngineContext, args: string[]): Promise<unknown> {
   }
 }
 
+/** A readable report for support staff; `--json` gives the panel route's shape instead. */
+function informe(v: VerificacionCadenas): string {
+  const lines = v.cadenas.map(
+    (c) => `${c.correcta ? 'OK  ' : 'FAIL'} ${c.clave}  ${c.registros} records${c.idMaquina ? `  device ${c.idMaquina}` : ''}`,
+  );
+  for (const p of v.problemas) {
+    const factura = p.serie || p.numero ? ` invoice ${p.serie}${p.numero}` : '';
+    const detalle = [p.esperado !== undefined ? `expected ${p.esperado}` : '', p.encontrado !== undefined ? `found ${p.encontrado}` : '']
+      .filter(Boolean)
+      .join(', ');
+    lines.push(`${p.tipo}: ${p.clave} record ${p.idRegistro}${factura}${detalle ? ` (${detalle})` : ''}`);
+  }
+  lines.push(v.correcto ? `all ${v.cadenas.length} chains verify` : `${v.problemas.length} problems`);
+  return lines.join('\n');
+}
+
+/** `verify-chains`: reads a snapshot of the database file; never migrates or writes. */
+function verifyChains(args: string[]): void {
+  let values: { nif?: string | undefined; entorno?: string | undefined; json?: boolean | undefined };
+  try {
+    ({ values } = parseArgs({ args, options: { nif: { type: 'string' }, entorno: { type: 'string' }, json: { type: 'boolean' } }, strict: true }));
+  } catch (e) {
+    fail(e instanceof Error ? e.message : String(e));
+  }
+  const entorno = values.entorno === undefined ? undefined : entornoSchema.safeParse(values.entorno);
+  if (entorno && !entorno.success) fail('--entorno test|live');
+  if (values.nif !== undefined && !validateNif(values.nif).valid) fail('--nif is not a valid Spanish tax ID');
+  const config = resolveConfig(configFromEnv());
+  const file = path.join(config.dataDir, 'engine.sqlite');
+  let result: VerificacionCadenas;
+  try {
+    result = verificarCadenas(file, { nif: values.nif, entorno: entorno?.data }, systemClock.now());
+  } catch (e) {
+    process.stderr.write(`cannot read ${file}: ${e instanceof Error ? e.message : String(e)}\n`);
+    process.exit(2);
+  }
+  process.stdout.write(`${values.json === true ? JSON.stringify(result, null, 2) : informe(result)}\n`);
+  process.exitCode = result.correcto ? 0 : 1;
+}
+
 export async function main(argv: string[]): Promise<void> {
+  if (argv[0] === 'verify-chains' && !argv.includes('--help')) {
+    verifyChains(argv.slice(1));
+    return;
+  }
   if (argv.length < 2 || argv.includes('--help')) {
     process.stdout.write(`${USAGE}\n`);
     return;

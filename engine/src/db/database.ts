@@ -40,7 +40,7 @@ export class Database {
   private commitHooks: (() => void)[] | null = null;
   private readonly checkpointer = new BackgroundCheckpointer();
 
-  constructor(private readonly file: string) {
+  constructor(readonly file: string) {
     if (file !== ':memory:') mkdirSync(path.dirname(file), { recursive: true });
     this.sqlite = new BetterSqlite3(file);
     // An acknowledged invoice must be on disk: WAL with a full fsync on every commit.

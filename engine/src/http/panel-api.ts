@@ -17,6 +17,7 @@ import { clientPanelRoutes } from '../clients/panel-routes';
 import { devicePanelRoutes } from '../devices/panel-routes';
 import { chainPanelRoute } from '../devices/chain-panel-route';
 import { webhookPanelRoutes } from '../webhooks/panel-routes';
+import { verificationPanelRoutes } from '../verification/panel-routes';
 
 export const arranqueSchema = z.object({
   billingUrl: z.string(),
@@ -69,6 +70,7 @@ export async function buildPanelApi(ctx: EngineContext, token: string, options: 
 
   accountPanelRoutes(app, { accounts: ctx.accounts, dataDir: ctx.config.dataDir, tillKeys: () => readDemoKeys(ctx.config.dataDir) });
   syncPanelRoutes(app, { db: ctx.db, submissions: ctx.submissions, emulatorUrl: () => ctx.config.emulatorUrl });
+  verificationPanelRoutes(app, { db: ctx.db, clock: ctx.config.clock });
   webhookPanelRoutes(app, ctx.webhooks.store);
   clientPanelRoutes(app, { clients: ctx.clients, accounts: ctx.accounts, emulatorUrl: () => ctx.config.emulatorUrl });
   devicePanelRoutes(app, { devices: ctx.devices, accounts: ctx.accounts });

@@ -6,6 +6,7 @@ import {
   validatorCompiler,
 } from '@fastify/type-provider-zod';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import type { ErrorBody } from '../../../src-shared/api/common';
 import type { IdGenerator } from '../platform/ids';
 import type { Logger } from '../platform/logger';
 import { EngineError, GatewayForbidden } from './errors';
@@ -34,6 +35,29 @@ declare module 'fastify' {
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+/** Far more than any request of the contract nests (about 5 levels). */
+const MAX_JSON_DEPTH = 64;
+
+/** Deepest nesting of arrays/objects in a JSON text (strings skipped); linear, no recursion. */
+export function jsonDepth(text: string): number {
+  let depth = 0;
+  let max = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 92) i++; // backslash: skip the escaped character
+      else if (c === 34) inString = false;
+    } else if (c === 34) {
+      inString = true;
+    } else if (c === 123 || c === 91) {
+      if (++depth > max) max = depth;
+    } else if (c === 125 || c === 93) {
+      depth--;
+    }
+  }
+  return max;
+}
 
 /**
  * Builds a Fastify instance that is not listening: zod validation of requests and responses,
@@ -50,6 +74,21 @@ export async function buildApiServer(options: ApiOptions): Promise<FastifyInstan
     // Keep-alive friendly; the POS talks to us over loopback.
     keepAliveTimeout: 65_000,
     routerOptions: { maxParamLength: 512 },
+    // Errors the router raises before any hook (malformed percent-encoding, an over-long path
+    // parameter) get the API's error body too, never Fastify's default shape echoing the URL.
+    // Malformed HTTP (bad header bytes, oversized headers) never reaches the router.
+    clientErrorHandler: (error: Error & { code?: string }, socket) => {
+      const status = error.code === 'HPE_HEADER_OVERFLOW' ? 431 : 400;
+      const body = JSON.stringify(status === 431 ? { code: 'HEADERS_TOO_LARGE', message: 'Cabeceras demasiado grandes' } : fastifyClientErrorBody(400));
+      if (socket.writable) {
+        socket.end(`HTTP/1.1 ${status} ${status === 431 ? 'Request Header Fields Too Large' : 'Bad Request'}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+      } else {
+        socket.destroy(error);
+      }
+    },
+    frameworkErrors: (error, _request, reply: FastifyReply) => {
+      void reply.code(frameworkErrorStatus(error.code)).send(frameworkErrorBody(error.code));
+    },
   });
   // Every route, in OpenAPI path syntax: tests check each one is documented.
   const routeTable: RouteEntry[] = [];
@@ -59,6 +98,18 @@ export async function buildApiServer(options: ApiOptions): Promise<FastifyInstan
     }
   });
   app.decorate('routeTable', routeTable);
+  // JSON bodies: Fastify's own parser (prototype poisoning refused), after a nesting limit. A
+  // document nested thousands deep parses, but then overflows the stack of whatever recurses
+  // over it (validation, re-serialisation in the panel relay): refuse it up front.
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    const text = typeof body === 'string' ? body : body.toString('utf8');
+    if (jsonDepth(text) > MAX_JSON_DEPTH) {
+      done(new EngineError(400, 'VALIDATION_ERROR', `El cuerpo anida más de ${MAX_JSON_DEPTH} niveles`, { campo: 'body', errors: [`body: more than ${MAX_JSON_DEPTH} nested levels`] }), undefined);
+      return;
+    }
+    parseJson(request, text, done);
+  });
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
 
@@ -75,7 +126,7 @@ export async function buildApiServer(options: ApiOptions): Promise<FastifyInstan
   });
 
   app.addHook('onRequest', async (request) => {
-    if (!hostAllowed(request.headers.host, options.allowedHosts())) {
+    if (!hostAllowed(request.headers.host, options.allowedHosts(), request.raw.socket.localPort)) {
       throw new EngineError(421, 'HOST_NOT_ALLOWED', 'Host no permitido');
     }
   });
@@ -94,11 +145,55 @@ export async function buildApiServer(options: ApiOptions): Promise<FastifyInstan
   return app;
 }
 
-export function hostAllowed(header: string | undefined, allowed: readonly string[]): boolean {
+/**
+ * DNS rebinding guard: the Host header (case-insensitive) must name this machine — a loopback name,
+ * or a LAN entry `name:port` of allowedHostNames — and the port the connection came in on (a
+ * browser always sends the port unless it is 80). `localPort` is undefined only for in-process
+ * requests (`inject`, the panel relay), which no browser can send: the name decides.
+ */
+export function hostAllowed(header: string | undefined, allowed: readonly string[], localPort: number | undefined): boolean {
   if (!header) return false;
   const host = header.toLowerCase();
-  const name = host.startsWith('[') ? host.slice(0, host.indexOf(']') + 1) : host.split(':')[0];
-  return allowed.includes(host) || allowed.includes(name ?? '');
+  const bracket = host.startsWith('[') ? host.indexOf(']') : -1;
+  const name = bracket >= 0 ? host.slice(0, bracket + 1) : (host.split(':')[0] ?? '');
+  const rest = host.slice(name.length);
+  if (rest !== '' && !/^:\d{1,5}$/.test(rest)) return false;
+  if (!allowed.includes(name) && !allowed.includes(host)) return false;
+  if (localPort === undefined) return true;
+  const port = rest === '' ? 80 : Number(rest.slice(1));
+  return port === localPort;
+}
+
+function fastifyClientErrorBody(status: number): ErrorBody {
+  switch (status) {
+    case 413:
+      return { code: 'PAYLOAD_TOO_LARGE', message: 'Cuerpo demasiado grande' };
+    case 415:
+      return { code: 'UNSUPPORTED_MEDIA_TYPE', message: 'Content-Type debe ser application/json' };
+    default:
+      return { code: 'BAD_REQUEST', message: 'Petición no válida' };
+  }
+}
+
+/** Status of the router's own errors (find-my-way), raised before any hook runs. */
+function frameworkErrorStatus(code: string): number {
+  return code === 'FST_ERR_MAX_PARAM_LENGTH' ? 414 : 400;
+}
+
+function frameworkErrorBody(code: string): ErrorBody {
+  switch (code) {
+    case 'FST_ERR_BAD_URL':
+      return { code: 'BAD_URL', message: 'La URL no es válida (codificación %)', campo: 'url', errors: ['url: codificación % no válida'] };
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      return {
+        code: 'URI_TOO_LONG',
+        message: 'Un parámetro de la ruta supera los 512 caracteres',
+        campo: 'url',
+        errors: ['url: parámetro de ruta de más de 512 caracteres'],
+      };
+    default:
+      return { code: 'BAD_REQUEST', message: 'Petición no válida' };
+  }
 }
 
 function sendError(error: FastifyError, request: FastifyRequest, reply: FastifyReply, logger: Logger) {
@@ -108,7 +203,7 @@ function sendError(error: FastifyError, request: FastifyRequest, reply: FastifyR
     return reply.code(error.httpStatus).send(error.body());
   }
   if (hasZodFastifySchemaValidationErrors(error)) {
-    const problems = problemsFromValidation(error.validation ?? []);
+    const problems = problemsFromValidation(error.validation ?? [], error.validationContext ?? 'body');
     const first = problems[0] ?? { campo: 'body', message: 'inválido' };
     return reply.code(400).send({
       code: 'VALIDATION_ERROR',
@@ -136,9 +231,19 @@ function sendError(error: FastifyError, request: FastifyRequest, reply: FastifyR
       break;
   }
   if (typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) {
+    // Fastify's own errors (FST_ERR_*) carry English text and internal codes: answer ours.
+    if (error.code?.startsWith('FST_ERR_')) return reply.code(error.statusCode).send(fastifyClientErrorBody(error.statusCode));
     return reply.code(error.statusCode).send({ code: error.code ?? 'BAD_REQUEST', message: error.message });
   }
   const isDb = error.name === 'SqliteError';
+  if (isDb && error.code === 'SQLITE_FULL') {
+    // Disk (or the database's size limit) full: nothing was committed; the till retries later.
+    logger.error('database full', { requestId: request.id, url: request.url });
+    return reply
+      .code(503)
+      .header('retry-after', '30')
+      .send({ code: 'STORAGE_FULL', message: 'No queda espacio para guardar en el equipo; no se ha guardado nada. Libere espacio y reintente' });
+  }
   logger.error(isResponseSerializationError(error) ? 'response failed its schema' : 'unhandled error', {
     requestId: request.id,
     url: request.url,

@@ -19,19 +19,22 @@ export interface FieldProblem {
   message: string;
 }
 
-/** Flattens zod-provider validation errors into fields, naming unknown keys themselves. */
-export function problemsFromValidation(errors: readonly FastifySchemaValidationError[]): FieldProblem[] {
+/**
+ * Flattens zod-provider validation errors into fields, naming unknown keys themselves. `where`
+ * (body, querystring, params) names the field when the path is empty, e.g. an unknown key `""`.
+ */
+export function problemsFromValidation(errors: readonly FastifySchemaValidationError[], where = 'body'): FieldProblem[] {
   const problems: FieldProblem[] = [];
   for (const error of errors) {
     const base = segmentsOf(error.instancePath);
     const params = error.params as { keys?: unknown } | undefined;
     if (error.keyword === 'unrecognized_keys' && Array.isArray(params?.keys)) {
       for (const key of params.keys) {
-        problems.push({ campo: campoFromPath([...base, String(key)]), message: 'campo no admitido' });
+        problems.push({ campo: campoFromPath([...base, String(key)]) || where, message: 'campo no admitido' });
       }
       continue;
     }
-    problems.push({ campo: campoFromPath(base) || 'body', message: error.message ?? 'inválido' });
+    problems.push({ campo: campoFromPath(base) || where, message: error.message ?? 'inválido' });
   }
   return problems;
 }

@@ -46,6 +46,9 @@ export class GroupCommit {
           try {
             outcomes.push({ ok: true, value: this.db.transaction(item.work) });
           } catch (error) {
+            // SQLITE_FULL, IOERR, NOMEM…: SQLite may roll back the whole transaction, not just the
+            // savepoint. Then nothing of the batch is stored: every request gets this error.
+            if (!this.db.sqlite.inTransaction) throw error;
             outcomes.push({ ok: false, error });
           }
         }

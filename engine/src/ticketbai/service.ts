@@ -32,6 +32,9 @@ import {
   type SoftwareTbai,
 } from './xml';
 import { buildZuzenduSubsanar } from './zuzendu';
+import { validarAltaTbai } from './reglas';
+import { fechaLocalDdMmAaaa } from '../verifactu/fecha-hora';
+import { validation } from '../http/errors';
 
 /** The key and certificate that sign in one environment (per install; per issuer later). */
 export interface SigningIdentity {
@@ -113,7 +116,16 @@ export class TicketbaiIssuing {
     return issuer;
   }
 
+  /** The local rules: the first error as a 400 naming its field, else the avisos. */
+  private validate(factura: FacturaTicketbai): string[] {
+    const result = validarAltaTbai(factura, { hoy: fechaLocalDdMmAaaa(this.deps.clock.now()) });
+    const first = result.errors[0];
+    if (first) throw validation(first.campo, first.message, result.errors.map((e) => `${e.campo}: ${e.message}`));
+    return result.avisos;
+  }
+
   async crear(caller: Caller, factura: FacturaTicketbai): Promise<TicketbaiEmisionResponse> {
+    const avisos = this.validate(factura);
     const issuer = this.admit(caller, factura.emisor.nif, factura.provincia, false);
     const signer = this.deps.signer(caller.entorno);
     const outcome = await this.deps.groupCommit.run(() => {
@@ -122,13 +134,14 @@ export class TicketbaiIssuing {
       // A replay is answered whatever the billing state; a new registration needs it active.
       this.admit(caller, factura.emisor.nif, factura.provincia, true);
       const writer = this.deps.routing.routeNewInvoice(this.target(caller, factura.emisor.nif), factura.serie ?? '', factura.idMaquina);
-      return { answer: this.issueAlta(caller, factura, signer, issuer.nombre, null, declaredDevice(writer)), replay: false };
+      return { answer: this.issueAlta(caller, factura, signer, issuer.nombre, null, declaredDevice(writer), avisos), replay: false };
     });
     return this.withQr(outcome.answer, outcome.replay);
   }
 
   async subsanar(caller: Caller, body: TicketbaiSubsanarBody): Promise<TicketbaiEmisionResponse> {
     const { subsanacion: _flag, ...factura } = body;
+    const avisos = this.validate(factura);
     const issuer = this.admit(caller, factura.emisor.nif, factura.provincia, false);
     const signer = this.deps.signer(caller.entorno);
     const outcome = await this.deps.groupCommit.run(() => {
@@ -150,11 +163,11 @@ export class TicketbaiIssuing {
           details: { codigo: last.codigoRespuesta, descripcion: last.descripcionRespuesta },
         });
       }
-      if (factura.provincia !== 'bizkaia') return { answer: this.viaZuzendu(caller, existing, factura, print), replay: false };
+      if (factura.provincia !== 'bizkaia') return { answer: this.viaZuzendu(caller, existing, factura, print, avisos), replay: false };
       // Bizkaia has no Zuzendu: the corrected invoice is signed and chained again (same identity), on
       // the chain — the declared device — of the record it corrects.
       const device = (JSON.parse(last.extra) as { dispositivo?: string }).dispositivo ?? null;
-      return { answer: this.issueAlta(caller, factura, signer, issuer.nombre, { existing, fingerprint: print }, device), replay: false };
+      return { answer: this.issueAlta(caller, factura, signer, issuer.nombre, { existing, fingerprint: print }, device, avisos), replay: false };
     });
     return this.withQr(outcome.answer, outcome.replay);
   }
@@ -247,6 +260,8 @@ export class TicketbaiIssuing {
     correction: { existing: InvoiceRow; fingerprint: string } | null,
     /** The idMaquina the XML declares (NumSerieDispositivo) and whose chain it takes; null: none, the issuer's chain. */
     dispositivo: string | null,
+    /** The local rules' avisos (totals against the breakdown). */
+    avisosReglas: string[],
   ): StoredEmision {
     const now = this.deps.clock.now();
     const nowIso = now.toISOString();
@@ -273,8 +288,8 @@ export class TicketbaiIssuing {
     // Araba flags the first invoice of each declared device (the chain's first) with warning 009 and accepts it: say so now.
     const avisos =
       factura.provincia === 'araba' && !correction && head === undefined
-        ? ['009: primera factura de este dispositivo en Araba; la hacienda la aceptará con el aviso 009 (posible error de encadenamiento)']
-        : [];
+        ? [...avisosReglas, '009: primera factura de este dispositivo en Araba; la hacienda la aceptará con el aviso 009 (posible error de encadenamiento)']
+        : avisosReglas;
     const answer: StoredEmision = {
       idFactura,
       estado: 'en_cola',
@@ -354,14 +369,15 @@ export class TicketbaiIssuing {
    * Gipuzkoa and Araba: a record rejected for its content is corrected through Zuzendu, which
    * keeps the original idTbai, QR and signature — the customer already holds that QR.
    */
-  private viaZuzendu(caller: Caller, existing: InvoiceRow, factura: FacturaTicketbai, fingerprint: string): StoredEmision {
+  private viaZuzendu(caller: Caller, existing: InvoiceRow, factura: FacturaTicketbai, fingerprint: string, avisos: string[]): StoredEmision {
     const nowIso = this.deps.clock.now().toISOString();
     const original = this.deps.invoices.latestRegistro(existing.id, ['alta']);
     const originalXml = original ? this.deps.invoices.registroXml(original.id) : undefined;
     if (!original || !originalXml) throw invoiceNotFound();
     const request = buildZuzenduSubsanar({ factura, originalSignedXml: originalXml, accion: 'SUBSANAR' });
     const stored = JSON.parse(this.deps.invoices.invoiceDocs(existing.id).respuesta ?? '{}') as StoredEmision;
-    const answer: StoredEmision = { ...stored, viaZuzendu: true };
+    const { avisos: _avisosOriginal, ...sinAvisos } = stored;
+    const answer: StoredEmision = { ...sinAvisos, viaZuzendu: true, ...(avisos.length > 0 ? { avisos } : {}) };
     const chainKey = `${caller.entorno}|ticketbai-zuzendu|${existing.nifEmisor}`;
     const head = this.deps.invoices.chainHead<{ n: number }>(chainKey);
     const registro = this.registroRow(caller, existing, {

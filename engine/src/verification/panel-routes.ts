@@ -1,0 +1,23 @@
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from '@fastify/type-provider-zod';
+import { verificacionCadenasSchema, verificarCadenasQuerySchema } from '../../../src-shared/api/verificacion';
+import type { Database } from '../db/database';
+import type { Clock } from '../platform/clock';
+import { verificarCadenas } from './instantanea';
+
+/** "Verificar cadenas" of the sync view: every chain recomputed from the stored XML. */
+export function verificationPanelRoutes(app: FastifyInstance, deps: { db: Database; clock: Clock }): void {
+  app.withTypeProvider<ZodTypeProvider>().post(
+    '/panel/v1/sync/verificar-cadenas',
+    {
+      schema: {
+        tags: ['sync'],
+        summary: 'Verifica cada cadena de registros desde el XML guardado',
+        querystring: verificarCadenasQuerySchema,
+        response: { 200: verificacionCadenasSchema },
+      },
+    },
+    // Synchronous on purpose: better-sqlite3 reads block anyway, and support staff run it rarely.
+    async (request) => verificarCadenas(deps.db.file, request.query, deps.clock.now()),
+  );
+}
