@@ -29,32 +29,3 @@ export const faultsSchema = z.object({
 export type Faults = z.infer<typeof faultsSchema>;
 
 export const colasReintentadasSchema = z.object({ colas: z.number() });
-
-/** POST /panel/v1/sync/verificar-cadenas: every chain walked again, and what is wrong in them. */
-export const verificacionCadenasSchema = z.object({
-  correcto: z.boolean(),
-  verificadoEn: z.string(),
-  cadenas: z.array(
-    z.object({
-      clave: z.string(),
-      entorno: z.string(),
-      nif: z.string(),
-      sistemaFiscal: z.string(),
-      idMaquina: z.string().nullable(),
-      registros: z.number(),
-      correcta: z.boolean(),
-    }),
-  ),
-  problemas: z.array(
-    z.object({
-      tipo: z.enum(['rotura', 'bifurcacion', 'enlace_colgante', 'firma_invalida', 'fuera_de_cadena']),
-      clave: z.string(),
-      idRegistro: z.string(),
-      serie: z.string(),
-      numero: z.string(),
-      esperado: z.string().optional(),
-      encontrado: z.string().optional(),
-    }),
-  ),
-});
-export type VerificacionCadenas = z.infer<typeof verificacionCadenasSchema>;

@@ -6,15 +6,14 @@
 // ledgers exactly once with every chain intact.
 // Short form (part of `npm test` / `npm run test:chaos`): CHAOS_KILLS=3. Long form:
 // `CHAOS_KILLS=50 npm run test:chaos`; the counts go to test-artifacts/chaos.json.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { createInterface } from 'node:readline';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verificarCadenas } from '../../engine/src/verification/instantanea';
 import { aTicketTbai, tbaiEmisor } from '../fixtures/ticketbai';
+import { activateDevices, crear, drained, startEngineProcess } from '../support/engine-child';
 import { startTestEmulators } from '../support/emulators';
 
 type Emulators = Awaited<ReturnType<typeof startTestEmulators>>;
@@ -30,41 +29,6 @@ beforeAll(async () => {
 });
 afterAll(async () => emu.close());
 
-/** The engine in a process group of its own, so the kill takes all of it. */
-async function startEngine(dataDir: string): Promise<{ child: ChildProcess; info: { url: string; key: string } }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'test/support/engine-process.ts'), dataDir, emu.aeatUrl, emu.url], {
-    cwd: root,
-    detached: true,
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const line = await new Promise<string>((resolve, reject) => {
-    createInterface({ input: child.stdout! }).once('line', resolve);
-    child.once('exit', (code) => reject(new Error(`engine exited ${code}`)));
-  });
-  return { child, info: JSON.parse(line) };
-}
-
-/** Phase activa and the four tills registered, as the service team would (before any traffic). */
-function activate(dataDir: string): void {
-  const db = new Database(path.join(dataDir, 'engine.sqlite'));
-  db.pragma('busy_timeout = 5000');
-  const now = '2026-11-20T09:00:00.000Z';
-  const accountId = (db.prepare('SELECT id FROM accounts LIMIT 1').get() as { id: string }).id;
-  db.transaction(() => {
-    for (const nif of [VF_NIF, TBAI.nif]) {
-      db.prepare(
-        `INSERT INTO issuer_phases (accountId, nif, faseAltaCapacidad, modoCadena, observandoDesde, activacionSolicitadaEn, ultimaModificacion)
-         VALUES (?, ?, 'activa', 'por_dispositivo', NULL, NULL, ?)
-         ON CONFLICT (accountId, nif) DO UPDATE SET faseAltaCapacidad = 'activa', modoCadena = 'por_dispositivo'`,
-      ).run(accountId, nif, now);
-      for (const idMaquina of DEVICES) {
-        db.prepare(`INSERT OR IGNORE INTO devices (entorno, nif, idMaquina, etiqueta, creadoEn, activo) VALUES ('test', ?, ?, '', ?, 1)`).run(nif, idMaquina, now);
-      }
-    }
-  })();
-  db.close();
-}
-
 const body = (regime: 'verifactu' | 'ticketbai', device: string, numero: string) =>
   regime === 'verifactu'
     ? {
@@ -76,15 +40,6 @@ const body = (regime: 'verifactu' | 'ticketbai', device: string, numero: string)
         idMaquina: device,
       }
     : { ...aTicketTbai('gipuzkoa', TBAI, `K-${device}-`, numero), idMaquina: device };
-
-async function drained(db: Database.Database): Promise<void> {
-  for (let i = 0; i < 1200; i++) {
-    const left = db.prepare('SELECT COUNT(*) AS n FROM registros WHERE estadoEnvioFinal IS NULL').get() as { n: number };
-    if (left.n === 0) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error('the backlog did not drain');
-}
 
 interface Counts {
   kills: number;
@@ -106,9 +61,9 @@ describe('SIGKILL of the engine’s process group during 8-way bursts and filing
       const down = round % 2 === 1;
       emu.aeat.faults.set(down ? { mode: 'down' } : { mode: 'slow', delayMs: 50, afterProcessing: true });
       emu.tbai.faults.gipuzkoa.set(down ? { mode: 'down' } : { mode: 'none' });
-      const { child, info } = await startEngine(dataDir);
+      const { child, info } = await startEngineProcess(dataDir, { aeatUrl: emu.aeatUrl, emulatorsUrl: emu.url }, { detached: true });
       const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-      if (round === 0) activate(dataDir);
+      if (round === 0) activateDevices(dataDir, [VF_NIF, TBAI.nif], DEVICES); // phase activa, the four tills registered
 
       // After a kill: everything acknowledged is there and readable, and every chain verifies.
       if (round > 0) {
@@ -132,7 +87,7 @@ describe('SIGKILL of the engine’s process group during 8-way bursts and filing
         emu.aeat.faults.set({ mode: 'none' });
         emu.tbai.faults.gipuzkoa.set({ mode: 'none' });
         const db = new Database(path.join(dataDir, 'engine.sqlite'), { readonly: true });
-        await drained(db);
+        await drained(db, 1200);
         // Each record at the authority exactly once, every chain intact there.
         const vfRecords = (db.prepare("SELECT COUNT(*) AS n FROM registros WHERE sistemaFiscal = 'verifactu'").get() as { n: number }).n;
         const tbChains = db.prepare("SELECT idMaquina, COUNT(*) AS n FROM registros WHERE sistemaFiscal = 'ticketbai' AND tipo = 'alta' GROUP BY idMaquina").all() as { idMaquina: string; n: number }[];
@@ -159,11 +114,7 @@ describe('SIGKILL of the engine’s process group during 8-way bursts and filing
           const numero = String(next.get(key) ?? 1);
           next.set(key, Number(numero) + 1);
           try {
-            const res = await fetch(`${info.url}/v1/${regime}/crear`, {
-              method: 'POST',
-              headers: { 'x-api-key': info.key, 'content-type': 'application/json' },
-              body: JSON.stringify(body(regime, device, numero)),
-            });
+            const res = await crear(info, regime, body(regime, device, numero));
             const answer = (await res.json()) as { idFactura?: string; code?: string };
             if (res.status !== 200) throw new Error(`${key} ${numero}: ${res.status} ${answer.code}`);
             acknowledged.set(answer.idFactura!, regime === 'verifactu' ? VF_NIF : TBAI.nif);

@@ -8,7 +8,8 @@ import type { Entorno } from '../../../src-shared/api/common';
 import { ApiError } from '../../api/engine-client';
 import type { Hacienda } from '../../../src-shared/api/common';
 import type { Problem } from '../../api/problems';
-import { colasReintentadasSchema, faultsSchema, verificacionCadenasSchema, type Faults, type VerificacionCadenas } from '../../api/panel-schemas';
+import { verificacionCadenasSchema, type VerificacionCadenas } from '../../../src-shared/api/verificacion';
+import { colasReintentadasSchema, faultsSchema, type Faults } from '../../api/panel-schemas';
 import { useSession } from '../../app/session';
 
 export type SyncResumen = z.infer<typeof syncResumenSchema>;

@@ -4,20 +4,19 @@
 // lost, every device's chain is unbroken and holds only its own invoices, the centralized chain
 // holds only centralized ones, and the authorities (emulators) received each record once, with
 // every chain — one per installation at the AEAT, one per declared device at the treasury — intact.
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { createInterface } from 'node:readline';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ticketbaiChainKey } from '../../../engine/src/ticketbai/service';
 import { verifactuChainKey } from '../../../engine/src/verifactu/service';
 import { aTicketTbai, tbaiEmisor } from '../../fixtures/ticketbai';
+import { activateDevices, crear, drained, startEngineProcess } from '../../support/engine-child';
 import { startTestEmulators } from '../../support/emulators';
 
 type Emulators = Awaited<ReturnType<typeof startTestEmulators>>;
-const root = path.resolve(import.meta.dirname, '../../..');
 const VF_NIF = 'B12345674';
 const TBAI = tbaiEmisor('gipuzkoa');
 const DEVICES = ['tpv-1', 'tpv-2', 'tpv-3', 'tpv-4'];
@@ -35,39 +34,6 @@ afterAll(async () => {
   if (running && running.exitCode === null && running.signalCode === null) running.kill('SIGKILL');
   await emu.close();
 });
-
-async function startEngine(dataDir: string): Promise<{ child: ChildProcess; info: { url: string; key: string } }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'test/support/engine-process.ts'), dataDir, emu.aeatUrl, emu.url], {
-    cwd: root,
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const line = await new Promise<string>((resolve, reject) => {
-    createInterface({ input: child.stdout! }).once('line', resolve);
-    child.once('exit', (code) => reject(new Error(`engine exited ${code}`)));
-  });
-  return { child, info: JSON.parse(line) };
-}
-
-/** The service team's switch to `activa` and the four tills registered, before any traffic. */
-function activate(dataDir: string): void {
-  const db = new Database(path.join(dataDir, 'engine.sqlite'));
-  db.pragma('busy_timeout = 5000');
-  const now = '2026-11-20T09:00:00.000Z';
-  const accountId = (db.prepare('SELECT id FROM accounts LIMIT 1').get() as { id: string }).id;
-  db.transaction(() => {
-    for (const nif of [VF_NIF, TBAI.nif]) {
-      db.prepare(
-        `INSERT INTO issuer_phases (accountId, nif, faseAltaCapacidad, modoCadena, observandoDesde, activacionSolicitadaEn, ultimaModificacion)
-         VALUES (?, ?, 'activa', 'por_dispositivo', NULL, NULL, ?)
-         ON CONFLICT (accountId, nif) DO UPDATE SET faseAltaCapacidad = 'activa', modoCadena = 'por_dispositivo'`,
-      ).run(accountId, nif, now);
-      for (const idMaquina of DEVICES) {
-        db.prepare(`INSERT OR IGNORE INTO devices (entorno, nif, idMaquina, etiqueta, creadoEn, activo) VALUES ('test', ?, ?, '', ?, 1)`).run(nif, idMaquina, now);
-      }
-    }
-  })();
-  db.close();
-}
 
 const verifactu = (writer: string, numero: string) => ({
   version: '1.0',
@@ -97,16 +63,6 @@ const chainIn = (db: Database.Database, chainKey: string) =>
        FROM registros r JOIN invoices i ON i.id = r.invoiceId WHERE r.chainKey = ? ORDER BY r.chainSeq`,
     )
     .all(chainKey) as ChainRecord[];
-
-/** Waits (up to a minute, for a loaded machine) until every record has its final state. */
-async function drained(db: Database.Database): Promise<void> {
-  for (let i = 0; i < 1200; i++) {
-    const left = db.prepare('SELECT COUNT(*) AS n FROM registros WHERE estadoEnvioFinal IS NULL').get() as { n: number };
-    if (left.n === 0) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error('the backlog did not drain');
-}
 
 function assertSettled(db: Database.Database, acknowledged: ReadonlySet<string>, round: number): void {
   const at = `after restart ${round}`;
@@ -155,13 +111,13 @@ describe('Four devices and a centralized client issue concurrently in activa, in
     const next = new Map<string, number>();
     let db: Database.Database | undefined;
     for (let round = 0; round <= KILLS; round++) {
-      const { child, info } = await startEngine(dataDir);
+      const { child, info } = await startEngineProcess(dataDir, { aeatUrl: emu.aeatUrl, emulatorsUrl: emu.url });
       running = child;
       const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-      if (round === 0) activate(dataDir);
+      if (round === 0) activateDevices(dataDir, [VF_NIF, TBAI.nif], DEVICES); // the service team's switch to activa
       db ??= new Database(path.join(dataDir, 'engine.sqlite'), { readonly: true });
       if (round > 0) {
-        await drained(db);
+        await drained(db, 1200); // up to a minute, for a loaded machine
         assertSettled(db, acknowledged, round);
       }
       if (round === KILLS) {
@@ -178,11 +134,7 @@ describe('Four devices and a centralized client issue concurrently in activa, in
           const numero = String(next.get(key) ?? 1);
           next.set(key, Number(numero) + 1);
           try {
-            const res = await fetch(`${info.url}/v1/${regime}/crear`, {
-              method: 'POST',
-              headers: { 'x-api-key': info.key, 'content-type': 'application/json' },
-              body: JSON.stringify(regime === 'verifactu' ? verifactu(name, numero) : ticketbai(name, numero)),
-            });
+            const res = await crear(info, regime, regime === 'verifactu' ? verifactu(name, numero) : ticketbai(name, numero));
             const body = (await res.json()) as { idFactura?: string; code?: string };
             if (res.status !== 200) throw new Error(`${key} ${numero}: ${res.status} ${body.code}`);
             acknowledged.add(body.idFactura!);

@@ -1,20 +1,8 @@
-import { execFile } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-
-const run = promisify(execFile);
-const root = path.resolve(import.meta.dirname, '../../..');
-
-async function admin(dataDir: string, ...args: string[]): Promise<unknown> {
-  const { stdout } = await run(process.execPath, ['--import', 'tsx', path.join(root, 'engine/src/bin/admin.ts'), ...args], {
-    cwd: root,
-    env: { ...process.env, POS_DATA_DIR: dataDir },
-  });
-  return JSON.parse(stdout);
-}
+import { admin } from '../../support/admin-cli';
 
 describe('npm run admin -- devices phase|list: the service team sets the phase, support staff read the devices', () => {
   it('sets the phase of an issuer for TEST and LIVE, lists it per environment, refuses a bad phase or NIF', async () => {

@@ -1,21 +1,9 @@
-import { execFile } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { makeTestEngine } from '../../support/engine';
-
-const run = promisify(execFile);
-const root = path.resolve(import.meta.dirname, '../../..');
-
-async function admin(dataDir: string, ...args: string[]): Promise<unknown> {
-  const { stdout } = await run(process.execPath, ['--import', 'tsx', path.join(root, 'engine/src/bin/admin.ts'), ...args], {
-    cwd: root,
-    env: { ...process.env, POS_DATA_DIR: dataDir },
-  });
-  return JSON.parse(stdout);
-}
+import { admin } from '../../support/admin-cli';
 
 describe('npm run admin: accounts, keys, plans, billing state and the declaration', () => {
   it('creates an account and keys, changes plan and billing, rotates and revokes, publishes the declaration', async () => {

@@ -1,22 +1,9 @@
-import { execFile } from 'node:child_process';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { aFacturaF2 } from '../../fixtures/verifactu';
 import { makeTestEngine, type TestEngine } from '../../support/engine';
-
-const run = promisify(execFile);
-const root = path.resolve(import.meta.dirname, '../../..');
-
-/** The admin command line, as an operator runs it while the engine serves: another process. */
-async function admin(dataDir: string, ...args: string[]): Promise<unknown> {
-  const { stdout } = await run(process.execPath, ['--import', 'tsx', path.join(root, 'engine/src/bin/admin.ts'), ...args], {
-    cwd: root,
-    env: { ...process.env, POS_DATA_DIR: dataDir },
-  });
-  return JSON.parse(stdout);
-}
+import { admin } from '../../support/admin-cli';
 
 /** Another connection to the engine's database file (as any other process would open it). */
 function otherConnection(t: TestEngine): BetterSqlite3.Database {

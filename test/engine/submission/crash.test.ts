@@ -1,16 +1,14 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { createInterface } from 'node:readline';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { crear, drained, startEngineProcess } from '../../support/engine-child';
 import { startTestEmulators } from '../../support/emulators';
 import { invalidAeatRepliesIn } from '../../support/xsd';
 
 type Emulators = Awaited<ReturnType<typeof startTestEmulators>>;
-const root = path.resolve(import.meta.dirname, '../../..');
 let emu: Emulators;
 
 beforeAll(async () => {
@@ -21,40 +19,18 @@ beforeAll(async () => {
 });
 afterAll(async () => emu.close());
 
-async function startEngine(dataDir: string): Promise<{ child: ChildProcess; info: { url: string; key: string; nif: string } }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'test/support/engine-process.ts'), dataDir, emu.aeatUrl], {
-    cwd: root,
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const line = await new Promise<string>((resolve, reject) => {
-    createInterface({ input: child.stdout! }).once('line', resolve);
-    child.once('exit', (code) => reject(new Error(`engine exited ${code}`)));
-  });
-  return { child, info: JSON.parse(line) };
-}
-
 function ticket(nif: string, numero: string) {
-  return JSON.stringify({
+  return {
     version: '1.0',
     emisor: { nif, nombre: 'COMERCIAL DEMO SL' },
     cabecera: { serie: 'K', numero, fechaExpedicion: '20-11-2026', tipoFactura: 'F2', descripcion: 'Ticket' },
     detalleDesglose: [{ claveRegimen: '01', calificacionOperacion: 'S1', baseImponible: '10.00', tipoImpositivo: '21', cuotaRepercutida: '2.10' }],
     totales: { cuotaTotal: '2.10', importeTotal: '12.10' },
-  });
+  };
 }
 
 const NIF = 'B12345674';
 const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
-
-/** Waits until every record the engine holds has its final state (the engine keeps filing). */
-async function drained(db: Database.Database): Promise<void> {
-  for (let i = 0; i < 600; i++) {
-    const left = db.prepare('SELECT COUNT(*) AS n FROM registros WHERE estadoEnvioFinal IS NULL').get() as { n: number };
-    if (left.n === 0) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error('the backlog did not drain');
-}
 
 /**
  * What must hold after every restart once the backlog drained; returns how many submissions
@@ -134,12 +110,12 @@ describe('The engine killed with SIGKILL mid-submission, 10 times', () => {
     let resent = 0;
     let db: Database.Database | undefined;
     for (let round = 0; round <= 10; round++) {
-      const { child, info } = await startEngine(dataDir);
+      const { child, info } = await startEngineProcess(dataDir, { aeatUrl: emu.aeatUrl });
       const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
       db ??= new Database(path.join(dataDir, 'engine.sqlite'), { readonly: true });
       if (round > 0) {
         // The restarted engine files what the killed one left, then everything is settled.
-        await drained(db);
+        await drained(db, 600);
         resent = assertSettled(db, acknowledged, round);
       }
       if (round === 10) {
@@ -154,11 +130,7 @@ describe('The engine killed with SIGKILL mid-submission, 10 times', () => {
           await Promise.all(
             batch.map(async (numero) => {
               try {
-                const res = await fetch(`${info.url}/v1/verifactu/crear`, {
-                  method: 'POST',
-                  headers: { 'x-api-key': info.key, 'content-type': 'application/json' },
-                  body: ticket(info.nif, numero),
-                });
+                const res = await crear(info, 'verifactu', ticket(info.nif, numero));
                 if (res.status === 200) acknowledged.add(((await res.json()) as { idFactura: string }).idFactura);
               } catch {
                 // The engine died under this request: it was never acknowledged.
