@@ -6,12 +6,13 @@
  */
 import type { Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { TillAppPage, type ScreenName } from './pages/app.page';
-import { InvoicesPage } from './pages/invoices.page';
-import { SalePage } from './pages/sale.page';
-import { SyncPage } from './pages/sync.page';
-import { launchTill, type Till } from './support/chromium';
+import type { ScreenName, TillAppPage } from './pages/app.page';
+import type { InvoicesPage } from './pages/invoices.page';
+import type { SalePage } from './pages/sale.page';
+import type { SyncPage } from './pages/sync.page';
+import type { Till } from './support/chromium';
 import { ensureUiBuilt, startHeadless, type Headless } from './support/headless';
+import { openTill } from './support/open-till';
 
 /** English UI words and raw engine values that must never reach a Spanish screen. */
 const DENY = [
@@ -53,14 +54,7 @@ async function expectSpanishOnly(screen: ScreenName): Promise<void> {
 beforeAll(async () => {
   ensureUiBuilt();
   server = await startHeadless();
-  till = await launchTill({ locale: 'en-US', timezoneId: 'UTC', viewport: { width: 1366, height: 768 } });
-  page = await till.context.newPage();
-  page.setDefaultTimeout(20_000);
-  app = new TillAppPage(page);
-  sale = new SalePage(page);
-  invoices = new InvoicesPage(page);
-  sync = new SyncPage(page);
-  await app.open(server.keys.panelUrl);
+  ({ till, page, app, sale, invoices, sync } = await openTill(server, { locale: 'en-US', timezoneId: 'UTC', viewport: { width: 1366, height: 768 } }));
 }, 90_000);
 
 afterEach(async (ctx) => {

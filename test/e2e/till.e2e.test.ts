@@ -8,13 +8,14 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { ARTIFACTS, TillAppPage } from './pages/app.page';
-import { InvoicesPage } from './pages/invoices.page';
-import { SalePage } from './pages/sale.page';
-import { SettingsPage } from './pages/settings.page';
-import { SyncPage } from './pages/sync.page';
-import { launchTill, type Till } from './support/chromium';
+import { ARTIFACTS, type TillAppPage } from './pages/app.page';
+import type { InvoicesPage } from './pages/invoices.page';
+import type { SalePage } from './pages/sale.page';
+import type { SettingsPage } from './pages/settings.page';
+import type { SyncPage } from './pages/sync.page';
+import type { Till } from './support/chromium';
 import { ensureUiBuilt, startHeadless, type Headless } from './support/headless';
+import { openTill } from './support/open-till';
 import { decodeQrPng, expectedVerifactuUrl } from './support/qr';
 import { issueBacklog } from './support/backlog';
 import { qrModuleCount, qrSymbolMm } from '../../src-renderer/features/sale/qr-size';
@@ -41,15 +42,7 @@ let f1Numero = '';
 beforeAll(async () => {
   ensureUiBuilt();
   server = await startHeadless();
-  till = await launchTill();
-  page = await till.context.newPage();
-  page.setDefaultTimeout(20_000);
-  app = new TillAppPage(page);
-  sale = new SalePage(page);
-  invoices = new InvoicesPage(page);
-  sync = new SyncPage(page);
-  settings = new SettingsPage(page);
-  await app.open(server.keys.panelUrl);
+  ({ till, page, app, sale, invoices, sync, settings } = await openTill(server));
 }, 90_000);
 
 // A failed step leaves a picture of the screen it failed on.

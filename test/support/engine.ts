@@ -52,23 +52,38 @@ export const NO_LIMITS: LimitsConfig = {
   live: { rps: 1e6, burst: 1e6, monthlyQuota: 1e9 },
 };
 
-export async function makeTestEngine(options: TestEngineOptions = {}): Promise<TestEngine> {
-  const dataDir = options.dataDir ?? mkdtempSync(path.join(tmpdir(), 'engine-test-'));
-  const clock = options.clock ?? new ManualClock(options.now ?? '2026-11-20T10:00:00.000Z');
-  const engine = await createEngine({
+/**
+ * The engine configuration every in-process test starts from: a fixed clock and sequential ids, no
+ * logs, no limits, a known panel token, free ports, the worker driven by hand. `extra` overrides.
+ */
+export function testEngineConfig(dataDir: string, extra: Partial<EngineConfig> = {}): EngineConfig {
+  return {
     dataDir,
-    clock,
+    clock: new ManualClock('2026-11-20T10:00:00.000Z'),
     ids: sequentialIds(),
     logger: silentLogger,
-    limits: options.limits ?? NO_LIMITS,
+    limits: NO_LIMITS,
     panelToken: 'panel-test-token',
     billingPort: 0,
     managePort: 0,
     panelPort: 0,
-    submitAutomatically: options.submitAutomatically ?? false,
-    ...(options.submission ? { submission: options.submission } : {}),
-    ...(options.webhooks ? { webhooks: options.webhooks } : {}),
-  });
+    submitAutomatically: false,
+    ...extra,
+  };
+}
+
+export async function makeTestEngine(options: TestEngineOptions = {}): Promise<TestEngine> {
+  const dataDir = options.dataDir ?? mkdtempSync(path.join(tmpdir(), 'engine-test-'));
+  const clock = options.clock ?? new ManualClock(options.now ?? '2026-11-20T10:00:00.000Z');
+  const engine = await createEngine(
+    testEngineConfig(dataDir, {
+      clock,
+      ...(options.limits ? { limits: options.limits } : {}),
+      submitAutomatically: options.submitAutomatically ?? false,
+      ...(options.submission ? { submission: options.submission } : {}),
+      ...(options.webhooks ? { webhooks: options.webhooks } : {}),
+    }),
+  );
   const seeded = options.seed === false ? undefined : seedDemoAccount(engine.context);
   const keys = { test: seeded?.test ?? '', live: seeded?.live ?? '' };
   const inject = (app: 'billing' | 'manage') => (method: string, url: string, opts: InjectOpts = {}) => {

@@ -6,10 +6,7 @@ import { seedDemoAccount } from '../../../engine/src/account/demo';
 import { configFromEnv } from '../../../engine/src/config';
 import { allowedHostNames } from '../../../engine/src/http/keyed-api';
 import { createEngine, type Engine } from '../../../engine/src/index';
-import { ManualClock } from '../../../engine/src/platform/clock';
-import { sequentialIds } from '../../../engine/src/platform/ids';
-import { silentLogger } from '../../../engine/src/platform/logger';
-import { NO_LIMITS } from '../../support/engine';
+import { testEngineConfig } from '../../support/engine';
 
 describe('POS_ALLOWED_HOSTS: the LAN names of a shared engine, each only with the API’s own port', () => {
   let engine: Engine;
@@ -19,20 +16,7 @@ describe('POS_ALLOWED_HOSTS: the LAN names of a shared engine, each only with th
 
   beforeAll(async () => {
     dataDir = mkdtempSync(path.join(tmpdir(), 'lan-hosts-'));
-    engine = await createEngine({
-      dataDir,
-      clock: new ManualClock('2026-11-20T10:00:00.000Z'),
-      ids: sequentialIds(),
-      logger: silentLogger,
-      limits: NO_LIMITS,
-      panelToken: 'panel-test-token',
-      host: '127.0.0.1',
-      allowedHosts: ['Caja-Principal.local', '192.168.1.10'],
-      billingPort: 0,
-      managePort: 0,
-      panelPort: 0,
-      submitAutomatically: false,
-    });
+    engine = await createEngine(testEngineConfig(dataDir, { host: '127.0.0.1', allowedHosts: ['Caja-Principal.local', '192.168.1.10'] }));
     key = seedDemoAccount(engine.context)?.test ?? '';
     const urls = await engine.start();
     const portOf = (url: string) => new URL(url).port;

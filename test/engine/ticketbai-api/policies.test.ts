@@ -6,12 +6,9 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedDemoAccount } from '../../../engine/src/account/demo';
 import { createEngine, type Engine } from '../../../engine/src/index';
-import { ManualClock } from '../../../engine/src/platform/clock';
-import { sequentialIds } from '../../../engine/src/platform/ids';
-import { silentLogger } from '../../../engine/src/platform/logger';
 import { POLITICAS_FIRMA } from '../../../engine/src/ticketbai/politicas';
 import { verifyTicketBai } from '../../../engine/src/ticketbai/xades';
-import { NO_LIMITS } from '../../support/engine';
+import { testEngineConfig } from '../../support/engine';
 
 const POLITICA_GIPUZKOA = {
   identificador: 'https://www.gipuzkoa.eus/ticketbai/sinadura',
@@ -25,19 +22,7 @@ let key = '';
 
 beforeAll(async () => {
   dataDir = mkdtempSync(path.join(tmpdir(), 'engine-test-'));
-  engine = await createEngine({
-    dataDir,
-    clock: new ManualClock('2026-11-20T10:00:00.000Z'),
-    ids: sequentialIds(),
-    logger: silentLogger,
-    limits: NO_LIMITS,
-    panelToken: 'panel-test-token',
-    billingPort: 0,
-    managePort: 0,
-    panelPort: 0,
-    submitAutomatically: false,
-    ticketbai: { politicasFirma: { gipuzkoa: POLITICA_GIPUZKOA } },
-  });
+  engine = await createEngine(testEngineConfig(dataDir, { ticketbai: { politicasFirma: { gipuzkoa: POLITICA_GIPUZKOA } } }));
   key = seedDemoAccount(engine.context)?.test ?? '';
   const account = engine.context.accounts.listAccounts()[0]!;
   for (const [prov, nif] of Object.entries(ISSUERS)) {
