@@ -149,7 +149,10 @@ describe('POST …/firmar {pdf, certificado (PKCS#12 base64), password}', () => 
 
   it('a new signature while firmado keeps firmado until it completes; the old document is replaced', async () => {
     let pdf = await generar();
-    await firmar({ pdf: pdf.toString('base64'), certificado: REPRESENTANTE_P12(), password: 'secreta' });
+    // The first signature must complete (one CI run under load saw the state still en_firma here).
+    const primera = await firmar({ pdf: pdf.toString('base64'), certificado: REPRESENTANTE_P12(), password: 'secreta' });
+    expect(primera.statusCode, primera.body).toBe(200);
+    expect(await estado()).toMatchObject({ estadoRepresentacion: 'firmado', firmaEnCurso: false });
     t.clock.advance(24 * 3600 * 1000);
     pdf = await generar();
     expect(await estado()).toMatchObject({ estadoRepresentacion: 'firmado', firmaEnCurso: true });
