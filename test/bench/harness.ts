@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import autocannon from 'autocannon';
+import { pacedLoad } from './paced-load';
 
 export interface ServerHandle {
   info: { url: string; key?: string; nif?: string; dataDir?: string; manageUrl?: string };
@@ -71,7 +72,10 @@ export interface LoadOptions {
   body?: (i: number) => string;
   connections?: number;
   seconds?: number;
-  /** Fixed offered load in req/s (for latency at a given rate); saturation when absent. */
+  /**
+   * Fixed offered load in req/s, evenly paced (paced-load.ts), for latency at a given rate;
+   * saturation (autocannon, closed loop) when absent.
+   */
   rate?: number;
   /**
    * Load first run and thrown away (default 1 s), for every server alike: JIT warm-up and
@@ -81,6 +85,24 @@ export interface LoadOptions {
 }
 
 export async function load(options: LoadOptions): Promise<LoadResult> {
+  if (options.rate) {
+    const counter = { next: 0 };
+    const paced = (seconds: number) =>
+      pacedLoad(
+        {
+          url: options.url,
+          method: options.method ?? 'GET',
+          headers: { 'content-type': 'application/json', ...options.headers },
+          body: options.body,
+          rate: options.rate!,
+          seconds,
+          connections: options.connections ?? 50,
+        },
+        counter,
+      );
+    if ((options.warmupSeconds ?? 1) > 0) await paced(options.warmupSeconds ?? 1);
+    return paced(options.seconds ?? 5);
+  }
   let counter = 0;
   const run = (duration: number) => autocannon({
     url: options.url,
@@ -88,7 +110,6 @@ export async function load(options: LoadOptions): Promise<LoadResult> {
     headers: { 'content-type': 'application/json', ...options.headers },
     connections: options.connections ?? 50,
     duration,
-    ...(options.rate ? { overallRate: options.rate } : {}),
     ...(options.body
       ? {
           requests: [

@@ -12,6 +12,7 @@ import {
 import { BackgroundCheckpointer } from './checkpointer';
 import { migrations } from './migrations';
 import type { Tables } from './schema';
+import { WalSync } from './wal-sync';
 
 type Param = string | number | bigint | Buffer | Uint8Array | null;
 
@@ -39,11 +40,16 @@ export class Database {
   private readonly statements = new Map<string, BetterSqlite3.Statement>();
   private commitHooks: (() => void)[] | null = null;
   private readonly checkpointer = new BackgroundCheckpointer();
+  /** Absent for an in-memory database, which has no file to make durable. */
+  private readonly walSync: WalSync | undefined;
+  private readonly syncNormal: BetterSqlite3.Statement;
+  private readonly syncFull: BetterSqlite3.Statement;
 
   constructor(readonly file: string) {
     if (file !== ':memory:') mkdirSync(path.dirname(file), { recursive: true });
     this.sqlite = new BetterSqlite3(file);
-    // An acknowledged invoice must be on disk: WAL with a full fsync on every commit.
+    // An acknowledged invoice must be on disk: WAL with a full fsync on every commit (issuing's
+    // group commit fsyncs too, off the event loop: transactionDurableLater).
     this.sqlite.pragma('journal_mode = WAL');
     this.sqlite.pragma('synchronous = FULL');
     this.sqlite.pragma('foreign_keys = ON');
@@ -51,6 +57,9 @@ export class Database {
     // Checkpoints run on a background thread (startBackgroundCheckpoints), not inside a COMMIT.
     if (file !== ':memory:') this.sqlite.pragma('wal_autocheckpoint = 0');
     this.kysely = new Kysely<Tables>({ dialect: new SqliteDialect({ database: this.sqlite }) });
+    this.syncNormal = this.sqlite.prepare('PRAGMA synchronous = NORMAL');
+    this.syncFull = this.sqlite.prepare('PRAGMA synchronous = FULL');
+    this.walSync = file === ':memory:' ? undefined : new WalSync(`${file}-wal`);
   }
 
   static open(dataDir: string): Database {
@@ -133,6 +142,38 @@ export class Database {
     }
   }
 
+  /**
+   * `transaction` whose commit is made durable off the event loop: COMMIT writes the WAL without
+   * fsync (synchronous=NORMAL for this one transaction) and `durable` resolves once WalSync's fsync
+   * of the WAL has returned; the onCommit hooks run only then. Until `durable` resolves nothing
+   * may be acknowledged or sent to an authority on the strength of this commit. Every other
+   * transaction keeps synchronous=FULL.
+   */
+  transactionDurableLater<T>(fn: () => T): { result: T; durable: Promise<void> } {
+    if (!this.walSync || this.sqlite.inTransaction) return { result: this.transaction(fn), durable: Promise.resolve() };
+    this.commitHooks = [];
+    let hooks: (() => void)[];
+    let result: T;
+    this.syncNormal.run();
+    try {
+      result = this.sqlite.transaction(fn).immediate();
+      hooks = this.commitHooks;
+    } finally {
+      this.commitHooks = null;
+      this.syncFull.run();
+    }
+    const durable = this.walSync.flush();
+    durable.then(() => {
+      for (const hook of hooks) hook();
+    }, () => {});
+    return { result, durable };
+  }
+
+  /** Resolves once every commit so far is on disk (see transactionDurableLater). */
+  whenDurable(): Promise<void> {
+    return this.walSync?.whenDurable() ?? Promise.resolve();
+  }
+
   /** Work that must happen only once the current transaction is durable (waking workers). */
   onCommit(fn: () => void): void {
     if (this.commitHooks) this.commitHooks.push(fn);
@@ -146,6 +187,7 @@ export class Database {
 
   async close(): Promise<void> {
     await this.checkpointer.stop();
+    await this.walSync?.close();
     this.statements.clear();
     if (this.sqlite.open) this.sqlite.close();
   }

@@ -10,6 +10,7 @@ import type { ErrorBody } from '../../../src-shared/api/common';
 import type { IdGenerator } from '../platform/ids';
 import type { Logger } from '../platform/logger';
 import { EngineError, GatewayForbidden } from './errors';
+import { WalSyncError } from '../db/wal-sync';
 import { openApiTransform } from './openapi';
 import { problemsFromValidation } from './validation-errors';
 
@@ -243,6 +244,15 @@ function sendError(error: FastifyError, request: FastifyRequest, reply: FastifyR
       .code(503)
       .header('retry-after', '30')
       .send({ code: 'STORAGE_FULL', message: 'No queda espacio para guardar en el equipo; no se ha guardado nada. Libere espacio y reintente' });
+  }
+  if (error instanceof WalSyncError) {
+    // The commit may not be on disk: not acknowledged. Issuing stays refused until a restart lets
+    // SQLite recover from what the disk holds (a retry then finds the invoice or issues it anew).
+    logger.error('write-ahead log fsync failed', { requestId: request.id, url: request.url, error: error.message });
+    return reply
+      .code(503)
+      .header('retry-after', '60')
+      .send({ code: 'STORAGE_ERROR', message: 'El equipo no ha podido asegurar el guardado en disco; reinicie el motor y reintente' });
   }
   logger.error(isResponseSerializationError(error) ? 'response failed its schema' : 'unhandled error', {
     requestId: request.id,

@@ -10,7 +10,9 @@ interface Pending {
  * Group commit: issuing requests that arrive together share one SQLite transaction and so one
  * fsync (synchronous=FULL caps one-commit-per-request at a few thousand a second). Each request
  * runs in its own savepoint, so one failing request rolls back alone; every promise settles only
- * after the shared COMMIT, so a 200 is never sent for work that is not on disk.
+ * once the shared COMMIT is on disk, so a 200 is never sent for work that is not. The fsync runs
+ * off the event loop (Database.transactionDurableLater): while it runs, the next requests are
+ * parsed, validated, chained and committed, and share the next fsync.
  */
 export class GroupCommit {
   private queue: Pending[] = [];
@@ -40,8 +42,9 @@ export class GroupCommit {
       setImmediate(() => this.flush());
     }
     const outcomes: ({ ok: true; value: unknown } | { ok: false; error: unknown })[] = [];
+    let durable: Promise<void>;
     try {
-      this.db.transaction(() => {
+      ({ durable } = this.db.transactionDurableLater(() => {
         for (const item of batch) {
           try {
             outcomes.push({ ok: true, value: this.db.transaction(item.work) });
@@ -52,15 +55,19 @@ export class GroupCommit {
             outcomes.push({ ok: false, error });
           }
         }
-      });
+      }));
     } catch (error) {
       for (const item of batch) item.reject(error);
       return;
     }
-    batch.forEach((item, i) => {
-      const outcome = outcomes[i];
-      if (outcome?.ok) item.resolve(outcome.value);
-      else item.reject(outcome?.error);
-    });
+    const settle = () =>
+      batch.forEach((item, i) => {
+        const outcome = outcomes[i];
+        if (outcome?.ok) item.resolve(outcome.value);
+        else item.reject(outcome?.error);
+      });
+    // Every answer waits for the fsync, refusals and replays too: a 409 or a repeated answer may
+    // rest on an earlier batch's commit that is still being fsynced.
+    durable.then(settle, (error: unknown) => batch.forEach((item) => item.reject(error)));
   }
 }

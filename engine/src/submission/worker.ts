@@ -338,6 +338,9 @@ export class SubmissionWorker {
       if (before.intentos === 0) this.setEstadoEnvio(batch.id, 'en_cola', nowIso);
     });
     try {
+      // Its records were read from commits that may still be in their fsync (issuing's group
+      // commit): nothing leaves for the authority before it is on disk here.
+      await this.db.whenDurable();
       const sent = await adapter.send(batch.entorno, batch.peticion, onWritten);
       const records = this.outgoing(before);
       return { kind: 'answered', outcome: adapter.interpret(sent, records), raw: sent.body, records: records.length };

@@ -1,0 +1,202 @@
+// Issuing's commits are made durable off the event loop (db/wal-sync.ts): COMMIT writes the WAL
+// without fsync, the fsync runs on libuv's thread pool, and nothing is acknowledged, woken or sent
+// to an authority before it returns. fs.fsync is wrapped here so the tests can hold it, count it
+// and make it fail.
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+
+const fsyncControl = vi.hoisted(() => ({
+  calls: 0,
+  held: [] as (() => void)[],
+  hold: false,
+  failWith: null as NodeJS.ErrnoException | null,
+}));
+
+vi.mock('node:fs', async (importOriginal) => {
+  const real = await importOriginal<typeof import('node:fs')>();
+  const fsync = (fd: number, callback: (error: NodeJS.ErrnoException | null) => void) => {
+    fsyncControl.calls++;
+    const run = () => {
+      if (fsyncControl.failWith) callback(fsyncControl.failWith);
+      else real.fsync(fd, callback);
+    };
+    if (fsyncControl.hold) fsyncControl.held.push(run);
+    else run();
+  };
+  return { ...real, default: { ...real, fsync }, fsync };
+});
+
+const { Database } = await import('../../../engine/src/db/database');
+const { WalSync, WalSyncError } = await import('../../../engine/src/db/wal-sync');
+const { makeTestEngine } = await import('../../support/engine');
+
+const releaseHeld = () => {
+  const held = fsyncControl.held.splice(0);
+  for (const run of held) run();
+};
+const settled = async (promise: Promise<unknown>) => {
+  let done = false;
+  void promise.then(
+    () => (done = true),
+    () => (done = true),
+  );
+  await new Promise((r) => setTimeout(r, 20));
+  return done;
+};
+
+beforeEach(() => {
+  Object.assign(fsyncControl, { calls: 0, held: [], hold: false, failWith: null });
+});
+
+describe('WalSync: one fsync covers every commit written before it started', () => {
+  let db: InstanceType<typeof Database>;
+  beforeEach(async () => {
+    db = Database.open(mkdtempSync(path.join(tmpdir(), 'walsync-')));
+    await db.migrate();
+  });
+  afterEach(async () => {
+    fsyncControl.hold = false;
+    releaseHeld();
+    await db.close();
+  });
+
+  it('flushes asked for while one runs share the next fsync; whenDurable waits for it', async () => {
+    const sync = new WalSync(`${db.file}-wal`);
+    fsyncControl.hold = true;
+    const first = sync.flush();
+    const second = sync.flush();
+    const third = sync.flush();
+    expect(fsyncControl.calls).toBe(1);
+    const durable = sync.whenDurable();
+    releaseHeld(); // the first fsync returns; the second starts for the two that came during it
+    await first;
+    expect(fsyncControl.calls).toBe(2);
+    expect(await settled(second)).toBe(false);
+    expect(await settled(durable)).toBe(false);
+    releaseHeld();
+    await Promise.all([second, third, durable]);
+    expect(fsyncControl.calls).toBe(2);
+    await expect(sync.whenDurable()).resolves.toBeUndefined(); // idle: nothing to wait for
+    await sync.close();
+  });
+
+  it('a failed fsync is final: that flush, the queued ones and every later one reject', async () => {
+    const sync = new WalSync(`${db.file}-wal`);
+    fsyncControl.hold = true;
+    const first = sync.flush();
+    const queued = sync.flush();
+    fsyncControl.failWith = Object.assign(new Error('EIO: i/o error, fsync'), { code: 'EIO' });
+    releaseHeld();
+    await expect(first).rejects.toBeInstanceOf(WalSyncError);
+    await expect(queued).rejects.toBeInstanceOf(WalSyncError);
+    fsyncControl.failWith = null;
+    fsyncControl.hold = false;
+    await expect(sync.flush()).rejects.toThrow('fsync of the write-ahead log failed: EIO');
+    await expect(sync.whenDurable()).rejects.toBeInstanceOf(WalSyncError);
+    await sync.close();
+  });
+});
+
+describe('Database.transactionDurableLater', () => {
+  let db: InstanceType<typeof Database>;
+  beforeEach(async () => {
+    db = Database.open(mkdtempSync(path.join(tmpdir(), 'durable-')));
+    await db.migrate();
+  });
+  afterEach(async () => {
+    fsyncControl.hold = false;
+    releaseHeld();
+    await db.close();
+  });
+
+  it('commits at once, runs onCommit hooks only after the fsync, and leaves synchronous=FULL', async () => {
+    fsyncControl.hold = true;
+    const calls: string[] = [];
+    const { result, durable } = db.transactionDurableLater(() => {
+      db.run(db.kysely.insertInto('settings').values({ key: 'k', value: 'v' }));
+      db.onCommit(() => calls.push('woken'));
+      return 'done';
+    });
+    expect(result).toBe('done');
+    // Committed (another connection sees it), not yet durable, nobody woken.
+    const other = new BetterSqlite3(db.file, { readonly: true });
+    expect(other.prepare("SELECT value FROM settings WHERE key = 'k'").get()).toEqual({ value: 'v' });
+    other.close();
+    expect(db.sqlite.pragma('synchronous', { simple: true })).toBe(2);
+    expect(await settled(durable)).toBe(false);
+    expect(calls).toEqual([]);
+    expect(await settled(db.whenDurable())).toBe(false);
+    releaseHeld();
+    await durable;
+    expect(calls).toEqual(['woken']);
+    await expect(db.whenDurable()).resolves.toBeUndefined();
+  });
+
+  it('an in-memory database has nothing to fsync: durable at once', async () => {
+    const memory = new Database(':memory:');
+    await memory.migrate();
+    const { durable } = memory.transactionDurableLater(() => memory.run(memory.kysely.insertInto('settings').values({ key: 'm', value: '1' })));
+    await expect(durable).resolves.toBeUndefined();
+    expect(fsyncControl.calls).toBe(0);
+    await memory.close();
+  });
+});
+
+const factura = (nif: string, numero: string) => ({
+  version: '1.0',
+  emisor: { nif, nombre: 'COMERCIAL DEMO SL' },
+  cabecera: { serie: 'W', numero, fechaExpedicion: '20-11-2026', tipoFactura: 'F2', descripcion: 'Venta' },
+  detalleDesglose: [{ claveRegimen: '01', calificacionOperacion: 'S1', baseImponible: '10.00', tipoImpositivo: '21', cuotaRepercutida: '2.10' }],
+  totales: { cuotaTotal: '2.10', importeTotal: '12.10' },
+});
+
+describe('Issuing answers only once its commit is on disk', () => {
+  it('crear is answered after the fsync returns, never before; a replay waits too', async () => {
+    const t = await makeTestEngine({ now: '2026-11-20T10:00:00.000Z' });
+    try {
+      fsyncControl.hold = true;
+      const answer = t.billing('POST', '/v1/verifactu/crear', { body: factura(t.nifEmisor, '1') });
+      await vi.waitFor(() => expect(fsyncControl.held.length).toBe(1));
+      expect(await settled(answer)).toBe(false);
+      // Stored (committed) while the fsync runs, but not acknowledged.
+      expect(t.engine.context.db.sqlite.prepare("SELECT COUNT(*) AS n FROM invoices WHERE numero = '1'").get()).toEqual({ n: 1 });
+      const replay = t.billing('POST', '/v1/verifactu/crear', { body: factura(t.nifEmisor, '1') });
+      expect(await settled(replay)).toBe(false);
+      fsyncControl.hold = false;
+      releaseHeld();
+      expect((await answer).statusCode).toBe(200);
+      const repeated = await replay;
+      expect(repeated.statusCode).toBe(200);
+      expect(repeated.json().yaExistente).toBe(true);
+    } finally {
+      fsyncControl.hold = false;
+      releaseHeld();
+      await t.close();
+    }
+  });
+
+  it('a failed fsync answers 503 STORAGE_ERROR, and the worker sends nothing to the authority', async () => {
+    const t = await makeTestEngine({ now: '2026-11-20T10:00:00.000Z' });
+    try {
+      fsyncControl.failWith = Object.assign(new Error('EIO: i/o error, fsync'), { code: 'EIO' });
+      const res = await t.billing('POST', '/v1/verifactu/crear', { body: factura(t.nifEmisor, '2') });
+      expect(res.statusCode).toBe(503);
+      expect(res.json()).toMatchObject({ code: 'STORAGE_ERROR' });
+      expect(res.headers['retry-after']).toBe('60');
+      // Issuing stays refused (the failure is final until a restart).
+      fsyncControl.failWith = null;
+      const again = await t.billing('POST', '/v1/verifactu/crear', { body: factura(t.nifEmisor, '3') });
+      expect(again.statusCode).toBe(503);
+      // The committed-but-unsynced record is never filed: the worker stops before the wire.
+      await t.engine.context.submissions.tick();
+      const batches = t.engine.context.db.sqlite.prepare('SELECT ultimoError FROM submission_batches').all() as { ultimoError: string | null }[];
+      expect(batches.length).toBeGreaterThan(0);
+      for (const b of batches) expect(b.ultimoError).toContain('fsync of the write-ahead log failed');
+    } finally {
+      await t.close();
+    }
+  });
+});
