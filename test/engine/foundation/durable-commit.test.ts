@@ -5,6 +5,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import type * as NodeFs from 'node:fs';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 
@@ -16,7 +17,7 @@ const fsyncControl = vi.hoisted(() => ({
 }));
 
 vi.mock('node:fs', async (importOriginal) => {
-  const real = await importOriginal<typeof import('node:fs')>();
+  const real = await importOriginal<typeof NodeFs>();
   const fsync = (fd: number, callback: (error: NodeJS.ErrnoException | null) => void) => {
     fsyncControl.calls++;
     const run = () => {
