@@ -3,7 +3,7 @@
  * better-sqlite3 update throughput measured in the same run. The backlog is issued through the
  * real issuing path in process (no HTTP), with the emulator down-free and the worker stopped.
  */
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
@@ -36,6 +36,17 @@ function rawUpdateRate(rows: number): number {
   return Math.round((rows * 1000) / ms);
 }
 
+/** utime + stime of a process (all its threads) in ms, from /proc/<pid>/stat (clock ticks of 10 ms). */
+function processCpuMs(pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return undefined;
+  }
+}
+
 /** The authority is another machine: the emulator runs in its own process, as `npm run emulators`. */
 async function startEmulatorProcess(dataDir: string) {
   const root = path.resolve(import.meta.dirname, '../..');
@@ -49,11 +60,14 @@ async function startEmulatorProcess(dataDir: string) {
     child.once('exit', (code) => reject(new Error(`emulators exited ${code}`)));
   });
   const aeatUrl = first.slice(first.indexOf('http'));
+  const pid = child.pid;
   const url = new URL(aeatUrl).origin;
   return {
     aeatUrl,
     addTaxpayer: (t: { nif: string; nombre: string; estado: 'alta' }) =>
       fetch(`${url}/__control/census`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(t) }),
+    /** CPU milliseconds the emulator process has used (every thread), from /proc; undefined elsewhere. */
+    cpuMs: () => (pid === undefined ? undefined : processCpuMs(pid)),
     countRecords: async () => ((await (await fetch(`${url}/__control/ledger/summary`)).json()) as { records: number }).records,
     close: () => new Promise<void>((resolve) => {
       child.once('exit', () => resolve());
@@ -100,10 +114,16 @@ export async function benchDrain(records = Number(process.env.BENCH_DRAIN_RECORD
     );
   }
   const issueMs = performance.now() - t0;
+  // CPU per 1,000 records on each side tells which one bounds the drain, whatever the neighbours do.
+  const engineCpu0 = process.cpuUsage();
+  const emulatorCpu0 = emulators.cpuMs();
   const t1 = performance.now();
   const left = () => (ctx.db.sqlite.prepare('SELECT COUNT(*) AS n FROM submission_jobs').get() as { n: number }).n;
   while (left() > 0) await ctx.submissions.drainDue();
   const drainMs = performance.now() - t1;
+  const engineCpu = process.cpuUsage(engineCpu0);
+  const emulatorCpu1 = emulators.cpuMs();
+  const perThousand = (ms: number) => Math.round((ms * 1000) / records);
   const filed = await emulators.countRecords();
   await engine.stop();
   await emulators.close();
@@ -113,6 +133,9 @@ export async function benchDrain(records = Number(process.env.BENCH_DRAIN_RECORD
     filedInLedger: filed,
     issuedInProcessPerSecond: Math.round((records * 1000) / issueMs),
     drainRecordsPerSecond: Math.round((records * 1000) / drainMs),
+    /** CPU ms per 1,000 records filed: the engine process (main thread and helpers) and the AEAT emulator process. */
+    engineCpuMsPer1000: perThousand((engineCpu.user + engineCpu.system) / 1000),
+    ...(emulatorCpu0 !== undefined && emulatorCpu1 !== undefined ? { emulatorCpuMsPer1000: perThousand(emulatorCpu1 - emulatorCpu0) } : {}),
     rawSqliteUpdatesPerSecond: rawUpdateRate(records),
   };
 }

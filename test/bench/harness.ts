@@ -5,7 +5,8 @@ import autocannon from 'autocannon';
 import { pacedLoad } from './paced-load';
 
 export interface ServerHandle {
-  info: { url: string; key?: string; nif?: string; dataDir?: string; manageUrl?: string };
+  /** `devices`: the tills registered in phase `activa` (mode `engine-devices`; empty otherwise). */
+  info: { url: string; key?: string; nif?: string; dataDir?: string; manageUrl?: string; devices?: string[] };
   stop(): Promise<void>;
 }
 
@@ -35,7 +36,7 @@ export async function coldStart(mode: 'echo' | 'engine', path: string, method: '
 }
 
 /** Starts `server-process.ts <mode>` and waits for its first line. */
-export async function startServer(mode: 'echo' | 'engine', extra: string[] = []): Promise<ServerHandle> {
+export async function startServer(mode: 'echo' | 'engine' | 'engine-devices', extra: string[] = []): Promise<ServerHandle> {
   const child: ChildProcess = spawn(
     process.execPath,
     ['--import', 'tsx', path.join(here, 'server-process.ts'), mode, ...extra],

@@ -1,7 +1,10 @@
 /**
  * A server under measurement, in its own process so the load generator does not share its core.
  * `echo`: a bare node:http JSON echo (the baseline). `engine`: the engine with a fresh data dir,
- * limits raised, a demo account. Prints one JSON line with what the bench needs, then serves.
+ * limits raised, a demo account. `engine-devices`: the same with both issuers (the demo VeriFactu
+ * company and the Gipuzkoa TicketBAI one) in phase `activa` and four tills registered in TEST, so
+ * each request can take one of four device chains. Prints one JSON line with what the bench
+ * needs, then serves.
  */
 import { mkdtempSync } from 'node:fs';
 import http from 'node:http';
@@ -10,6 +13,19 @@ import path from 'node:path';
 import { seedDemoAccount } from '../../engine/src/account/demo';
 import { createEngine } from '../../engine/src/index';
 import { silentLogger } from '../../engine/src/platform/logger';
+import type { Account } from '../../engine/src/account/store';
+import type { EngineContext } from '../../engine/src/context';
+
+const BENCH_DEVICES = ['tpv-1', 'tpv-2', 'tpv-3', 'tpv-4'];
+
+/** Phase `activa` and the four tills, through the engine's own device service (as the panel and a till would). */
+function registerBenchDevices(ctx: EngineContext, account: Account, nifs: string[]): string[] {
+  for (const nif of nifs) {
+    ctx.devices.setPhase(account.id, nif, 'activa');
+    for (const idMaquina of BENCH_DEVICES) ctx.devices.register({ account, entorno: 'test' }, nif, { idMaquina, etiqueta: `Bench ${idMaquina}` });
+  }
+  return BENCH_DEVICES;
+}
 
 const mode = process.argv[2];
 
@@ -30,7 +46,7 @@ if (mode === 'echo') {
     const port = typeof address === 'object' && address ? address.port : 0;
     process.stdout.write(`${JSON.stringify({ url: `http://127.0.0.1:${port}` })}\n`);
   });
-} else if (mode === 'engine') {
+} else if (mode === 'engine' || mode === 'engine-devices') {
   const dataDir = process.argv[3] ?? mkdtempSync(path.join(tmpdir(), 'bench-engine-'));
   const unlimited = { rps: 1e9, burst: 1e9, monthlyQuota: 1e12 };
   const engine = await createEngine({
@@ -47,12 +63,13 @@ if (mode === 'echo') {
   if (account) {
     engine.context.issuers.create({ accountId: account.id, entorno: 'test', nif: 'A58818501', nombre: 'EMISOR GIPUZKOA SL', hacienda: 'tbai-gipuzkoa' });
   }
+  const devices = mode === 'engine-devices' && account ? registerBenchDevices(engine.context, account, [keys?.nifEmisor ?? '', 'A58818501']) : [];
   const urls = await engine.start();
-  process.stdout.write(`${JSON.stringify({ url: urls.billing, manageUrl: urls.manage, key: keys?.test, nif: keys?.nifEmisor, dataDir })}\n`);
+  process.stdout.write(`${JSON.stringify({ url: urls.billing, manageUrl: urls.manage, key: keys?.test, nif: keys?.nifEmisor, dataDir, devices })}\n`);
   process.on('SIGTERM', () => {
     void engine.stop().then(() => process.exit(0));
   });
 } else {
-  process.stderr.write('usage: server-process.ts echo|engine [dataDir]\n');
+  process.stderr.write('usage: server-process.ts echo|engine|engine-devices [dataDir]\n');
   process.exit(2);
 }

@@ -32,7 +32,11 @@ export function testP12(options: TestCertOptions): string {
   const privateKey = key();
   const cert = forge.pki.createCertificate();
   cert.publicKey = forge.pki.setRsaPublicKey(privateKey.n, privateKey.e);
-  cert.serialNumber = `0${forge.util.bytesToHex(forge.random.getBytesSync(8))}`;
+  // A leading 01 keeps the INTEGER positive and minimal whatever the random bytes are. The former
+  // `0` + random hex was not DER when the first random byte was 00 (1 in 256): forge signed
+  // `00 00 …`, the engine's PKCS#12 reader re-encodes it as `00 …`, and the signature no longer
+  // verified ("su emisor … no es una autoridad admitida": the representacion tests' rare 400).
+  cert.serialNumber = `01${forge.util.bytesToHex(forge.random.getBytesSync(8))}`;
   cert.validity.notBefore = options.notBefore ?? new Date('2025-01-01T00:00:00Z');
   cert.validity.notAfter = options.notAfter ?? new Date('2029-01-01T00:00:00Z');
   const subject: forge.pki.CertificateField[] = [
