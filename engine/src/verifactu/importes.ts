@@ -2,7 +2,7 @@
 // computed over the exact text in the XML ("163.00" and "163" hash differently), so every amount
 // is rendered once, here. Choice: always two decimals, no leading zeros, no "+", no "-0.00"
 // ('21' → '21.00', '-5.5' → '-5.50', '007.5' → '7.50'), as AEAT's own examples write them.
-import { Decimal } from 'decimal.js';
+import type { Decimal } from 'decimal.js';
 
 const IMPORTE = /^(-?)(\d{1,12})(?:\.(\d{1,2}))?$/;
 const TIPO = /^(\d{1,3})(?:\.(\d{1,2}))?$/;
@@ -36,9 +36,4 @@ export function tipoCanonico(value: string): string {
   const m = TIPO.exec(value);
   if (m === null) throw new RangeError(`not a rate with at most 3 integer digits and 2 decimals: "${value}"`);
   return render(false, m[1] ?? '0', m[2]);
-}
-
-/** Decimal of a validated amount or rate string. */
-export function dec(value: string): Decimal {
-  return new Decimal(value);
 }
