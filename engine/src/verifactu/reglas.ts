@@ -1103,23 +1103,34 @@ export const REGLAS_VERIFACTU: ReadonlyArray<Pick<Regla, 'codigo' | 'gravedad' |
  */
 export function validarAlta(factura: FacturaVerifactu, ctx: ContextoReglas): ResultadoReglas {
   const v = vista(factura, ctx);
-  const errors: ErrorRegla[] = [];
-  const avisos: string[] = [];
-  const camposConError = new Set<string>();
-  let regla = REGLAS[0] as Regla;
-  // One report function for the whole run (hot path): it reads the rule being checked.
-  const report: Report = (campo, detalle, codigo = regla.codigo) => {
-    if (regla.gravedad === 'aviso') {
-      // Aviso texts name their AEAT code (or legal reference) themselves.
-      avisos.push(campo + ': ' + detalle);
-    } else if (!camposConError.has(campo)) {
-      camposConError.add(campo);
-      errors.push({ campo, codigo, message: `${detalle} (AEAT ${codigo})` });
-    }
-  };
+  const run: Run = { errors: [], avisos: [], regla: REGLAS[0] as Regla };
+  const report = reporter(run);
   for (const r of REGLAS) {
-    regla = r;
+    run.regla = r;
     r.comprobar(v, report);
   }
-  return { errors, avisos };
+  return { errors: run.errors, avisos: run.avisos };
+}
+
+interface Run extends ResultadoReglas {
+  /** The rule being checked. */
+  regla: Regla;
+}
+
+/**
+ * One report function per run (hot path), reading the rule being checked. Returned anonymous from
+ * a factory: a closure bound to a name inside validarAlta would be renamed (Object.defineProperty)
+ * on every call by the keepNames wrapper of tsx, which runs the engine.
+ */
+function reporter(run: Run): Report {
+  return function (campo, detalle, codigo = run.regla.codigo) {
+    if (run.regla.gravedad === 'aviso') {
+      // Aviso texts name their AEAT code (or legal reference) themselves.
+      run.avisos.push(campo + ': ' + detalle);
+      return;
+    }
+    // One error per field: errors are few, a scan beats a Set built on every run.
+    for (const e of run.errors) if (e.campo === campo) return;
+    run.errors.push({ campo, codigo, message: `${detalle} (AEAT ${codigo})` });
+  };
 }
