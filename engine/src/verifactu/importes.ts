@@ -16,12 +16,32 @@ function render(negative: boolean, int: string, frac: string | undefined): strin
   return (negative && !isZero ? '-' : '') + intPart + '.' + fracPart;
 }
 
+/** `value` is already canonical: -?(0|[1-9]\d{0,11})\.\d\d and not a signed zero. */
+function esCanonico(value: string): boolean {
+  const n = value.length;
+  const start = value.charCodeAt(0) === 45 ? 1 : 0; // '-'
+  const punto = n - 3;
+  const digitosEnteros = punto - start;
+  if (digitosEnteros < 1 || digitosEnteros > 12 || value.charCodeAt(punto) !== 46) return false;
+  if (digitosEnteros > 1 && value.charCodeAt(start) === 48) return false; // leading zero
+  let cero = true;
+  for (let i = start; i < n; i++) {
+    if (i === punto) continue;
+    const c = value.charCodeAt(i);
+    if (c < 48 || c > 57) return false;
+    if (c !== 48) cero = false;
+  }
+  return start === 0 || !cero; // "-0.00" is written "0.00"
+}
+
 /**
  * Canonical amount (ImporteSgn12.2): a validated decimal string or a Decimal with at most two
  * decimals. Never rounds: an amount with more decimals is a bug upstream, so it throws.
  */
 export function importeCanonico(value: string | Decimal): string {
   if (typeof value === 'string') {
+    // Tills mostly send amounts already written canonically ("12.10"): no regex, no new string.
+    if (esCanonico(value)) return value;
     // String path: exact and allocation-light, no Decimal needed for already-valid input.
     const m = IMPORTE.exec(value);
     if (m === null) throw new RangeError(`not an amount with at most 12 integer digits and 2 decimals: "${value}"`);
