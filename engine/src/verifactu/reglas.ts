@@ -20,8 +20,8 @@
 // Not checkable locally: census (1109 1110 1121 1154 2001), agreements (1128), chain and hash
 // (2000 2002 2003 2007 2008), AEAT clock (2004), duplicates (3000–3002).
 //
-// Amounts are exact integer cents (centimos.ts), never decimal.js or fractional numbers: the
-// schema fixes their format, so sums and the base × tipo check are integer arithmetic.
+// Amounts are exact bigint cents (centimos.ts), never a JS number: the schema fixes their format,
+// so sums and the base × tipo check are integer arithmetic.
 import type { DetalleDesglose, FacturaVerifactu, IdOtro, Persona, TipoFactura } from '../../../src-shared/api/verifactu';
 import { centesimas, centimos, excesoCuota, textoCentimos, textoCuotaEsperada } from './centimos';
 
@@ -56,9 +56,9 @@ interface Linea {
   /** Impuesto 01, 03 or absent: the rules AEAT scopes to "IVA, IGIC o no se cumplimenta". */
   ivaOIgic: boolean;
   /** Amounts in cents. */
-  base: number;
-  cuota: number | undefined;
-  cuotaRecargo: number | undefined;
+  base: bigint;
+  cuota: bigint | undefined;
+  cuotaRecargo: bigint | undefined;
   /** Rates in hundredths of a percent (21 % → 2100), so they compare as integers. */
   tipo: number | undefined;
   tipoRecargo: number | undefined;
@@ -81,16 +81,16 @@ interface Vista {
   conExenta: boolean;
   conRecargo: boolean;
   conOtroImpuesto: boolean;
-  // Sums in cents: exact safe integers (centimos.ts).
+  // Sums in cents.
   /** Σ(BaseImponibleOimporteNoSujeto + CuotaRepercutida), the F2 limit's sum (1150). */
-  sumaBaseCuota: number;
+  sumaBaseCuota: bigint;
   /** Σ(CuotaRepercutida + CuotaRecargoEquivalencia), CuotaTotal's sum (2006). */
-  sumaCuotas: number;
+  sumaCuotas: bigint;
   /** Σ(Base + CuotaRepercutida + CuotaRecargoEquivalencia), ImporteTotal's sum (2005). */
-  sumaTotal: number;
+  sumaTotal: bigint;
   /** totales.cuotaTotal and totales.importeTotal in cents. */
-  cuotaTotal: number;
-  importeTotal: number;
+  cuotaTotal: bigint;
+  importeTotal: bigint;
 }
 
 /** `dd-mm-aaaa` → yyyymmdd as an integer, so dates compare with < and >. */
@@ -116,9 +116,9 @@ function vista(f: FacturaVerifactu, ctx: ContextoReglas): Vista {
   let conExenta = false;
   let conRecargo = false;
   let conOtroImpuesto = false;
-  let bases = 0;
-  let cuotas = 0;
-  let recargos = 0;
+  let bases = 0n;
+  let cuotas = 0n;
+  let recargos = 0n;
   const detalle = f.detalleDesglose;
   const lineas: Linea[] = [];
   for (let i = 0; i < detalle.length; i++) {
@@ -186,16 +186,16 @@ interface Regla {
 const CON_DESTINATARIO: ReadonlySet<TipoFactura> = new Set(['F1', 'F3', 'R1', 'R2', 'R3', 'R4']);
 const SIN_DESTINATARIO: ReadonlySet<TipoFactura> = new Set(['F2', 'R5']);
 /** AEAT's tolerance on totals, 10,00 €, in cents. */
-const DIEZ_EUROS = 1000;
+const DIEZ_EUROS = 1000n;
 const TIPOS_IVA = new Set([0, 200, 400, 500, 750, 1000, 2100]);
 const TIPOS_RECARGO = new Set([0, 26, 50, 62, 100, 140, 175, 520]);
 /** Keys for which AEAT does not check ImporteTotal against the desglose (§3.1.3.17). */
 const SIN_CONTROL_IMPORTE_TOTAL = ['03', '05', '06', '08', '09'] as const;
 const CAMPOS_CUOTA = ['tipoImpositivo', 'cuotaRepercutida', 'tipoRecargoEquivalencia', 'cuotaRecargoEquivalencia'] as const;
 // In cents.
-const LIMITE_F2_RD = 400_00;
-const LIMITE_F2 = 3000_00;
-const LIMITE_F2_AEAT = 3010_00; // 3000.00 plus AEAT's 10.00 margin
+const LIMITE_F2_RD = 400_00n;
+const LIMITE_F2 = 3000_00n;
+const LIMITE_F2_AEAT = 3010_00n; // 3000.00 plus AEAT's 10.00 margin
 
 function fmtFecha(n: number): string {
   const s = String(n);
@@ -776,7 +776,7 @@ const REGLAS: readonly Regla[] = [
       for (const l of v.lineas) {
         if (l.d.calificacionOperacion !== 'S2') continue;
         if (l.tipo !== 0) report(`${l.campo}.tipoImpositivo`, 'S2 (reverse charge) needs tipoImpositivo "0"');
-        if (l.cuota !== 0) {
+        if (l.cuota !== 0n) {
           report(`${l.campo}.cuotaRepercutida`, 'S2 (reverse charge) needs cuotaRepercutida "0"');
         }
       }
@@ -847,7 +847,7 @@ const REGLAS: readonly Regla[] = [
     regla: 'La CuotaRepercutida solo podrá ser distinta de 0 si CalificacionOperacion es S1',
     comprobar(v, report) {
       for (const l of v.lineas) {
-        if (l.d.calificacionOperacion !== 'S1' && l.cuota !== undefined && l.cuota !== 0) {
+        if (l.d.calificacionOperacion !== 'S1' && l.cuota !== undefined && l.cuota !== 0n) {
           report(`${l.campo}.cuotaRepercutida`, 'a non-zero cuotaRepercutida needs calificacionOperacion S1');
         }
       }
@@ -874,7 +874,7 @@ const REGLAS: readonly Regla[] = [
       for (const l of v.lineas) {
         if (l.d.calificacionOperacion !== 'S1' || l.cuota === undefined) continue;
         // Zero has no sign here: a zero cuota or base never conflicts.
-        if ((l.cuota < 0 && l.base > 0) || (l.cuota > 0 && l.base < 0)) {
+        if ((l.cuota < 0n && l.base > 0n) || (l.cuota > 0n && l.base < 0n)) {
           report(`${l.campo}.cuotaRepercutida`, 'cuotaRepercutida and baseImponible must have the same sign');
         }
       }
@@ -1019,9 +1019,10 @@ const REGLAS: readonly Regla[] = [
       for (const k of SIN_CONTROL_IMPORTE_TOTAL) if (v.claves.has(k)) return;
       const suma = v.sumaTotal;
       const delta = v.importeTotal - suma;
-      if (delta === 0) return;
-      const diff = textoCentimos(Math.abs(delta));
-      if (Math.abs(delta) > DIEZ_EUROS) {
+      if (delta === 0n) return;
+      const abs = delta < 0n ? -delta : delta;
+      const diff = textoCentimos(abs);
+      if (abs > DIEZ_EUROS) {
         report(
           'totales.importeTotal',
           `AEAT 2005: importeTotal ${v.f.totales.importeTotal} differs by ${diff} from the sum of the desglose (${textoCentimos(suma)}); AEAT accepts the record with errors and it must be corrected (subsanar)`,
@@ -1041,9 +1042,10 @@ const REGLAS: readonly Regla[] = [
     comprobar(v, report) {
       const suma = v.sumaCuotas;
       const delta = v.cuotaTotal - suma;
-      if (delta === 0) return;
-      const diff = textoCentimos(Math.abs(delta));
-      if (Math.abs(delta) > DIEZ_EUROS) {
+      if (delta === 0n) return;
+      const abs = delta < 0n ? -delta : delta;
+      const diff = textoCentimos(abs);
+      if (abs > DIEZ_EUROS) {
         report(
           'totales.cuotaTotal',
           `AEAT 2006: cuotaTotal ${v.f.totales.cuotaTotal} differs by ${diff} from the sum of the cuotas (${textoCentimos(suma)}); AEAT accepts the record with errors and it must be corrected (subsanar)`,
