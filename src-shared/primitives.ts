@@ -33,13 +33,21 @@ function explainBadAmount(value: string, maxDecimals: number): string {
   return `amount allows at most ${maxDecimals} decimals`;
 }
 
+function amountPattern(maxDecimals: number): RegExp {
+  return new RegExp(`^-?\\d{1,12}(?:\\.\\d{1,${maxDecimals}})?$`);
+}
+
 function decimalAmount(maxDecimals: number) {
-  const re = new RegExp(`^-?\\d{1,12}(?:\\.\\d{1,${maxDecimals}})?$`);
   // Built-in regex check (faster than a custom one on the hot path); the message explains the fault.
-  return stringSchema('amount (a decimal string such as "21.00", never a JSON number)').regex(re, {
+  return stringSchema('amount (a decimal string such as "21.00", never a JSON number)').regex(amountPattern(maxDecimals), {
     error: (issue) => explainBadAmount(String(issue.input), maxDecimals),
   });
 }
+
+/** The pattern of `importe` (also for precompiled validators that must accept exactly what it accepts). */
+export const IMPORTE = amountPattern(2);
+/** The pattern of `porcentaje`. */
+export const PORCENTAJE = /^\d{1,3}(?:\.\d{1,2})?$/;
 
 /** Amount: optional '-', 1–12 integer digits, up to 2 decimals, dot separator ("21", "21.0", "-5.50"). */
 export const importe = decimalAmount(2);
@@ -47,7 +55,7 @@ export const importe = decimalAmount(2);
 export const importe8 = decimalAmount(8);
 
 /** Percentage rate as the XSD's Tipo2.2Type: 1–3 integer digits, up to 2 decimals, never negative. */
-export const porcentaje = stringSchema('rate (a decimal string such as "21.00")').regex(/^\d{1,3}(?:\.\d{1,2})?$/, {
+export const porcentaje = stringSchema('rate (a decimal string such as "21.00")').regex(PORCENTAJE, {
   error: 'rate must be a non-negative decimal string with at most 3 integer digits and 2 decimals (e.g. "21.00")',
 });
 
@@ -69,17 +77,26 @@ export function esFechaReal(dia: number, mes: number, anio: number): boolean {
 
 const FECHA = /^\d{2}-\d{2}-\d{4}$/;
 
+/** True when `dd` `mm` `aaaa` (already matching FECHA) is a real calendar date. */
+function esFechaRealTexto(v: string): boolean {
+  const dia = (v.charCodeAt(0) - 48) * 10 + (v.charCodeAt(1) - 48);
+  const mes = (v.charCodeAt(3) - 48) * 10 + (v.charCodeAt(4) - 48);
+  const anio = (v.charCodeAt(6) - 48) * 1000 + (v.charCodeAt(7) - 48) * 100 + (v.charCodeAt(8) - 48) * 10 + (v.charCodeAt(9) - 48);
+  return esFechaReal(dia, mes, anio);
+}
+
+/** What `fechaDdMmAaaa` accepts. */
+export function esFechaDdMmAaaa(v: string): boolean {
+  return FECHA.test(v) && esFechaRealTexto(v);
+}
+
 /** Invoice date `dd-mm-aaaa`: two-digit day and month, four-digit year, a real calendar date. */
 export const fechaDdMmAaaa = stringSchema('date (dd-mm-aaaa)')
   // The pattern check aborts, so a malformed date gets one message, not two.
   .regex(FECHA, { error: 'date must be dd-mm-aaaa (e.g. "05-03-2026")', abort: true })
   .check((ctx) => {
     const v = ctx.value;
-    const n = (i: number) => v.charCodeAt(i) - 48;
-    const dia = n(0) * 10 + n(1);
-    const mes = n(3) * 10 + n(4);
-    const anio = n(6) * 1000 + n(7) * 100 + n(8) * 10 + n(9);
-    if (!esFechaReal(dia, mes, anio)) {
+    if (!esFechaRealTexto(v)) {
       ctx.issues.push({ code: 'custom', message: `${v} is not a calendar date`, input: v });
     }
   });
@@ -116,6 +133,11 @@ function explainBadTexto(value: string, max: number): string | null {
   return `contains the already-encoded entity "${entidad?.[0] ?? ''}": send plain text (e.g. "&", not "&amp;")`;
 }
 
+/** What `textoPlano(max)` accepts. */
+export function esTextoPlano(value: string, max: number): boolean {
+  return explainBadTexto(value, max) === null;
+}
+
 /** Plain text up to `max` characters: no XML/HTML entities (double encoding), no XML-illegal characters. */
 export function textoPlano(max: number) {
   return stringSchema('text').check((ctx) => {
@@ -124,21 +146,27 @@ export function textoPlano(max: number) {
   });
 }
 
+const ASCII_IMPRIMIBLE = /^[\x20-\x7E]+$/;
+
+function explainBadAscii(v: string, max: number): string | null {
+  if (v.length === 0) return 'must not be empty (omit the field instead)';
+  if (v.length > max) return `at most ${max} characters`;
+  if (!ASCII_IMPRIMIBLE.test(v)) return 'only printable ASCII characters (32–126) are allowed';
+  if (ENTIDAD.test(v)) return 'contains an already-encoded entity: send plain text';
+  // The authority trims, so " A" and "A" would be the same invoice there but not here.
+  if (v.charCodeAt(0) === 32 || v.charCodeAt(v.length - 1) === 32) return 'must not start or end with spaces';
+  return null;
+}
+
+/** What `serieFactura` and `numeroFactura` accept (at most 60 characters). */
+export function esAsciiImprimible(v: string, max = 60): boolean {
+  return explainBadAscii(v, max) === null;
+}
+
 function asciiImprimible(what: string, max: number) {
   return stringSchema(what).check((ctx) => {
-    const v = ctx.value;
-    if (v.length === 0) {
-      ctx.issues.push({ code: 'custom', message: 'must not be empty (omit the field instead)', input: v });
-    } else if (v.length > max) {
-      ctx.issues.push({ code: 'custom', message: `at most ${max} characters`, input: v });
-    } else if (!/^[\x20-\x7E]+$/.test(v)) {
-      ctx.issues.push({ code: 'custom', message: 'only printable ASCII characters (32–126) are allowed', input: v });
-    } else if (ENTIDAD.test(v)) {
-      ctx.issues.push({ code: 'custom', message: 'contains an already-encoded entity: send plain text', input: v });
-    } else if (v.trim() !== v) {
-      // The authority trims, so " A" and "A" would be the same invoice there but not here.
-      ctx.issues.push({ code: 'custom', message: 'must not start or end with spaces', input: v });
-    }
+    const message = explainBadAscii(ctx.value, max);
+    if (message !== null) ctx.issues.push({ code: 'custom', message, input: ctx.value });
   });
 }
 
@@ -148,12 +176,14 @@ export const serieFactura = asciiImprimible('serie', 60);
 export const numeroFactura = asciiImprimible('numero', 60);
 
 /** Device / POS / process identifier: 1–64 characters of `A-Za-z0-9._-`. */
-export const idMaquina = stringSchema('idMaquina').regex(/^[A-Za-z0-9._-]{1,64}$/, {
+export const ID_MAQUINA = /^[A-Za-z0-9._-]{1,64}$/;
+export const idMaquina = stringSchema('idMaquina').regex(ID_MAQUINA, {
   error: 'idMaquina must be 1–64 characters of A-Z a-z 0-9 . _ -',
 });
 
 /** Tax ID shape only (9 upper-case letters or digits); the check digit is `nif.ts`'s job. */
-export const nifBasico = stringSchema('nif').regex(/^[A-Z0-9]{9}$/, {
+export const NIF_BASICO = /^[A-Z0-9]{9}$/;
+export const nifBasico = stringSchema('nif').regex(NIF_BASICO, {
   error: 'NIF must be 9 upper-case letters or digits',
 });
 

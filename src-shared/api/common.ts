@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { validateNif } from '../nif';
-import { nifBasico } from '../primitives';
+import { NIF_BASICO, nifBasico } from '../primitives';
 
 export const entornoSchema = z.enum(['test', 'live']);
 export type Entorno = z.infer<typeof entornoSchema>;
@@ -36,10 +36,15 @@ export const gatewayForbiddenSchema = z.object({ message: z.literal('Forbidden')
  */
 export const nifTercero = nifBasico.check((ctx) => {
   // A bad shape already has its issue from nifBasico: one message per fault.
-  if (!/^[A-Z0-9]{9}$/.test(ctx.value)) return;
+  if (!NIF_BASICO.test(ctx.value)) return;
   const r = validateNif(ctx.value);
   if (!r.valid) ctx.issues.push({ code: 'custom', message: `invalid NIF: ${r.reason}`, input: ctx.value });
 });
+
+/** What `nifTercero` accepts. */
+export function esNifTercero(value: string): boolean {
+  return NIF_BASICO.test(value) && validateNif(value).valid;
+}
 
 /** Marker key `parametroConsulta` puts on a required parameter's schema; removed from the document. */
 export const MARCA_OBLIGATORIO = 'x-obligatorio';

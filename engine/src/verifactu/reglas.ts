@@ -19,9 +19,11 @@
 // within AEAT's tolerance and F2 above 400 € (RD 1619/2012 art. 4.1).
 // Not checkable locally: census (1109 1110 1121 1154 2001), agreements (1128), chain and hash
 // (2000 2002 2003 2007 2008), AEAT clock (2004), duplicates (3000–3002).
-import type { Decimal } from 'decimal.js';
+//
+// Amounts are exact bigint cents (centimos.ts), never a JS number: the schema fixes their format,
+// so sums and the base × tipo check are integer arithmetic.
 import type { DetalleDesglose, FacturaVerifactu, IdOtro, Persona, TipoFactura } from '../../../src-shared/api/verifactu';
-import { dec } from './importes';
+import { centesimas, centimos, excesoCuota, textoCentimos, textoCuotaEsperada } from './centimos';
 
 export interface ErrorRegla {
   /** API JSON path of the offending field, e.g. `detalleDesglose[0].cuotaRepercutida`. */
@@ -53,9 +55,10 @@ interface Linea {
   iva: boolean;
   /** Impuesto 01, 03 or absent: the rules AEAT scopes to "IVA, IGIC o no se cumplimenta". */
   ivaOIgic: boolean;
-  base: Decimal;
-  cuota: Decimal | undefined;
-  cuotaRecargo: Decimal | undefined;
+  /** Amounts in cents. */
+  base: bigint;
+  cuota: bigint | undefined;
+  cuotaRecargo: bigint | undefined;
   /** Rates in hundredths of a percent (21 % → 2100), so they compare as integers. */
   tipo: number | undefined;
   tipoRecargo: number | undefined;
@@ -78,27 +81,31 @@ interface Vista {
   conExenta: boolean;
   conRecargo: boolean;
   conOtroImpuesto: boolean;
+  // Sums in cents.
   /** Σ(BaseImponibleOimporteNoSujeto + CuotaRepercutida), the F2 limit's sum (1150). */
-  sumaBaseCuota: Decimal;
+  sumaBaseCuota: bigint;
   /** Σ(CuotaRepercutida + CuotaRecargoEquivalencia), CuotaTotal's sum (2006). */
-  sumaCuotas: Decimal;
+  sumaCuotas: bigint;
   /** Σ(Base + CuotaRepercutida + CuotaRecargoEquivalencia), ImporteTotal's sum (2005). */
-  sumaTotal: Decimal;
+  sumaTotal: bigint;
+  /** totales.cuotaTotal and totales.importeTotal in cents. */
+  cuotaTotal: bigint;
+  importeTotal: bigint;
 }
 
 /** `dd-mm-aaaa` → yyyymmdd as an integer, so dates compare with < and >. */
 function ymd(fecha: string): number {
-  const d = (i: number) => fecha.charCodeAt(i) - 48;
-  return (d(6) * 1000 + d(7) * 100 + d(8) * 10 + d(9)) * 10000 + (d(3) * 10 + d(4)) * 100 + d(0) * 10 + d(1);
+  // Digits read in place (no inner closure: this runs three times per record).
+  return (
+    ((fecha.charCodeAt(6) - 48) * 1000 + (fecha.charCodeAt(7) - 48) * 100 + (fecha.charCodeAt(8) - 48) * 10 + (fecha.charCodeAt(9) - 48)) * 10000 +
+    ((fecha.charCodeAt(3) - 48) * 10 + (fecha.charCodeAt(4) - 48)) * 100 +
+    (fecha.charCodeAt(0) - 48) * 10 +
+    (fecha.charCodeAt(1) - 48)
+  );
 }
 
-/** '7.5' → 750 (hundredths). Input is a validated Tipo2.2 string. */
-function centesimas(tipo: string): number {
-  const dot = tipo.indexOf('.');
-  if (dot < 0) return Number(tipo) * 100;
-  const frac = tipo.slice(dot + 1);
-  return Number(tipo.slice(0, dot)) * 100 + Number(frac.length === 1 ? frac + '0' : frac);
-}
+/** `detalleDesglose[i]` for the 12 lines the schema allows, built once. */
+const CAMPOS_LINEA: readonly string[] = Array.from({ length: 12 }, (_, i) => `detalleDesglose[${i}]`);
 
 function vista(f: FacturaVerifactu, ctx: ContextoReglas): Vista {
   const expedicion = ymd(f.cabecera.fechaExpedicion);
@@ -109,11 +116,13 @@ function vista(f: FacturaVerifactu, ctx: ContextoReglas): Vista {
   let conExenta = false;
   let conRecargo = false;
   let conOtroImpuesto = false;
-  // Sums start from the first value (not from zero): decimal.js work is the bulk of this module.
-  let bases: Decimal | undefined;
-  let cuotas: Decimal | undefined;
-  let recargos: Decimal | undefined;
-  const lineas = f.detalleDesglose.map((d, i): Linea => {
+  let bases = 0n;
+  let cuotas = 0n;
+  let recargos = 0n;
+  const detalle = f.detalleDesglose;
+  const lineas: Linea[] = [];
+  for (let i = 0; i < detalle.length; i++) {
+    const d = detalle[i] as DetalleDesglose;
     if (d.claveRegimen !== undefined) claves.add(d.claveRegimen);
     const c = d.calificacionOperacion;
     if (c === 'S2') conS2 = true;
@@ -123,27 +132,27 @@ function vista(f: FacturaVerifactu, ctx: ContextoReglas): Vista {
     if (d.impuesto === '02' || d.impuesto === '05') conOtroImpuesto = true;
     const l: Linea = {
       d,
-      campo: 'detalleDesglose[' + i + ']',
+      campo: CAMPOS_LINEA[i] ?? 'detalleDesglose[' + i + ']',
       iva: d.impuesto === undefined || d.impuesto === '01',
       ivaOIgic: d.impuesto === undefined || d.impuesto === '01' || d.impuesto === '03',
-      base: dec(d.baseImponible),
-      cuota: d.cuotaRepercutida === undefined ? undefined : dec(d.cuotaRepercutida),
-      cuotaRecargo: d.cuotaRecargoEquivalencia === undefined ? undefined : dec(d.cuotaRecargoEquivalencia),
+      base: centimos(d.baseImponible),
+      cuota: d.cuotaRepercutida === undefined ? undefined : centimos(d.cuotaRepercutida),
+      cuotaRecargo: d.cuotaRecargoEquivalencia === undefined ? undefined : centimos(d.cuotaRecargoEquivalencia),
       tipo: d.tipoImpositivo === undefined ? undefined : centesimas(d.tipoImpositivo),
       tipoRecargo: d.tipoRecargoEquivalencia === undefined ? undefined : centesimas(d.tipoRecargoEquivalencia),
     };
-    bases = bases === undefined ? l.base : bases.plus(l.base);
-    if (l.cuota !== undefined) cuotas = cuotas === undefined ? l.cuota : cuotas.plus(l.cuota);
-    if (l.cuotaRecargo !== undefined) recargos = recargos === undefined ? l.cuotaRecargo : recargos.plus(l.cuotaRecargo);
-    return l;
-  });
-  const sumaBases = bases ?? CERO; // detalleDesglose has at least one line; this is for the types
-  const sumaBaseCuota = cuotas === undefined ? sumaBases : sumaBases.plus(cuotas);
-  const sumaCuotas = recargos === undefined ? (cuotas ?? CERO) : cuotas === undefined ? recargos : cuotas.plus(recargos);
+    bases += l.base;
+    if (l.cuota !== undefined) cuotas += l.cuota;
+    if (l.cuotaRecargo !== undefined) recargos += l.cuotaRecargo;
+    lineas.push(l);
+  }
+  const sumaBaseCuota = bases + cuotas;
   return {
     sumaBaseCuota,
-    sumaCuotas,
-    sumaTotal: recargos === undefined ? sumaBaseCuota : sumaBaseCuota.plus(recargos),
+    sumaCuotas: cuotas + recargos,
+    sumaTotal: sumaBaseCuota + recargos,
+    cuotaTotal: centimos(f.totales.cuotaTotal),
+    importeTotal: centimos(f.totales.importeTotal),
     f,
     tipo: f.cabecera.tipoFactura,
     ctx,
@@ -176,30 +185,17 @@ interface Regla {
 
 const CON_DESTINATARIO: ReadonlySet<TipoFactura> = new Set(['F1', 'F3', 'R1', 'R2', 'R3', 'R4']);
 const SIN_DESTINATARIO: ReadonlySet<TipoFactura> = new Set(['F2', 'R5']);
-const DIEZ_EUROS = dec('10');
-/** 10.00 € scaled by 10 000: 1142 compares cuota × 10 000 with base × rate in hundredths. */
-const DIEZ_EUROS_X10000 = dec('100000');
-const MENOS_DIEZ_EUROS_X10000 = dec('-100000');
-const DIEZ_MIL = dec('10000');
-// Rates take a handful of values: keep their Decimal (in hundredths) instead of converting each time.
-const tiposDecimal = new Map<number, Decimal>();
-function tipoDecimal(centesimasTipo: number): Decimal {
-  let d = tiposDecimal.get(centesimasTipo);
-  if (d === undefined) {
-    d = dec(String(centesimasTipo));
-    if (tiposDecimal.size < 1000) tiposDecimal.set(centesimasTipo, d);
-  }
-  return d;
-}
+/** AEAT's tolerance on totals, 10,00 €, in cents. */
+const DIEZ_EUROS = 1000n;
 const TIPOS_IVA = new Set([0, 200, 400, 500, 750, 1000, 2100]);
 const TIPOS_RECARGO = new Set([0, 26, 50, 62, 100, 140, 175, 520]);
 /** Keys for which AEAT does not check ImporteTotal against the desglose (§3.1.3.17). */
 const SIN_CONTROL_IMPORTE_TOTAL = ['03', '05', '06', '08', '09'] as const;
 const CAMPOS_CUOTA = ['tipoImpositivo', 'cuotaRepercutida', 'tipoRecargoEquivalencia', 'cuotaRecargoEquivalencia'] as const;
-const CERO = dec('0');
-const LIMITE_F2_RD = dec('400');
-const LIMITE_F2 = dec('3000');
-const LIMITE_F2_AEAT = dec('3010'); // 3000.00 plus AEAT's 10.00 margin
+// In cents.
+const LIMITE_F2_RD = 400_00n;
+const LIMITE_F2 = 3000_00n;
+const LIMITE_F2_AEAT = 3010_00n; // 3000.00 plus AEAT's 10.00 margin
 
 function fmtFecha(n: number): string {
   const s = String(n);
@@ -212,12 +208,6 @@ function fmtTipo(c: number): string {
 
 function isRectificativa(t: TipoFactura): boolean {
   return t.charCodeAt(0) === 82; // 'R'
-}
-
-function lineas(v: Vista, scope: 'iva' | 'ivaOIgic' | 'todas', fn: (l: Linea) => void): void {
-  for (const l of v.lineas) {
-    if (scope === 'todas' || l[scope]) fn(l);
-  }
 }
 
 /** CuotaRepercutida is validated against base × tipo except for incremental, R2 and R3 invoices. */
@@ -550,9 +540,10 @@ const REGLAS: readonly Regla[] = [
     gravedad: 'error',
     regla: 'Si Impuesto está vacío o es 01 o 03, ClaveRegimen debe estar cumplimentado',
     comprobar(v, report) {
-      lineas(v, 'ivaOIgic', (l) => {
+      for (const l of v.lineas) {
+        if (!l.ivaOIgic) continue;
         if (l.d.claveRegimen === undefined) report(`${l.campo}.claveRegimen`, 'claveRegimen is required for IVA and IGIC');
-      });
+      }
     },
   },
   {
@@ -561,11 +552,11 @@ const REGLAS: readonly Regla[] = [
     regla: 'ClaveRegimen solo debe estar cumplimentado si Impuesto está vacío o es 01 o 03',
     comprobar(v, report) {
       if (!v.conOtroImpuesto) return;
-      lineas(v, 'todas', (l) => {
+      for (const l of v.lineas) {
         if (!l.ivaOIgic && l.d.claveRegimen !== undefined) {
           report(`${l.campo}.claveRegimen`, `claveRegimen is not allowed for impuesto ${l.d.impuesto ?? ''}`);
         }
-      });
+      }
     },
   },
   {
@@ -574,9 +565,10 @@ const REGLAS: readonly Regla[] = [
     regla: 'ClaveRegimen 21 (régimen simplificado) solo existe para IGIC (lista L8B)',
     comprobar(v, report) {
       if (!v.claves.has('21')) return;
-      lineas(v, 'iva', (l) => {
+      for (const l of v.lineas) {
+        if (!l.iva) continue;
         if (l.d.claveRegimen === '21') report(`${l.campo}.claveRegimen`, 'claveRegimen 21 is only valid for IGIC (impuesto 03)');
-      });
+      }
     },
   },
   {
@@ -585,11 +577,12 @@ const REGLAS: readonly Regla[] = [
     regla: 'Si ClaveRegimen es 02 (exportación), solo puede estar cumplimentado OperacionExenta',
     comprobar(v, report) {
       if (!v.claves.has('02')) return;
-      lineas(v, 'ivaOIgic', (l) => {
+      for (const l of v.lineas) {
+        if (!l.ivaOIgic) continue;
         if (l.d.claveRegimen === '02' && l.d.calificacionOperacion !== undefined) {
           report(`${l.campo}.calificacionOperacion`, 'claveRegimen 02 (export) needs operacionExenta, not calificacionOperacion');
         }
-      });
+      }
     },
   },
   {
@@ -598,12 +591,13 @@ const REGLAS: readonly Regla[] = [
     regla: 'Si ClaveRegimen es 03, CalificacionOperacion sólo puede ser S1',
     comprobar(v, report) {
       if (!v.claves.has('03')) return;
-      lineas(v, 'ivaOIgic', (l) => {
+      for (const l of v.lineas) {
+        if (!l.ivaOIgic) continue;
         const c = l.d.calificacionOperacion;
         if (l.d.claveRegimen === '03' && c !== undefined && c !== 'S1') {
           report(`${l.campo}.calificacionOperacion`, 'claveRegimen 03 (REBU) only allows S1');
         }
-      });
+      }
     },
   },
   {
@@ -612,12 +606,13 @@ const REGLAS: readonly Regla[] = [
     regla: 'Si ClaveRegimen es 04, CalificacionOperacion sólo puede ser S2 o bien OperacionExenta',
     comprobar(v, report) {
       if (!v.claves.has('04')) return;
-      lineas(v, 'ivaOIgic', (l) => {
+      for (const l of v.lineas) {
+        if (!l.ivaOIgic) continue;
         const c = l.d.calificacionOperacion;
         if (l.d.claveRegimen === '04' && c !== undefined && c !== 'S2') {
           report(`${l.campo}.calificacionOperacion`, 'claveRegimen 04 (investment gold) only allows S2 or operacionExenta');
         }
-      });
+      }
     },
   },
   {
@@ -626,15 +621,16 @@ const REGLAS: readonly Regla[] = [
     regla: 'Si ClaveRegimen es 06, TipoFactura no puede ser F2, F3, R5 y BaseImponibleACoste debe estar cumplimentado',
     comprobar(v, report) {
       if (!v.claves.has('06')) return;
-      lineas(v, 'ivaOIgic', (l) => {
-        if (l.d.claveRegimen !== '06') return;
+      for (const l of v.lineas) {
+        if (!l.ivaOIgic) continue;
+        if (l.d.claveRegimen !== '06') continue;
         if (v.tipo === 'F2' || v.tipo === 'F3' || v.tipo === 'R5') {
           report(`${l.campo}.claveRegimen`, `claveRegimen 06 is not allowed for tipoFactura ${v.tipo}`);
         } else {
           // The contract carries no BaseImponibleACoste, which AEAT requires with this key.
           report(`${l.campo}.claveRegimen`, 'claveRegimen 06 needs BaseImponibleACoste, which this API does not carry');
         }
-      });
+      }
     },
   },
   {
@@ -643,15 +639,16 @@ const REGLAS: readonly Regla[] = [
     regla: 'Si ClaveRegimen es 07, OperacionExenta no puede ser E2–E5 y CalificacionOperacion no puede ser S2, N1, N2',
     comprobar(v, report) {
       if (!v.claves.has('07')) return;
-      lineas(v, 'ivaOIgic', (l) => {
-        if (l.d.claveRegimen !== '07') return;
+      for (const l of v.lineas) {
+        if (!l.ivaOIgic) continue;
+        if (l.d.claveRegimen !== '07') continue;
         const c = l.d.calificacionOperacion;
         const e = l.d.operacionExenta;
         if (c !== undefined && c !== 'S1') report(`${l.campo}.calificacionOperacion`, `claveRegimen 07 (cash basis) does not allow ${c}`);
         if (e === 'E2' || e === 'E3' || e === 'E4' || e === 'E5') {
           report(`${l.campo}.operacionExenta`, `claveRegimen 07 (cash basis) does not allow ${e}`);
         }
-      });
+      }
     },
   },
   {
@@ -660,11 +657,12 @@ const REGLAS: readonly Regla[] = [
     regla: 'Si ClaveRegimen es 08, CalificacionOperacion tiene que ser N2 e ir siempre informado',
     comprobar(v, report) {
       if (!v.claves.has('08')) return;
-      lineas(v, 'ivaOIgic', (l) => {
+      for (const l of v.lineas) {
+        if (!l.ivaOIgic) continue;
         if (l.d.claveRegimen === '08' && l.d.calificacionOperacion !== 'N2') {
           report(`${l.campo}.calificacionOperacion`, 'claveRegimen 08 needs calificacionOperacion N2');
         }
-      });
+      }
     },
   },
   {
@@ -673,8 +671,9 @@ const REGLAS: readonly Regla[] = [
     regla: 'Si ClaveRegimen es 10, CalificacionOperacion N1, TipoFactura F1 y destinatarios identificados por NIF',
     comprobar(v, report) {
       if (!v.claves.has('10')) return;
-      lineas(v, 'ivaOIgic', (l) => {
-        if (l.d.claveRegimen !== '10') return;
+      for (const l of v.lineas) {
+        if (!l.ivaOIgic) continue;
+        if (l.d.claveRegimen !== '10') continue;
         if (l.d.calificacionOperacion !== 'N1') {
           report(`${l.campo}.calificacionOperacion`, 'claveRegimen 10 needs calificacionOperacion N1');
         } else if (v.tipo !== 'F1') {
@@ -682,7 +681,7 @@ const REGLAS: readonly Regla[] = [
         } else if (v.f.destinatario !== undefined && v.f.destinatario.nif === undefined) {
           report('destinatario.nif', 'claveRegimen 10 needs a destinatario identified by NIF');
         }
-      });
+      }
     },
   },
   {
@@ -691,11 +690,12 @@ const REGLAS: readonly Regla[] = [
     regla: 'Si ClaveRegimen es 11, TipoImpositivo ha de ser 21%',
     comprobar(v, report) {
       if (!v.claves.has('11')) return;
-      lineas(v, 'iva', (l) => {
+      for (const l of v.lineas) {
+        if (!l.iva) continue;
         if (l.d.claveRegimen === '11' && l.tipo !== undefined && l.tipo !== 2100) {
           report(`${l.campo}.tipoImpositivo`, 'claveRegimen 11 (business premises rental) needs tipoImpositivo 21');
         }
-      });
+      }
     },
   },
   {
@@ -731,12 +731,12 @@ const REGLAS: readonly Regla[] = [
     regla: 'Con IVA, OperacionExenta debe estar en la lista L10 (E1–E6); E7 y E8 solo con IGIC',
     comprobar(v, report) {
       if (!v.conExenta) return;
-      lineas(v, 'todas', (l) => {
+      for (const l of v.lineas) {
         const e = l.d.operacionExenta;
         if ((e === 'E7' || e === 'E8') && l.d.impuesto !== '03') {
           report(`${l.campo}.operacionExenta`, `${e} is only valid for IGIC (impuesto 03)`);
         }
-      });
+      }
     },
   },
   {
@@ -745,12 +745,13 @@ const REGLAS: readonly Regla[] = [
     regla: 'Si ClaveRegimen es 01 no pueden marcarse las OperacionExenta E2, E3',
     comprobar(v, report) {
       if (!v.conExenta) return;
-      lineas(v, 'ivaOIgic', (l) => {
+      for (const l of v.lineas) {
+        if (!l.ivaOIgic) continue;
         const e = l.d.operacionExenta;
         if (l.d.claveRegimen === '01' && (e === 'E2' || e === 'E3')) {
           report(`${l.campo}.operacionExenta`, `${e} (exports) is not allowed with claveRegimen 01`);
         }
-      });
+      }
     },
   },
   {
@@ -759,11 +760,11 @@ const REGLAS: readonly Regla[] = [
     regla: 'Si CalificacionOperacion es S2, TipoFactura solo puede ser F1, F3, R1, R2, R3 y R4',
     comprobar(v, report) {
       if (!v.conS2) return;
-      lineas(v, 'todas', (l) => {
+      for (const l of v.lineas) {
         if (l.d.calificacionOperacion === 'S2' && !CON_DESTINATARIO.has(v.tipo)) {
           report(`${l.campo}.calificacionOperacion`, `S2 (reverse charge) is not allowed for tipoFactura ${v.tipo}`);
         }
-      });
+      }
     },
   },
   {
@@ -772,13 +773,13 @@ const REGLAS: readonly Regla[] = [
     regla: 'Si CalificacionOperacion es S2, TipoImpositivo y CuotaRepercutida deberán tener valor 0',
     comprobar(v, report) {
       if (!v.conS2) return;
-      lineas(v, 'todas', (l) => {
-        if (l.d.calificacionOperacion !== 'S2') return;
+      for (const l of v.lineas) {
+        if (l.d.calificacionOperacion !== 'S2') continue;
         if (l.tipo !== 0) report(`${l.campo}.tipoImpositivo`, 'S2 (reverse charge) needs tipoImpositivo "0"');
-        if (l.cuota === undefined || !l.cuota.isZero()) {
+        if (l.cuota !== 0n) {
           report(`${l.campo}.cuotaRepercutida`, 'S2 (reverse charge) needs cuotaRepercutida "0"');
         }
-      });
+      }
     },
   },
   {
@@ -787,13 +788,14 @@ const REGLAS: readonly Regla[] = [
     regla: 'Si CalificacionOperacion es N1/N2 e Impuesto IVA, no se informan TipoImpositivo, CuotaRepercutida, TipoRecargoEquivalencia ni CuotaRecargoEquivalencia',
     comprobar(v, report) {
       if (!v.conNoSujeta) return;
-      lineas(v, 'iva', (l) => {
+      for (const l of v.lineas) {
+        if (!l.iva) continue;
         const c = l.d.calificacionOperacion;
-        if (c !== 'N1' && c !== 'N2') return;
+        if (c !== 'N1' && c !== 'N2') continue;
         for (const k of CAMPOS_CUOTA) {
           if (l.d[k] !== undefined) report(`${l.campo}.${k}`, `${k} must be absent on a ${c} (not subject) line`);
         }
-      });
+      }
     },
   },
   {
@@ -802,12 +804,12 @@ const REGLAS: readonly Regla[] = [
     regla: 'Si la operación es exenta no se puede informar TipoImpositivo, CuotaRepercutida, TipoRecargoEquivalencia ni CuotaRecargoEquivalencia',
     comprobar(v, report) {
       if (!v.conExenta) return;
-      lineas(v, 'todas', (l) => {
-        if (l.d.operacionExenta === undefined) return;
+      for (const l of v.lineas) {
+        if (l.d.operacionExenta === undefined) continue;
         for (const k of CAMPOS_CUOTA) {
           if (l.d[k] !== undefined) report(`${l.campo}.${k}`, `${k} must be absent on an exempt (${l.d.operacionExenta}) line`);
         }
-      });
+      }
     },
   },
   {
@@ -816,12 +818,12 @@ const REGLAS: readonly Regla[] = [
     regla: 'Solo se puede cumplimentar TipoRecargoEquivalencia y CuotaRecargoEquivalencia cuando CalificacionOperacion es S1',
     comprobar(v, report) {
       if (!v.conRecargo) return;
-      lineas(v, 'todas', (l) => {
+      for (const l of v.lineas) {
         const c = l.d.calificacionOperacion;
-        if (c === undefined || c === 'S1') return;
+        if (c === undefined || c === 'S1') continue;
         if (l.d.tipoRecargoEquivalencia !== undefined) report(`${l.campo}.tipoRecargoEquivalencia`, `recargo de equivalencia needs S1, not ${c}`);
         if (l.d.cuotaRecargoEquivalencia !== undefined) report(`${l.campo}.cuotaRecargoEquivalencia`, `recargo de equivalencia needs S1, not ${c}`);
-      });
+      }
     },
   },
   {
@@ -830,13 +832,13 @@ const REGLAS: readonly Regla[] = [
     regla: 'Si se informa TipoRecargoEquivalencia también se debe informar CuotaRecargoEquivalencia y viceversa',
     comprobar(v, report) {
       if (!v.conRecargo) return;
-      lineas(v, 'todas', (l) => {
+      for (const l of v.lineas) {
         if (l.d.tipoRecargoEquivalencia !== undefined && l.d.cuotaRecargoEquivalencia === undefined) {
           report(`${l.campo}.cuotaRecargoEquivalencia`, 'tipoRecargoEquivalencia needs cuotaRecargoEquivalencia');
         } else if (l.d.tipoRecargoEquivalencia === undefined && l.d.cuotaRecargoEquivalencia !== undefined) {
           report(`${l.campo}.tipoRecargoEquivalencia`, 'cuotaRecargoEquivalencia needs tipoRecargoEquivalencia');
         }
-      });
+      }
     },
   },
   {
@@ -844,11 +846,11 @@ const REGLAS: readonly Regla[] = [
     gravedad: 'error',
     regla: 'La CuotaRepercutida solo podrá ser distinta de 0 si CalificacionOperacion es S1',
     comprobar(v, report) {
-      lineas(v, 'todas', (l) => {
-        if (l.d.calificacionOperacion !== 'S1' && l.cuota !== undefined && !l.cuota.isZero()) {
+      for (const l of v.lineas) {
+        if (l.d.calificacionOperacion !== 'S1' && l.cuota !== undefined && l.cuota !== 0n) {
           report(`${l.campo}.cuotaRepercutida`, 'a non-zero cuotaRepercutida needs calificacionOperacion S1');
         }
-      });
+      }
     },
   },
   {
@@ -856,11 +858,11 @@ const REGLAS: readonly Regla[] = [
     gravedad: 'error',
     regla: 'Si CalificacionOperacion es S1, TipoImpositivo y CuotaRepercutida son obligatorios',
     comprobar(v, report) {
-      lineas(v, 'todas', (l) => {
-        if (l.d.calificacionOperacion !== 'S1') return;
+      for (const l of v.lineas) {
+        if (l.d.calificacionOperacion !== 'S1') continue;
         if (l.d.tipoImpositivo === undefined) report(`${l.campo}.tipoImpositivo`, 'S1 needs tipoImpositivo');
         if (l.d.cuotaRepercutida === undefined) report(`${l.campo}.cuotaRepercutida`, 'S1 needs cuotaRepercutida');
-      });
+      }
     },
   },
   {
@@ -869,13 +871,13 @@ const REGLAS: readonly Regla[] = [
     regla: 'CuotaRepercutida y BaseImponibleOimporteNoSujeto deben tener el mismo signo (salvo TipoRectificativa I, R2, R3)',
     comprobar(v, report) {
       if (!cuotaSeValida(v)) return;
-      lineas(v, 'todas', (l) => {
-        if (l.d.calificacionOperacion !== 'S1' || l.cuota === undefined) return;
+      for (const l of v.lineas) {
+        if (l.d.calificacionOperacion !== 'S1' || l.cuota === undefined) continue;
         // Zero has no sign here: a zero cuota or base never conflicts.
-        if (!l.cuota.isZero() && !l.base.isZero() && l.cuota.isNegative() !== l.base.isNegative()) {
+        if ((l.cuota < 0n && l.base > 0n) || (l.cuota > 0n && l.base < 0n)) {
           report(`${l.campo}.cuotaRepercutida`, 'cuotaRepercutida and baseImponible must have the same sign');
         }
-      });
+      }
     },
   },
   {
@@ -884,18 +886,15 @@ const REGLAS: readonly Regla[] = [
     regla: 'CuotaRepercutida = BaseImponibleOimporteNoSujeto × TipoImpositivo / 100 ± 10,00 € (salvo TipoRectificativa I, R2, R3)',
     comprobar(v, report) {
       if (!cuotaSeValida(v)) return;
-      lineas(v, 'todas', (l) => {
-        if (l.d.calificacionOperacion !== 'S1' || l.cuota === undefined || l.tipo === undefined) return;
-        // |cuota − base × tipo / 100| > 10, scaled by 10 000 to stay in exact products (tipo in hundredths).
-        const diff = l.cuota.times(DIEZ_MIL).minus(l.base.times(tipoDecimal(l.tipo)));
-        if (diff.greaterThan(DIEZ_EUROS_X10000) || diff.lessThan(MENOS_DIEZ_EUROS_X10000)) {
-          const esperada = l.base.times(tipoDecimal(l.tipo)).dividedBy(DIEZ_MIL);
+      for (const l of v.lineas) {
+        if (l.d.calificacionOperacion !== 'S1' || l.cuota === undefined || l.tipo === undefined) continue;
+        if (excesoCuota(l.cuota, l.base, l.tipo)) {
           report(
             `${l.campo}.cuotaRepercutida`,
-            `cuotaRepercutida ${l.d.cuotaRepercutida ?? ''} differs by more than 10.00 from base × tipo = ${esperada.toFixed(2)}`,
+            `cuotaRepercutida ${l.d.cuotaRepercutida ?? ''} differs by more than 10.00 from base × tipo = ${textoCuotaEsperada(l.base, l.tipo)}`,
           );
         }
-      });
+      }
     },
   },
 
@@ -905,12 +904,13 @@ const REGLAS: readonly Regla[] = [
     gravedad: 'error',
     regla: 'Con IVA y S1 solo se permiten TipoImpositivo 0, 2, 4, 5, 7,5, 10 y 21',
     comprobar(v, report) {
-      lineas(v, 'iva', (l) => {
-        if (l.d.calificacionOperacion !== 'S1' || l.tipo === undefined) return;
+      for (const l of v.lineas) {
+        if (!l.iva) continue;
+        if (l.d.calificacionOperacion !== 'S1' || l.tipo === undefined) continue;
         if (!TIPOS_IVA.has(l.tipo)) {
           report(`${l.campo}.tipoImpositivo`, `IVA rate ${fmtTipo(l.tipo)} % does not exist (0, 2, 4, 5, 7.5, 10, 21)`);
         }
-      });
+      }
     },
   },
   {
@@ -918,11 +918,12 @@ const REGLAS: readonly Regla[] = [
     gravedad: 'error',
     regla: 'TipoImpositivo 5 solo para FechaOperacion (o expedición) entre 1-7-2022 y 30-9-2024',
     comprobar(v, report) {
-      lineas(v, 'iva', (l) => {
+      for (const l of v.lineas) {
+        if (!l.iva) continue;
         if (l.d.calificacionOperacion === 'S1' && l.tipo === 500 && (v.fechaRef < 20220701 || v.fechaRef > 20240930)) {
           report(`${l.campo}.tipoImpositivo`, 'IVA 5 % applies only to operations from 01-07-2022 to 30-09-2024');
         }
-      });
+      }
     },
   },
   {
@@ -930,12 +931,13 @@ const REGLAS: readonly Regla[] = [
     gravedad: 'error',
     regla: 'TipoImpositivo 2 y 7,5 solo para FechaOperacion (o expedición) entre 1-10-2024 y 31-12-2024',
     comprobar(v, report) {
-      lineas(v, 'iva', (l) => {
-        if (l.d.calificacionOperacion !== 'S1' || (l.tipo !== 200 && l.tipo !== 750)) return;
+      for (const l of v.lineas) {
+        if (!l.iva) continue;
+        if (l.d.calificacionOperacion !== 'S1' || (l.tipo !== 200 && l.tipo !== 750)) continue;
         if (v.fechaRef < 20241001 || v.fechaRef > 20241231) {
           report(`${l.campo}.tipoImpositivo`, `IVA ${fmtTipo(l.tipo)} % applies only to operations from 01-10-2024 to 31-12-2024`);
         }
-      });
+      }
     },
   },
   {
@@ -944,12 +946,13 @@ const REGLAS: readonly Regla[] = [
     regla: 'Con IVA y S1 solo se permiten TipoRecargoEquivalencia 0, 0,26, 0,5, 0,62, 1, 1,4, 1,75 y 5,2',
     comprobar(v, report) {
       if (!v.conRecargo) return;
-      lineas(v, 'iva', (l) => {
-        if (l.d.calificacionOperacion !== 'S1' || l.tipoRecargo === undefined) return;
+      for (const l of v.lineas) {
+        if (!l.iva) continue;
+        if (l.d.calificacionOperacion !== 'S1' || l.tipoRecargo === undefined) continue;
         if (!TIPOS_RECARGO.has(l.tipoRecargo)) {
           report(`${l.campo}.tipoRecargoEquivalencia`, `recargo rate ${fmtTipo(l.tipoRecargo)} % does not exist`);
         }
-      });
+      }
     },
   },
   {
@@ -958,8 +961,9 @@ const REGLAS: readonly Regla[] = [
     regla: 'TipoRecargoEquivalencia según TipoImpositivo: 21→5,2 ó 1,75; 10→1,4; 7,5→1; 5→0,5 (≤2022) ó 0,62 (2023–30-9-2024); 4→0,5; 2→0,26; 0→0 (2023–30-9-2024)',
     comprobar(v, report) {
       if (!v.conRecargo) return;
-      lineas(v, 'iva', (l) => {
-        if (l.d.calificacionOperacion !== 'S1' || l.tipo === undefined || l.tipoRecargo === undefined) return;
+      for (const l of v.lineas) {
+        if (!l.iva) continue;
+        if (l.d.calificacionOperacion !== 'S1' || l.tipo === undefined || l.tipoRecargo === undefined) continue;
         const permitidos = recargosPermitidos(l.tipo, v.fechaRef);
         if (permitidos !== null && !permitidos.codes.includes(l.tipoRecargo)) {
           report(
@@ -968,7 +972,7 @@ const REGLAS: readonly Regla[] = [
             permitidos.codigo,
           );
         }
-      });
+      }
     },
   },
 
@@ -982,8 +986,8 @@ const REGLAS: readonly Regla[] = [
       const e = v.f.especial;
       if (e?.numRegistroAcuerdoFacturacion !== undefined || e?.facturaSinIdentifDestinatarioArt61d === true) return;
       const suma = v.sumaBaseCuota;
-      if (suma.greaterThan(LIMITE_F2_AEAT)) {
-        report('totales.importeTotal', `a simplified invoice (F2) cannot exceed 3000.00; its lines add up to ${suma.toFixed(2)}`);
+      if (suma > LIMITE_F2_AEAT) {
+        report('totales.importeTotal', `a simplified invoice (F2) cannot exceed 3000.00; its lines add up to ${textoCentimos(suma)}`);
       }
     },
   },
@@ -1014,18 +1018,19 @@ const REGLAS: readonly Regla[] = [
     comprobar(v, report) {
       for (const k of SIN_CONTROL_IMPORTE_TOTAL) if (v.claves.has(k)) return;
       const suma = v.sumaTotal;
-      const delta = dec(v.f.totales.importeTotal).minus(suma);
-      if (delta.isZero()) return;
-      const diff = delta.abs();
-      if (diff.greaterThan(DIEZ_EUROS)) {
+      const delta = v.importeTotal - suma;
+      if (delta === 0n) return;
+      const abs = delta < 0n ? -delta : delta;
+      const diff = textoCentimos(abs);
+      if (abs > DIEZ_EUROS) {
         report(
           'totales.importeTotal',
-          `AEAT 2005: importeTotal ${v.f.totales.importeTotal} differs by ${diff.toFixed(2)} from the sum of the desglose (${suma.toFixed(2)}); AEAT accepts the record with errors and it must be corrected (subsanar)`,
+          `AEAT 2005: importeTotal ${v.f.totales.importeTotal} differs by ${diff} from the sum of the desglose (${textoCentimos(suma)}); AEAT accepts the record with errors and it must be corrected (subsanar)`,
         );
       } else {
         report(
           'totales.importeTotal',
-          `importeTotal ${v.f.totales.importeTotal} differs by ${diff.toFixed(2)} from the sum of the desglose (${suma.toFixed(2)}); within AEAT's 10.00 tolerance (code 2005 beyond it)`,
+          `importeTotal ${v.f.totales.importeTotal} differs by ${diff} from the sum of the desglose (${textoCentimos(suma)}); within AEAT's 10.00 tolerance (code 2005 beyond it)`,
         );
       }
     },
@@ -1036,18 +1041,19 @@ const REGLAS: readonly Regla[] = [
     regla: 'CuotaTotal = Σ(CuotaRepercutida + CuotaRecargoEquivalencia) ± 10,00 €',
     comprobar(v, report) {
       const suma = v.sumaCuotas;
-      const delta = dec(v.f.totales.cuotaTotal).minus(suma);
-      if (delta.isZero()) return;
-      const diff = delta.abs();
-      if (diff.greaterThan(DIEZ_EUROS)) {
+      const delta = v.cuotaTotal - suma;
+      if (delta === 0n) return;
+      const abs = delta < 0n ? -delta : delta;
+      const diff = textoCentimos(abs);
+      if (abs > DIEZ_EUROS) {
         report(
           'totales.cuotaTotal',
-          `AEAT 2006: cuotaTotal ${v.f.totales.cuotaTotal} differs by ${diff.toFixed(2)} from the sum of the cuotas (${suma.toFixed(2)}); AEAT accepts the record with errors and it must be corrected (subsanar)`,
+          `AEAT 2006: cuotaTotal ${v.f.totales.cuotaTotal} differs by ${diff} from the sum of the cuotas (${textoCentimos(suma)}); AEAT accepts the record with errors and it must be corrected (subsanar)`,
         );
       } else {
         report(
           'totales.cuotaTotal',
-          `cuotaTotal ${v.f.totales.cuotaTotal} differs by ${diff.toFixed(2)} from the sum of the cuotas (${suma.toFixed(2)}); within AEAT's 10.00 tolerance (code 2006 beyond it)`,
+          `cuotaTotal ${v.f.totales.cuotaTotal} differs by ${diff} from the sum of the cuotas (${textoCentimos(suma)}); within AEAT's 10.00 tolerance (code 2006 beyond it)`,
         );
       }
     },
@@ -1058,8 +1064,8 @@ const REGLAS: readonly Regla[] = [
     regla: 'Factura simplificada: importe no superior a 400 € (IVA incluido), o 3.000 € en las actividades del art. 4.1.b)',
     comprobar(v, report) {
       if (v.tipo !== 'F2' || v.f.especial?.facturaSinIdentifDestinatarioArt61d === true) return;
-      const total = dec(v.f.totales.importeTotal);
-      if (total.greaterThan(LIMITE_F2_RD) && total.lessThanOrEqualTo(LIMITE_F2)) {
+      const total = v.importeTotal;
+      if (total > LIMITE_F2_RD && total <= LIMITE_F2) {
         report(
           'totales.importeTotal',
           `simplified invoice (F2) of ${v.f.totales.importeTotal}: above 400.00 it is only allowed for the activities of RD 1619/2012 art. 4.1.b (limit 3000.00, AEAT code 1150); AEAT does not check the 400.00 limit`,
@@ -1099,23 +1105,34 @@ export const REGLAS_VERIFACTU: ReadonlyArray<Pick<Regla, 'codigo' | 'gravedad' |
  */
 export function validarAlta(factura: FacturaVerifactu, ctx: ContextoReglas): ResultadoReglas {
   const v = vista(factura, ctx);
-  const errors: ErrorRegla[] = [];
-  const avisos: string[] = [];
-  const camposConError = new Set<string>();
-  let regla = REGLAS[0] as Regla;
-  // One report function for the whole run (hot path): it reads the rule being checked.
-  const report: Report = (campo, detalle, codigo = regla.codigo) => {
-    if (regla.gravedad === 'aviso') {
-      // Aviso texts name their AEAT code (or legal reference) themselves.
-      avisos.push(campo + ': ' + detalle);
-    } else if (!camposConError.has(campo)) {
-      camposConError.add(campo);
-      errors.push({ campo, codigo, message: `${detalle} (AEAT ${codigo})` });
-    }
-  };
+  const run: Run = { errors: [], avisos: [], regla: REGLAS[0] as Regla };
+  const report = reporter(run);
   for (const r of REGLAS) {
-    regla = r;
+    run.regla = r;
     r.comprobar(v, report);
   }
-  return { errors, avisos };
+  return { errors: run.errors, avisos: run.avisos };
+}
+
+interface Run extends ResultadoReglas {
+  /** The rule being checked. */
+  regla: Regla;
+}
+
+/**
+ * One report function per run (hot path), reading the rule being checked. Returned anonymous from
+ * a factory: a closure bound to a name inside validarAlta would be renamed (Object.defineProperty)
+ * on every call by the keepNames wrapper of tsx, which runs the engine.
+ */
+function reporter(run: Run): Report {
+  return function (campo, detalle, codigo = run.regla.codigo) {
+    if (run.regla.gravedad === 'aviso') {
+      // Aviso texts name their AEAT code (or legal reference) themselves.
+      run.avisos.push(campo + ': ' + detalle);
+      return;
+    }
+    // One error per field: errors are few, a scan beats a Set built on every run.
+    for (const e of run.errors) if (e.campo === campo) return;
+    run.errors.push({ campo, codigo, message: `${detalle} (AEAT ${codigo})` });
+  };
 }

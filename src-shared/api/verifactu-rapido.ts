@@ -1,0 +1,219 @@
+// Precompiled check of the common VeriFactu crear body (a ticket or an invoice to a recipient
+// identified by NIF: no `especial`, no rectificativa, no invoices referred to), the issuing hot
+// path. It never decides a rejection: it either returns exactly what `verifactuCrearBody.parse`
+// would (same values, same key order) or `undefined`, and the caller then runs the zod schema,
+// which gives the 4xx and its `campo`. So it may only accept what the schema accepts: every
+// field check below is the schema's own predicate (primitives.ts, common.ts) and the key lists
+// are checked against the schema's shapes when this module loads. Tested against zod by
+// test/engine/verifactu/crear-rapido-diferencial.test.ts.
+import { esNifTercero } from './common';
+import { verifactuCrearBody, type VerifactuCrearBody } from './verifactu';
+import { esAsciiImprimible, esFechaDdMmAaaa, esTextoPlano, ID_MAQUINA, IMPORTE, NIF_BASICO, PORCENTAJE } from '../primitives';
+
+type Objeto = Record<string, unknown>;
+type Claves = Readonly<Record<string, 'obligatoria' | 'opcional'>>;
+
+const shape = verifactuCrearBody.shape;
+const lineaShape = shape.detalleDesglose.element.shape;
+
+// Keys of each object this path builds, in the schema's order (zod writes its output in that order).
+const FACTURA: Claves = { version: 'obligatoria', emisor: 'obligatoria', cabecera: 'obligatoria', destinatario: 'opcional', detalleDesglose: 'obligatoria', totales: 'obligatoria', aux: 'opcional', idMaquina: 'opcional' };
+/** Keys of the schema this path leaves to zod: a body carrying one is not "common". */
+const FACTURA_A_ZOD = ['especial', 'rectificativa', 'facturasRectificadas', 'facturasSustituidas'];
+const EMISOR: Claves = { nif: 'obligatoria', nombre: 'obligatoria' };
+const CABECERA: Claves = { serie: 'opcional', numero: 'obligatoria', fechaExpedicion: 'obligatoria', tipoFactura: 'obligatoria', descripcion: 'obligatoria', fechaOperacion: 'opcional' };
+/** destinatario by NIF only; `idOtro` is left to zod. */
+const PERSONA: Claves = { nif: 'opcional', nombre: 'obligatoria' };
+const LINEA: Claves = {
+  impuesto: 'opcional',
+  claveRegimen: 'opcional',
+  calificacionOperacion: 'opcional',
+  operacionExenta: 'opcional',
+  baseImponible: 'obligatoria',
+  tipoImpositivo: 'opcional',
+  cuotaRepercutida: 'opcional',
+  tipoRecargoEquivalencia: 'opcional',
+  cuotaRecargoEquivalencia: 'opcional',
+};
+const TOTALES: Claves = { cuotaTotal: 'obligatoria', importeTotal: 'obligatoria' };
+const AUX: Claves = { refExterna: 'obligatoria' };
+
+/** Fails at load when the schema gained, lost or changed the optionality of a key this path mirrors. */
+function comprobarEspejo(nombre: string, schemaShape: Record<string, { safeParse(v: unknown): { success: boolean } }>, claves: Claves, aZod: readonly string[] = []): void {
+  const esperadas = Object.keys(schemaShape).sort().join();
+  const propias = [...Object.keys(claves), ...aZod].sort().join();
+  if (esperadas !== propias) throw new Error(`verifactu-rapido: the ${nombre} keys (${propias}) no longer mirror the schema (${esperadas})`);
+  for (const [k, modo] of Object.entries(claves)) {
+    const opcional = schemaShape[k]?.safeParse(undefined).success === true;
+    if (opcional !== (modo === 'opcional')) throw new Error(`verifactu-rapido: ${nombre}.${k} optionality differs from the schema`);
+  }
+}
+comprobarEspejo('factura', shape, FACTURA, FACTURA_A_ZOD);
+comprobarEspejo('emisor', shape.emisor.shape, EMISOR);
+comprobarEspejo('cabecera', shape.cabecera.shape, CABECERA);
+comprobarEspejo('destinatario', shape.destinatario.unwrap().shape, PERSONA, ['idOtro']);
+comprobarEspejo('detalleDesglose[]', lineaShape, LINEA);
+comprobarEspejo('totales', shape.totales.shape, TOTALES);
+comprobarEspejo('aux', shape.aux.unwrap().shape, AUX);
+
+// Enumerations read from the schema itself.
+const TIPOS_FACTURA: ReadonlySet<unknown> = new Set(shape.cabecera.shape.tipoFactura.options);
+const IMPUESTOS: ReadonlySet<unknown> = new Set(lineaShape.impuesto.unwrap().options);
+const CLAVES_REGIMEN: ReadonlySet<unknown> = new Set(lineaShape.claveRegimen.unwrap().options);
+const CALIFICACIONES: ReadonlySet<unknown> = new Set(lineaShape.calificacionOperacion.unwrap().options);
+const EXENCIONES: ReadonlySet<unknown> = new Set(lineaShape.operacionExenta.unwrap().options);
+const MAX_LINEAS = 12;
+
+function esObjeto(v: unknown): v is Objeto {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** Every key is one of `claves` (strict objects) and every required key is there. */
+function soloClaves(o: Objeto, claves: Claves, obligatorias: number): boolean {
+  let vistas = 0;
+  for (const k in o) {
+    const modo = claves[k];
+    if (modo === undefined || !Object.hasOwn(claves, k)) return false;
+    if (modo === 'obligatoria') vistas++;
+  }
+  return vistas === obligatorias;
+}
+
+function esTexto(v: unknown, max: number): v is string {
+  return typeof v === 'string' && esTextoPlano(v, max);
+}
+
+function esImporte(v: unknown): v is string {
+  return typeof v === 'string' && IMPORTE.test(v);
+}
+
+function esPorcentaje(v: unknown): v is string {
+  return typeof v === 'string' && PORCENTAJE.test(v);
+}
+
+function esFecha(v: unknown): v is string {
+  return typeof v === 'string' && esFechaDdMmAaaa(v);
+}
+
+type Cabecera = VerifactuCrearBody['cabecera'];
+type Linea = VerifactuCrearBody['detalleDesglose'][number];
+type Persona = NonNullable<VerifactuCrearBody['destinatario']>;
+
+function cabecera(c: unknown): Cabecera | undefined {
+  if (!esObjeto(c) || !soloClaves(c, CABECERA, 4)) return undefined;
+  const { serie, numero, fechaExpedicion, tipoFactura, descripcion, fechaOperacion } = c;
+  const conSerie = 'serie' in c;
+  if (conSerie && !(typeof serie === 'string' && esAsciiImprimible(serie))) return undefined;
+  if (typeof numero !== 'string' || !esAsciiImprimible(numero)) return undefined;
+  // NumSerieFactura (serie + numero) at most 60 characters.
+  if ((conSerie ? (serie as string).length : 0) + numero.length > 60) return undefined;
+  if (!esFecha(fechaExpedicion) || !TIPOS_FACTURA.has(tipoFactura) || !esTexto(descripcion, 500)) return undefined;
+  const out: Cabecera = conSerie
+    ? { serie: serie as string, numero, fechaExpedicion, tipoFactura: tipoFactura as Cabecera['tipoFactura'], descripcion }
+    : { numero, fechaExpedicion, tipoFactura: tipoFactura as Cabecera['tipoFactura'], descripcion };
+  if ('fechaOperacion' in c) {
+    if (!esFecha(fechaOperacion)) return undefined;
+    out.fechaOperacion = fechaOperacion;
+  }
+  return out;
+}
+
+function destinatario(p: unknown): Persona | undefined {
+  if (!esObjeto(p) || !soloClaves(p, PERSONA, 1)) return undefined;
+  const { nif, nombre } = p;
+  // Without idOtro the schema requires the NIF.
+  if (typeof nif !== 'string' || !esNifTercero(nif) || !esTexto(nombre, 120)) return undefined;
+  return { nif, nombre };
+}
+
+function linea(l: unknown): Linea | undefined {
+  if (!esObjeto(l) || !soloClaves(l, LINEA, 1)) return undefined;
+  const out: Partial<Linea> = {};
+  // Each optional key: absent, or present with a valid value (never present and undefined).
+  if ('impuesto' in l) {
+    if (!IMPUESTOS.has(l.impuesto)) return undefined;
+    out.impuesto = l.impuesto as Linea['impuesto'];
+  }
+  if ('claveRegimen' in l) {
+    if (!CLAVES_REGIMEN.has(l.claveRegimen)) return undefined;
+    out.claveRegimen = l.claveRegimen as Linea['claveRegimen'];
+  }
+  const conCalificacion = 'calificacionOperacion' in l;
+  const conExencion = 'operacionExenta' in l;
+  // AEAT 1195/1196: exactly one of the two.
+  if (conCalificacion === conExencion) return undefined;
+  if (conCalificacion) {
+    if (!CALIFICACIONES.has(l.calificacionOperacion)) return undefined;
+    out.calificacionOperacion = l.calificacionOperacion as Linea['calificacionOperacion'];
+  } else {
+    if (!EXENCIONES.has(l.operacionExenta)) return undefined;
+    out.operacionExenta = l.operacionExenta as Linea['operacionExenta'];
+  }
+  if (!esImporte(l.baseImponible)) return undefined;
+  out.baseImponible = l.baseImponible;
+  if ('tipoImpositivo' in l) {
+    if (!esPorcentaje(l.tipoImpositivo)) return undefined;
+    out.tipoImpositivo = l.tipoImpositivo;
+  }
+  if ('cuotaRepercutida' in l) {
+    if (!esImporte(l.cuotaRepercutida)) return undefined;
+    out.cuotaRepercutida = l.cuotaRepercutida;
+  }
+  if ('tipoRecargoEquivalencia' in l) {
+    if (!esPorcentaje(l.tipoRecargoEquivalencia)) return undefined;
+    out.tipoRecargoEquivalencia = l.tipoRecargoEquivalencia;
+  }
+  if ('cuotaRecargoEquivalencia' in l) {
+    if (!esImporte(l.cuotaRecargoEquivalencia)) return undefined;
+    out.cuotaRecargoEquivalencia = l.cuotaRecargoEquivalencia;
+  }
+  return out as Linea;
+}
+
+/**
+ * The parsed crear body when `input` is a common one the schema accepts, else `undefined`
+ * (then parse with `verifactuCrearBody`: it may still be valid, or it gets the 400 it deserves).
+ */
+export function crearBodyRapido(input: unknown): VerifactuCrearBody | undefined {
+  if (!esObjeto(input) || !soloClaves(input, FACTURA, 5)) return undefined;
+  if (input.version !== '1.0') return undefined;
+
+  const e = input.emisor;
+  if (!esObjeto(e) || !soloClaves(e, EMISOR, 2)) return undefined;
+  const { nif, nombre } = e;
+  if (typeof nif !== 'string' || !NIF_BASICO.test(nif) || !esTexto(nombre, 120)) return undefined;
+
+  const cab = cabecera(input.cabecera);
+  if (cab === undefined) return undefined;
+
+  const conDestinatario = 'destinatario' in input;
+  const dest = conDestinatario ? destinatario(input.destinatario) : undefined;
+  if (conDestinatario && dest === undefined) return undefined;
+
+  const detalle = input.detalleDesglose;
+  if (!Array.isArray(detalle) || detalle.length < 1 || detalle.length > MAX_LINEAS) return undefined;
+  const lineas: Linea[] = [];
+  for (const l of detalle as unknown[]) {
+    const parsed = linea(l);
+    if (parsed === undefined) return undefined;
+    lineas.push(parsed);
+  }
+
+  const t = input.totales;
+  if (!esObjeto(t) || !soloClaves(t, TOTALES, 2) || !esImporte(t.cuotaTotal) || !esImporte(t.importeTotal)) return undefined;
+
+  const out: VerifactuCrearBody = { version: '1.0', emisor: { nif, nombre }, cabecera: cab } as VerifactuCrearBody;
+  if (dest !== undefined) out.destinatario = dest;
+  out.detalleDesglose = lineas;
+  out.totales = { cuotaTotal: t.cuotaTotal, importeTotal: t.importeTotal };
+  if ('aux' in input) {
+    const a = input.aux;
+    if (!esObjeto(a) || !soloClaves(a, AUX, 1) || !esTexto(a.refExterna, 60)) return undefined;
+    out.aux = { refExterna: a.refExterna };
+  }
+  if ('idMaquina' in input) {
+    if (typeof input.idMaquina !== 'string' || !ID_MAQUINA.test(input.idMaquina)) return undefined;
+    out.idMaquina = input.idMaquina;
+  }
+  return out;
+}
