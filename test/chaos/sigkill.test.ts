@@ -1,9 +1,12 @@
 // Chaos campaign (issue 15): the whole engine process group is killed with SIGKILL in the middle
 // of 8-way issuing bursts (VeriFactu and TicketBAI, four devices in phase activa), while records
-// are being filed; the authorities go down and come back (flapping) between rounds. After each
-// restart: every invoice answered 200 is present and readable, every chain verifies (the chain
-// verifier, from the stored XML), and once the backlog drains each record is in the emulators'
-// ledgers exactly once with every chain intact.
+// are being filed and while webhook deliveries are on the wire; the authorities go down and come
+// back (flapping) between rounds. A webhook linked to both issuers delivers to a receiver this
+// test runs, which checks each signature itself, answers some deliveries slowly and fails some
+// first attempts with 503. After each restart: every invoice answered 200 is present and
+// readable, every chain verifies (the chain verifier, from the stored XML). Once the backlog
+// drains: each record is in the emulators' ledgers exactly once with every chain intact, and every
+// event the engine recorded reached the receiver at least once, signed, byte-identical on repeats.
 // Short form (part of `npm test` / `npm run test:chaos`): CHAOS_KILLS=3. Long form:
 // `CHAOS_KILLS=50 npm run test:chaos`; the counts go to test-artifacts/chaos.json.
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
@@ -13,8 +16,9 @@ import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verificarCadenas } from '../../engine/src/verification/instantanea';
 import { aTicketTbai, tbaiEmisor } from '../fixtures/ticketbai';
-import { activateDevices, crear, drained, startEngineProcess } from '../support/engine-child';
+import { activateDevices, crear, deliveriesDrained, drained, startEngineProcess, type EngineProcessInfo } from '../support/engine-child';
 import { startTestEmulators } from '../support/emulators';
+import { expectedIdEntrega, signatureValid, startReceiver, type Receiver } from '../support/webhook-receiver';
 
 type Emulators = Awaited<ReturnType<typeof startTestEmulators>>;
 const root = path.resolve(import.meta.dirname, '../..');
@@ -22,12 +26,72 @@ const KILLS = Number(process.env.CHAOS_KILLS ?? 3);
 const VF_NIF = 'B12345674';
 const TBAI = tbaiEmisor('gipuzkoa');
 const DEVICES = ['tpv-1', 'tpv-2', 'tpv-3', 'tpv-4'];
+const SECRETO = 'secreto-de-la-campana-de-caos';
+const EVENTOS = ['factura.registrada', 'factura.rechazada', 'factura.anulada'];
 let emu: Emulators;
+let rx: Receiver;
 
 beforeAll(async () => {
   emu = await startTestEmulators({ waitSeconds: 0 });
+  rx = await startReceiver();
 });
-afterAll(async () => emu.close());
+afterAll(async () => {
+  await emu.close();
+  await rx.close();
+});
+
+/** What the receiver made of the deliveries: accepted (2xx) per idEntrega, bodies, bad signatures. */
+interface Reception {
+  accepted: Map<string, number>;
+  firstBody: Map<string, Buffer>;
+  bodiesDiffering: number;
+  invalidSignatures: number;
+}
+
+/**
+ * The receiver's behaviour: a bad signature is refused (401); about one delivery in six fails its
+ * first attempt (503) and is retried by the engine; about one in four is answered slowly, so
+ * deliveries are on the wire when the engine is killed. Never more than one failure per delivery:
+ * the engine's 3 retries stay for the kills and time-outs.
+ */
+function receiveDeliveries(receiver: Receiver): Reception {
+  const reception: Reception = { accepted: new Map(), firstBody: new Map(), bodiesDiffering: 0, invalidSignatures: 0 };
+  const failedOnce = new Set<string>();
+  receiver.answer = (delivery) => {
+    if (!signatureValid(delivery.raw, delivery.headers['x-service-signature'], SECRETO)) {
+      reception.invalidSignatures++;
+      return { status: 401 };
+    }
+    const id = delivery.json.idEntrega;
+    const first = reception.firstBody.get(id);
+    if (first === undefined) reception.firstBody.set(id, delivery.raw);
+    else if (!first.equals(delivery.raw)) reception.bodiesDiffering++;
+    if (!failedOnce.has(id) && Math.random() < 1 / 6) {
+      failedOnce.add(id);
+      return { status: 503 };
+    }
+    reception.accepted.set(id, (reception.accepted.get(id) ?? 0) + 1);
+    return Math.random() < 0.25 ? { status: 200, delayMs: 100 + Math.floor(Math.random() * 300) } : { status: 200 };
+  };
+  return reception;
+}
+
+/** The webhook of the campaign (management API, the account's test key), linked to both issuers. */
+async function registerWebhook(info: EngineProcessInfo): Promise<string> {
+  const call = async (url: string, body: unknown) => {
+    const res = await fetch(`${info.manage}${url}`, {
+      method: 'POST',
+      headers: { 'x-api-key': info.key, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    expect(res.status, url).toBeLessThan(300);
+    return (await res.json()) as { webhook?: { idWebhook: string } };
+  };
+  const created = await call('/v1/webhooks', { nombre: 'caos', url: `${rx.url}/caos`, secreto: SECRETO, eventos: EVENTOS });
+  const idWebhook = created.webhook!.idWebhook;
+  await call(`/v1/webhooks/${idWebhook}/clientes`, { clientes: [VF_NIF, TBAI.nif] });
+  return idWebhook;
+}
 
 const body = (regime: 'verifactu' | 'ticketbai', device: string, numero: string) =>
   regime === 'verifactu'
@@ -43,19 +107,49 @@ const body = (regime: 'verifactu' | 'ticketbai', device: string, numero: string)
 
 interface Counts {
   kills: number;
+  /** Kills while the receiver had delivery requests open (sent, not answered yet). */
+  killsDuringDeliveries: number;
   acknowledged: number;
   lost: number;
   chainProblems: number;
   unreadable: number;
   ledgerMismatches: number;
+  /** Rows of the engine's events table at the end. */
+  events: number;
+  /** Events whose delivery the receiver accepted at least once, signed, with the event's invoice. */
+  eventsDelivered: number;
+  eventsMissing: number;
+  /** Accepted deliveries beyond the first of each idEntrega (redeliveries after kills). */
+  duplicateDeliveries: number;
+  invalidSignatures: number;
 }
 
-describe('SIGKILL of the engine’s process group during 8-way bursts and filing, authorities flapping', () => {
-  it(`${KILLS} kills: nothing acknowledged lost, every chain verifies, each record filed once`, async () => {
+const writeCounts = (counts: Counts) => {
+  mkdirSync(path.join(root, 'test-artifacts'), { recursive: true });
+  writeFileSync(path.join(root, 'test-artifacts', 'chaos.json'), `${JSON.stringify(counts, null, 2)}\n`);
+};
+
+describe('SIGKILL of the engine’s process group during 8-way bursts, filing and webhook deliveries, authorities flapping', () => {
+  it(`${KILLS} kills: nothing acknowledged lost, every chain verifies, each record filed once, every event delivered`, async () => {
     const dataDir = mkdtempSync(path.join(tmpdir(), 'chaos-'));
     const acknowledged = new Map<string, string>(); // idFactura → nifEmisor
     const next = new Map<string, number>();
-    const counts: Counts = { kills: 0, acknowledged: 0, lost: 0, chainProblems: 0, unreadable: 0, ledgerMismatches: 0 };
+    const reception = receiveDeliveries(rx);
+    let idWebhook = '';
+    const counts: Counts = {
+      kills: 0,
+      killsDuringDeliveries: 0,
+      acknowledged: 0,
+      lost: 0,
+      chainProblems: 0,
+      unreadable: 0,
+      ledgerMismatches: 0,
+      events: 0,
+      eventsDelivered: 0,
+      eventsMissing: 0,
+      duplicateDeliveries: 0,
+      invalidSignatures: 0,
+    };
     for (let round = 0; round <= KILLS; round++) {
       // Flapping: every other round the authorities are down while the tills sell.
       const down = round % 2 === 1;
@@ -63,7 +157,10 @@ describe('SIGKILL of the engine’s process group during 8-way bursts and filing
       emu.tbai.faults.gipuzkoa.set(down ? { mode: 'down' } : { mode: 'none' });
       const { child, info } = await startEngineProcess(dataDir, { aeatUrl: emu.aeatUrl, emulatorsUrl: emu.url }, { detached: true });
       const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-      if (round === 0) activateDevices(dataDir, [VF_NIF, TBAI.nif], DEVICES); // phase activa, the four tills registered
+      if (round === 0) {
+        activateDevices(dataDir, [VF_NIF, TBAI.nif], DEVICES); // phase activa, the four tills registered
+        idWebhook = await registerWebhook(info);
+      }
 
       // After a kill: everything acknowledged is there and readable, and every chain verifies.
       if (round > 0) {
@@ -88,6 +185,26 @@ describe('SIGKILL of the engine’s process group during 8-way bursts and filing
         emu.tbai.faults.gipuzkoa.set({ mode: 'none' });
         const db = new Database(path.join(dataDir, 'engine.sqlite'), { readonly: true });
         await drained(db, 1200);
+        await deliveriesDrained(db, 1200);
+        // Every event the engine recorded reached the receiver at least once, signed.
+        const events = db.prepare('SELECT registroId, evento, invoiceId FROM events').all() as { registroId: string; evento: string; invoiceId: string }[];
+        const missing = events.filter((e) => {
+          const id = expectedIdEntrega(idWebhook, e.registroId, e.evento);
+          const body = reception.firstBody.get(id);
+          const json = body && (JSON.parse(body.toString('utf8')) as { evento: string; datos: { idFactura?: string } });
+          return !reception.accepted.has(id) || json?.evento !== e.evento || json.datos.idFactura !== e.invoiceId;
+        });
+        counts.events = events.length;
+        counts.eventsMissing = missing.length;
+        counts.eventsDelivered = events.length - missing.length;
+        counts.duplicateDeliveries = [...reception.accepted.values()].reduce((sum, n) => sum + n - 1, 0);
+        counts.invalidSignatures = reception.invalidSignatures;
+        counts.acknowledged = acknowledged.size;
+        writeCounts(counts);
+        expect(missing, 'events never delivered').toEqual([]);
+        expect(events.length).toBeGreaterThan(0);
+        expect(reception.invalidSignatures).toBe(0);
+        expect(reception.bodiesDiffering, 'a redelivery is byte-identical').toBe(0);
         // Each record at the authority exactly once, every chain intact there.
         const vfRecords = (db.prepare("SELECT COUNT(*) AS n FROM registros WHERE sistemaFiscal = 'verifactu'").get() as { n: number }).n;
         const tbChains = db.prepare("SELECT idMaquina, COUNT(*) AS n FROM registros WHERE sistemaFiscal = 'ticketbai' AND tipo = 'alta' GROUP BY idMaquina").all() as { idMaquina: string; n: number }[];
@@ -129,6 +246,9 @@ describe('SIGKILL of the engine’s process group during 8-way bursts and filing
       const load = Promise.all(DEVICES.flatMap((d) => [writer(d, 'verifactu'), writer(d, 'ticketbai')]));
       for (let i = 0; i < 600 && acksThisRound < 40; i++) await new Promise((r) => setTimeout(r, 20));
       await new Promise((r) => setTimeout(r, 50 + Math.floor(Math.random() * 300)));
+      // While the authorities answer, verdicts keep coming: aim the kill at deliveries on the wire.
+      if (!down) for (let i = 0; i < 250 && rx.open === 0; i++) await new Promise((r) => setTimeout(r, 20));
+      if (rx.open > 0) counts.killsDuringDeliveries++;
       process.kill(-child.pid!, 'SIGKILL');
       counts.kills++;
       await exited;
@@ -136,12 +256,10 @@ describe('SIGKILL of the engine’s process group during 8-way bursts and filing
       await load;
       // Written each round, so a long run cut short still tells how far it got.
       counts.acknowledged = acknowledged.size;
-      mkdirSync(path.join(root, 'test-artifacts'), { recursive: true });
-      writeFileSync(path.join(root, 'test-artifacts', 'chaos.json'), `${JSON.stringify(counts, null, 2)}\n`);
+      writeCounts(counts);
     }
-    counts.acknowledged = acknowledged.size;
-    writeFileSync(path.join(root, 'test-artifacts', 'chaos.json'), `${JSON.stringify(counts, null, 2)}\n`);
     expect(counts.kills).toBe(KILLS);
+    expect(counts.killsDuringDeliveries).toBeGreaterThan(0);
     expect(acknowledged.size).toBeGreaterThan(40 * KILLS);
-  }, 100_000 + KILLS * 60_000);
+  }, 120_000 + KILLS * 120_000); // generous: a loaded 2-core machine, and the chain verifier reads every stored XML each round
 });

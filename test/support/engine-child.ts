@@ -76,6 +76,24 @@ export async function drained(db: Database.Database, polls: number): Promise<voi
   throw new Error('the backlog did not drain');
 }
 
+/**
+ * Waits until the webhook worker has nothing left: every event fanned out (the outbox cursor at
+ * the last event) and no delivery pending, polling every 50 ms at most `polls` times.
+ */
+export async function deliveriesDrained(db: Database.Database, polls: number): Promise<void> {
+  for (let i = 0; i < polls; i++) {
+    const left = db
+      .prepare(
+        `SELECT (SELECT COUNT(*) FROM webhook_deliveries WHERE estado = 'pendiente')
+              + (SELECT COUNT(*) FROM events WHERE rowid > COALESCE((SELECT CAST(value AS INTEGER) FROM settings WHERE key = 'webhookEventCursor'), 0)) AS n`,
+      )
+      .get() as { n: number };
+    if (left.n === 0) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error('the webhook deliveries did not drain');
+}
+
 /** Issues one invoice (`POST /v1/{regime}/crear`) on the engine child with its test key. */
 export function crear(info: Pick<EngineProcessInfo, 'url' | 'key'>, regime: 'verifactu' | 'ticketbai', invoice: unknown): Promise<Response> {
   return fetch(`${info.url}/v1/${regime}/crear`, {
