@@ -9,6 +9,7 @@
 // event the engine recorded reached the receiver at least once, signed, byte-identical on repeats.
 // Short form (part of `npm test` / `npm run test:chaos`): CHAOS_KILLS=3. Long form:
 // `CHAOS_KILLS=50 npm run test:chaos`; the counts go to test-artifacts/chaos.json.
+import type { ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -30,12 +31,15 @@ const SECRETO = 'secreto-de-la-campana-de-caos';
 const EVENTOS = ['factura.registrada', 'factura.rechazada', 'factura.anulada'];
 let emu: Emulators;
 let rx: Receiver;
+/** The engine of the current round: killed with its group if the test fails while it runs. */
+let engine: ChildProcess | undefined;
 
 beforeAll(async () => {
   emu = await startTestEmulators({ waitSeconds: 0 });
   rx = await startReceiver();
 });
 afterAll(async () => {
+  if (engine && engine.exitCode === null && engine.signalCode === null) process.kill(-engine.pid!, 'SIGKILL');
   await emu.close();
   await rx.close();
 });
@@ -165,6 +169,7 @@ describe('SIGKILL of the engine’s process group during 8-way bursts, filing an
       emu.aeat.faults.set(down ? { mode: 'down' } : { mode: 'slow', delayMs: 50, afterProcessing: true });
       emu.tbai.faults.gipuzkoa.set(down ? { mode: 'down' } : { mode: 'none' });
       const { child, info } = await startEngineProcess(dataDir, { aeatUrl: emu.aeatUrl, emulatorsUrl: emu.url }, { detached: true });
+      engine = child;
       const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
       if (round === 0) {
         activateDevices(dataDir, [VF_NIF, TBAI.nif], DEVICES); // phase activa, the four tills registered
@@ -185,7 +190,7 @@ describe('SIGKILL of the engine’s process group during 8-way bursts, filing an
         emu.tbai.faults.gipuzkoa.set({ mode: 'none' });
         const db = new Database(path.join(dataDir, 'engine.sqlite'), { readonly: true });
         await drained(db, 1200);
-        await deliveriesDrained(db, 1200);
+        await deliveriesDrained(db, 1200); // a minute without progress; a long form's backlog takes longer
         // Every event the engine recorded reached the receiver at least once, signed.
         const events = db.prepare('SELECT registroId, evento, invoiceId FROM events').all() as { registroId: string; evento: string; invoiceId: string }[];
         const missing = events.filter((e) => {
