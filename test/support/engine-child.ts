@@ -76,6 +76,30 @@ export async function drained(db: Database.Database, polls: number): Promise<voi
   throw new Error('the backlog did not drain');
 }
 
+/**
+ * Waits until the webhook worker has nothing left: every event fanned out (the outbox cursor at
+ * the last event) and no delivery pending, polling every 50 ms. A long backlog may take as long
+ * as it needs while it shrinks; it fails only after `stallPolls` polls without progress.
+ */
+export async function deliveriesDrained(db: Database.Database, stallPolls: number): Promise<void> {
+  let lowest = Number.POSITIVE_INFINITY;
+  for (let sinceProgress = 0; sinceProgress < stallPolls; sinceProgress++) {
+    const left = db
+      .prepare(
+        `SELECT (SELECT COUNT(*) FROM webhook_deliveries WHERE estado = 'pendiente')
+              + (SELECT COUNT(*) FROM events WHERE rowid > COALESCE((SELECT CAST(value AS INTEGER) FROM settings WHERE key = 'webhookEventCursor'), 0)) AS n`,
+      )
+      .get() as { n: number };
+    if (left.n === 0) return;
+    if (left.n < lowest) {
+      lowest = left.n;
+      sinceProgress = 0;
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`the webhook deliveries stopped draining (${lowest} left)`);
+}
+
 /** Issues one invoice (`POST /v1/{regime}/crear`) on the engine child with its test key. */
 export function crear(info: Pick<EngineProcessInfo, 'url' | 'key'>, regime: 'verifactu' | 'ticketbai', invoice: unknown): Promise<Response> {
   return fetch(`${info.url}/v1/${regime}/crear`, {

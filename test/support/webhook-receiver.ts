@@ -1,6 +1,6 @@
 // A real HTTP receiver for webhook tests: node:http on 127.0.0.1, port 0. It keeps every request
 // with its raw body bytes and answers as the test says (status, delay).
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 
@@ -20,6 +20,8 @@ export interface Answer {
 export interface Receiver {
   url: string;
   received: ReceivedDelivery[];
+  /** Requests whose connection is open and not answered yet (a sender killed now leaves them cut). */
+  open: number;
   /** Decides each answer; default 200 at once. */
   answer: (request: ReceivedDelivery) => Answer;
   byPath(path: string): ReceivedDelivery[];
@@ -31,6 +33,7 @@ export async function startReceiver(): Promise<Receiver> {
   const receiver: Receiver = {
     url: '',
     received: [],
+    open: 0,
     answer: () => ({ status: 200 }),
     byPath: (p) => receiver.received.filter((r) => r.path === p),
     close: () =>
@@ -40,6 +43,8 @@ export async function startReceiver(): Promise<Receiver> {
       }),
   };
   const server = http.createServer((req, res) => {
+    receiver.open += 1;
+    res.once('close', () => (receiver.open -= 1));
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
@@ -76,4 +81,19 @@ export function signatureValid(raw: Buffer, header: string | string[] | undefine
   const expected = Buffer.from(createHmac('sha256', secreto).update(raw).digest('hex'));
   const given = Buffer.from(header.slice('sha256='.length));
   return expected.length === given.length && timingSafeEqual(expected, given);
+}
+
+/**
+ * The idEntrega the engine gives the delivery of `evento` of one record to one webhook: UUIDv5 of
+ * "webhook\nrecord\nevento" in the product's namespace, computed here apart from the engine's code.
+ */
+export function expectedIdEntrega(idWebhook: string, registroId: string, evento: string): string {
+  const h = createHash('sha1')
+    .update(Buffer.from('3f8e2a615c0d4b7e9a146d2f0c8b7e53', 'hex'))
+    .update(`${idWebhook}\n${registroId}\n${evento}`)
+    .digest();
+  h[6] = (h[6]! & 0x0f) | 0x50;
+  h[8] = (h[8]! & 0x3f) | 0x80;
+  const x = h.subarray(0, 16).toString('hex');
+  return `${x.slice(0, 8)}-${x.slice(8, 12)}-${x.slice(12, 16)}-${x.slice(16, 20)}-${x.slice(20)}`;
 }
