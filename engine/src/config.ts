@@ -70,6 +70,8 @@ export interface EngineConfig {
   iaeCatalogue?: string;
   /** CAs trusted for representation signatures: PEM text, or paths of PEM/DER files or folders. None by default. */
   representacionCas?: string[];
+  /** Worker threads for QR images and TicketBAI signatures; default: cores − 1, at least 1. */
+  workerThreads?: number;
 }
 
 export const DEFAULT_SOFTWARE: SoftwareIdentity = {
@@ -104,6 +106,8 @@ export interface ResolvedConfig {
   census: CensusConfig;
   iaeCatalogue: string;
   representacionCas: string[];
+  /** undefined: the machine's cores − 1. */
+  workerThreads: number | undefined;
   ticketbai: { endpoints: TbaiEndpoints; certificate: TbaiCertificateConfig; politicasFirma: Record<Provincia, PoliticaFirma> };
 }
 
@@ -156,6 +160,7 @@ export function resolveConfig(config: EngineConfig): ResolvedConfig {
     census: { ...DEFAULT_CENSUS_CONFIG, ...config.census },
     iaeCatalogue: config.iaeCatalogue ?? path.join(config.assetsDir ?? path.join(REPO_ROOT, 'assets'), 'iae', 'epigrafes-lroe.csv'),
     representacionCas: config.representacionCas ?? [],
+    workerThreads: config.workerThreads,
   };
 }
 

@@ -79,6 +79,7 @@ export async function createEngine(input: EngineConfig): Promise<Engine> {
       await ctx.submissions.stop();
       await ctx.webhookDeliveries.stop();
       ctx.usage.stop();
+      await ctx.pureWork.close();
       await db.close();
       if (started) logger.info('engine stopped');
     },
