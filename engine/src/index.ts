@@ -68,6 +68,7 @@ export async function createEngine(input: EngineConfig): Promise<Engine> {
       ctx.urls.panel = await listen(apps.panel, config.panelPort);
       ctx.usage.startFlushing(config.usageFlushMs);
       db.startBackgroundCheckpoints();
+      ctx.pureWork.warm();
       if (config.submitAutomatically) ctx.submissions.start();
       if (config.webhooks.deliverAutomatically) ctx.webhookDeliveries.start();
       started = true;

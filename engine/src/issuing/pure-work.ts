@@ -54,6 +54,11 @@ export class PureWork {
     }
   }
 
+  /** Starts the workers ahead of the first invoice. */
+  warm(): void {
+    this.pool.warm();
+  }
+
   close(): Promise<void> {
     return this.pool.close();
   }

@@ -10,8 +10,11 @@ import type { Logger } from './logger';
  * thread first when the entry is a `.ts` file (`npm start`, vitest, benches); the desktop bundle
  * passes its built `.js` entry (vite.config.ts) and needs no loader.
  *
- * Workers start on the first job, are unref'd while idle (they never keep a process alive) and
- * ref'd while a job runs. A worker that dies after it started is replaced and its job rejected
+ * Jobs go to a started worker at once (the one with the fewest), not one at a time: a worker
+ * that had to wait for the main thread's next turn to get its next job would sit idle whenever
+ * the event loop is busy, which is exactly when the work is needed. The worker runs urgent jobs
+ * first (worker-tasks.ts). Workers all start with the first job (or on warm()), are unref'd while idle
+ * (they never keep a process alive) and ref'd while they have jobs. A worker that dies after it started is replaced and its job rejected
  * with WorkerPoolError; a worker that cannot even load its entry makes the pool `unavailable`
  * (every job rejected, no respawn loop) so that callers can run the work in their own thread.
  */
@@ -57,6 +60,7 @@ interface Job {
   id: number;
   task: string;
   input: unknown;
+  urgent: boolean;
   resolve: (value: unknown) => void;
   reject: (error: Error) => void;
 }
@@ -64,14 +68,15 @@ interface Job {
 interface Slot {
   worker: Worker;
   ready: boolean;
-  job: Job | null;
+  /** Sent to this worker and not answered yet. */
+  jobs: Map<number, Job>;
 }
 
 type Reply = { ready: true } | { id: number; ok: true; value: unknown } | { id: number; ok: false; message: string };
 
 export class WorkerPool<H extends TaskHandlers> {
   private readonly slots: Slot[] = [];
-  /** Jobs on a critical path (a chain's next signature waits for them) go before the others. */
+  /** Jobs waiting for a worker to start; those on a critical path (a chain's next signature waits for them) first. */
   private readonly urgent: Job[] = [];
   private readonly queue: Job[] = [];
   private nextId = 1;
@@ -95,10 +100,21 @@ export class WorkerPool<H extends TaskHandlers> {
     if (this.state === 'closed') return Promise.reject(new WorkerPoolError(`${this.options.name} is closed`, 'closed'));
     if (this.state === 'unavailable') return Promise.reject(new WorkerPoolError(this.unavailableReason, 'unavailable'));
     return new Promise((resolve, reject) => {
-      const job: Job = { id: this.nextId++, task, input, resolve: resolve as (value: unknown) => void, reject };
-      (options.urgent === true ? this.urgent : this.queue).push(job);
+      const urgent = options.urgent === true;
+      const job: Job = { id: this.nextId++, task, input, urgent, resolve: resolve as (value: unknown) => void, reject };
+      (urgent ? this.urgent : this.queue).push(job);
       this.pump();
     });
+  }
+
+  /** Worker threads alive (starting or started). */
+  get threads(): number {
+    return this.slots.length;
+  }
+
+  /** Starts every worker now rather than on the first jobs (an engine's start: the first sale does not wait for one). */
+  warm(): void {
+    while (this.state === 'open' && this.slots.length < this.size) this.spawn();
   }
 
   /** Rejects what is queued or running and stops every worker. */
@@ -109,8 +125,8 @@ export class WorkerPool<H extends TaskHandlers> {
     for (const job of this.urgent.splice(0).concat(this.queue.splice(0))) job.reject(closed());
     await Promise.all(
       this.slots.splice(0).map((slot) => {
-        slot.job?.reject(closed());
-        slot.job = null;
+        for (const job of slot.jobs.values()) job.reject(closed());
+        slot.jobs.clear();
         return slot.worker.terminate();
       }),
     );
@@ -118,26 +134,25 @@ export class WorkerPool<H extends TaskHandlers> {
 
   private pump(): void {
     if (this.state !== 'open') return;
-    for (const slot of this.slots) {
-      if (!slot.ready || slot.job) continue;
-      const job = this.urgent.shift() ?? this.queue.shift();
-      if (!job) return;
-      this.dispatch(slot, job);
+    if (this.slots.length === 0) this.warm();
+    const ready = this.slots.filter((s) => s.ready);
+    const starting = ready.length < this.slots.length;
+    while (ready.length > 0 && this.urgent.length + this.queue.length > 0) {
+      let least = ready[0]!;
+      for (const slot of ready) if (slot.jobs.size < least.jobs.size) least = slot;
+      // Every started worker has work and another is about to start: it takes the next job.
+      if (least.jobs.size > 0 && starting) return;
+      const job = (this.urgent.shift() ?? this.queue.shift())!;
+      if (least.jobs.size === 0) least.worker.ref();
+      least.jobs.set(job.id, job);
+      least.worker.postMessage({ id: job.id, task: job.task, input: job.input, urgent: job.urgent });
     }
-    // Start another worker only while jobs wait and none is still starting.
-    if (this.urgent.length + this.queue.length > 0 && this.slots.length < this.size && this.slots.every((s) => s.ready)) this.spawn();
-  }
-
-  private dispatch(slot: Slot, job: Job): void {
-    slot.job = job;
-    slot.worker.ref();
-    slot.worker.postMessage({ id: job.id, task: job.task, input: job.input });
   }
 
   private spawn(): void {
     const worker = new Worker(BOOTSTRAP, { eval: true, workerData: this.workerData });
     worker.unref();
-    const slot: Slot = { worker, ready: false, job: null };
+    const slot: Slot = { worker, ready: false, jobs: new Map() };
     this.slots.push(slot);
     worker.on('message', (reply: Reply) => {
       if ('ready' in reply) {
@@ -145,27 +160,26 @@ export class WorkerPool<H extends TaskHandlers> {
         this.pump();
         return;
       }
-      const job = slot.job;
-      if (!job || job.id !== reply.id) return;
-      slot.job = null;
-      worker.unref();
+      const job = slot.jobs.get(reply.id);
+      if (!job) return;
+      slot.jobs.delete(reply.id);
+      if (slot.jobs.size === 0) worker.unref();
       if (reply.ok) job.resolve(reply.value);
       else job.reject(new Error(reply.message));
-      this.pump();
     });
     worker.on('error', (error) => this.lost(slot, error));
     worker.on('exit', (code) => this.lost(slot, new Error(`worker exited with code ${code}`)));
   }
 
-  /** A worker died: its job is rejected; it is replaced, unless it never started (then the pool gives up). */
+  /** A worker died: its jobs are rejected; it is replaced, unless it never started (then the pool gives up). */
   private lost(slot: Slot, error: Error): void {
     const i = this.slots.indexOf(slot);
     if (i < 0) return;
     this.slots.splice(i, 1);
     void slot.worker.terminate();
     if (this.state !== 'open') return;
-    const job = slot.job;
-    slot.job = null;
+    const jobs = [...slot.jobs.values()];
+    slot.jobs.clear();
     if (!slot.ready) {
       this.state = 'unavailable';
       this.unavailableReason = `${this.options.name}: workers cannot start (${error.message})`;
@@ -173,13 +187,14 @@ export class WorkerPool<H extends TaskHandlers> {
       const unavailable = () => new WorkerPoolError(this.unavailableReason, 'unavailable');
       for (const queued of this.urgent.splice(0).concat(this.queue.splice(0))) queued.reject(unavailable());
       for (const other of this.slots.splice(0)) {
-        other.job?.reject(unavailable());
+        for (const job of other.jobs.values()) job.reject(unavailable());
         void other.worker.terminate();
       }
       return;
     }
     this.options.logger?.warn('worker replaced', { pool: this.options.name, error: error.message });
-    job?.reject(new WorkerPoolError(`${this.options.name}: the worker running this job stopped (${error.message})`, 'crashed'));
+    for (const job of jobs) job.reject(new WorkerPoolError(`${this.options.name}: the worker running this job stopped (${error.message})`, 'crashed'));
+    this.spawn();
     this.pump();
   }
 }

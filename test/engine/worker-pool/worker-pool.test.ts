@@ -51,6 +51,17 @@ describe('WorkerPool', () => {
     expect(new WorkerPool({ entry: FIXTURE, size: 0, name: 'zero' }).size).toBe(1);
   });
 
+  it('starts its workers with the first job, or on warm()', async () => {
+    const lazy = pool(2);
+    expect(lazy.threads).toBe(0);
+    expect(await lazy.run('double', 1)).toBe(2);
+    expect(lazy.threads).toBe(2);
+    const warmed = pool(2);
+    warmed.warm();
+    expect(warmed.threads).toBe(2);
+    expect(await warmed.run('double', 2)).toBe(4);
+  });
+
   it("answers each job with its task's result; a task's error rejects that job only, as an Error with its message", async () => {
     const p = pool(1);
     expect(await Promise.all([1, 2, 3].map((n) => p.run('double', n)))).toEqual([2, 4, 6]);
@@ -81,16 +92,38 @@ describe('WorkerPool', () => {
     expect(order).toEqual([6, 2, 4]);
   });
 
-  it('a worker that dies rejects its job with WorkerPoolError (crashed) and is replaced; other jobs are answered', async () => {
+  it('a worker runs an urgent job before the jobs it already holds', async () => {
+    const p = pool(1);
+    expect(await p.run('double', 0)).toBe(0);
+    const counter = new SharedArrayBuffer(4);
+    const blocked = p.run('rendezvous', { counter, expected: 2 }); // holds the worker until released below
+    const order: number[] = [];
+    const rest = Promise.all([
+      p.run('double', 1).then((v) => order.push(v)),
+      p.run('double', 2).then((v) => order.push(v)),
+      p.run('double', 3, { urgent: true }).then((v) => order.push(v)),
+    ]);
+    await new Promise((resolve) => setTimeout(resolve, 100)); // the three reach the worker's queue; if not, they are ordered here all the same
+    const cells = new Int32Array(counter);
+    Atomics.add(cells, 0, 1);
+    Atomics.notify(cells, 0);
+    expect((await blocked).met).toBe(true);
+    await rest;
+    expect(order).toEqual([6, 2, 4]);
+  });
+
+  it('a worker that dies rejects its jobs with WorkerPoolError (crashed) and is replaced; later jobs are answered', async () => {
     const warnings: string[] = [];
     const p = pool(1, FIXTURE, { ...silentLogger, warn: (message) => warnings.push(message) });
-    const crashed = rejection(p.run('crash', 7));
-    const after = p.run('double', 4);
-    const error = await crashed;
-    expect(error).toBeInstanceOf(WorkerPoolError);
-    expect((error as WorkerPoolError).reason).toBe('crashed');
-    expect((error as WorkerPoolError).message).toContain('code 7');
-    expect(await after).toBe(8);
+    expect(await p.run('double', 1)).toBe(2);
+    // Sent to the same worker as the crash: rejected with it, never left hanging.
+    const [crashed, alongside] = await Promise.all([rejection(p.run('crash', 7)), rejection(p.run('double', 3))]);
+    for (const error of [crashed, alongside]) {
+      expect(error).toBeInstanceOf(WorkerPoolError);
+      expect((error as WorkerPoolError).reason).toBe('crashed');
+      expect((error as WorkerPoolError).message).toContain('code 7');
+    }
+    expect(await p.run('double', 4)).toBe(8);
     expect(p.available).toBe(true);
     expect(warnings).toEqual(['worker replaced']);
   });
