@@ -3,6 +3,7 @@ import type { Logger } from '../platform/logger';
 import { WorkerPool, WorkerPoolError } from '../platform/worker-pool';
 import type { AltaAFirmar } from '../ticketbai/alta-firmada';
 import type { SignedTicketBai } from '../ticketbai/xades';
+import type { FacturaAnteriorTbai } from '../ticketbai/xml';
 import { pureWorkTasks } from './pure-work-tasks';
 
 /**
@@ -42,21 +43,21 @@ export class PureWork {
     }
   }
 
-  /** Urgent: the next invoice of the chain waits for this signature. */
-  async firmarAltaTbai(input: AltaAFirmar): Promise<SignedTicketBai> {
+  /** Starts the workers ahead of the first invoice. */
+  warm(): void {
+    this.pool.warm();
+  }
+
+  /** Urgent: the chain's next altas wait for these signatures. */
+  async firmarCadenaTbai(anterior: FacturaAnteriorTbai | null, altas: Omit<AltaAFirmar, 'anterior'>[]): Promise<SignedTicketBai[]> {
     try {
-      return await this.pool.run('firmarAltaTbai', input, { urgent: true });
+      return await this.pool.run('firmarCadenaTbai', { anterior, altas }, { urgent: true });
     } catch (error) {
       if (!(error instanceof WorkerPoolError)) throw error;
       if (error.reason !== 'unavailable') throw workerFailed();
       this.fellBack(error);
-      return pureWorkTasks.firmarAltaTbai(input);
+      return pureWorkTasks.firmarCadenaTbai({ anterior, altas });
     }
-  }
-
-  /** Starts the workers ahead of the first invoice. */
-  warm(): void {
-    this.pool.warm();
   }
 
   close(): Promise<void> {

@@ -18,6 +18,28 @@ export interface AltaAFirmar {
   firma: { privateKeyPem: string; certificatePem: string; chainPem?: string[] | undefined; policy: PoliticaFirma };
 }
 
+/** What the next alta of the chain chains to (its EncadenamientoFacturaAnterior). */
+export function linkOf(factura: Pick<FacturaTicketbai, 'serie' | 'numero' | 'fechaExpedicion'>, signatureValue: string): FacturaAnteriorTbai {
+  return {
+    ...(factura.serie !== undefined ? { serie: factura.serie } : {}),
+    numero: factura.numero,
+    fechaExpedicion: factura.fechaExpedicion,
+    signatureValue,
+  };
+}
+
+/** Several altas of one chain, in order: the first chained to `anterior`, each next one to the one before. */
+export function firmarCadena(anterior: FacturaAnteriorTbai | null, altas: Omit<AltaAFirmar, 'anterior'>[]): SignedTicketBai[] {
+  const signed: SignedTicketBai[] = [];
+  let previous = anterior;
+  for (const alta of altas) {
+    const s = firmarAlta({ ...alta, anterior: previous });
+    signed.push(s);
+    previous = linkOf(alta.factura, s.signatureValue);
+  }
+  return signed;
+}
+
 export function firmarAlta(input: AltaAFirmar): SignedTicketBai {
   const xml = buildTicketBaiAlta({
     factura: input.factura,

@@ -24,7 +24,7 @@ import { CAMPOS_CANONICOS_TICKETBAI, correctionFingerprint } from '../issuing/fi
 import { importeCanonico } from '../verifactu/importes';
 import { identificadorTbai } from './identificador';
 import { POLITICAS_FIRMA, type PoliticaFirma } from './politicas';
-import { firmarAlta, type AltaAFirmar } from './alta-firmada';
+import { firmarAlta, linkOf, type AltaAFirmar } from './alta-firmada';
 import { urlQrTbai } from './qr';
 import { signTicketBai, type SignedTicketBai } from './xades';
 import {
@@ -101,7 +101,11 @@ export function ticketbaiQueueKey(entorno: string, provincia: Provincia, nif: st
  */
 export class TicketbaiIssuing {
   private readonly politicas: Readonly<Record<Provincia, PoliticaFirma>>;
-  private readonly pipeline = new ChainPipeline<FacturaAnteriorTbai>();
+  /** Altas signed on the worker pool ahead of their transaction, chain by chain. */
+  private readonly pipeline = new ChainPipeline<FacturaAnteriorTbai, Omit<AltaAFirmar, 'anterior'>, SignedTicketBai>(async (tail, altas) => {
+    const signed = await this.deps.pureWork.firmarCadenaTbai(tail.link, altas);
+    return signed.map((s, i) => ({ signed: s, next: { length: tail.length + i + 1, link: linkOf(altas[i]!.factura, s.signatureValue) } }));
+  });
 
   constructor(
     private readonly deps: {
@@ -157,19 +161,17 @@ export class TicketbaiIssuing {
       return this.withQr(outcome.answer, outcome.replay);
     }
     const chainKey = ticketbaiChainKey(caller.entorno, factura.emisor.nif, dispositivo);
+    const generadoEn = this.deps.clock.now();
+    const { anterior: _signedAgainst, ...alta } = this.altaAFirmar(factura, signer, issuer.nombre, dispositivo, null, generadoEn);
     const outcome = await this.pipeline.run(
       chainKey,
+      alta,
       () => {
         const head = this.deps.invoices.chainHead<FacturaAnteriorTbai>(chainKey);
         return { length: head?.length ?? 0, link: head?.link ?? null };
       },
-      async (tail) => {
-        const generadoEn = this.deps.clock.now();
-        const signed = await this.deps.pureWork.firmarAltaTbai(this.altaAFirmar(factura, signer, issuer.nombre, dispositivo, tail.link, generadoEn));
-        return { signed: { signed, generadoEn, dispositivo, tail }, next: { length: tail.length + 1, link: linkOf(factura, signed.signatureValue) } };
-      },
-      async (ahead) => {
-        const committed = await commitAlta(ahead);
+      async (signed, tail) => {
+        const committed = await commitAlta({ signed, generadoEn, dispositivo, tail });
         return { value: committed, stored: committed.stored };
       },
     );
@@ -515,16 +517,6 @@ function cuotaTotal(factura: FacturaTicketbai): string {
     if (d.cuotaRecargoEquivalencia !== undefined) total = total.plus(d.cuotaRecargoEquivalencia);
   }
   return importeCanonico(total);
-}
-
-/** What the next alta of the chain chains to (its Encadenamiento). */
-function linkOf(factura: FacturaTicketbai, signatureValue: string): FacturaAnteriorTbai {
-  return {
-    ...(factura.serie !== undefined ? { serie: factura.serie } : {}),
-    numero: factura.numero,
-    fechaExpedicion: factura.fechaExpedicion,
-    signatureValue,
-  };
 }
 
 /** The device an alta declares and chains on: only a device writer in `activa`. */

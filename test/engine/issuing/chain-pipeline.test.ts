@@ -1,6 +1,7 @@
 // ChainPipeline (engine/src/issuing/chain-pipeline.ts) against a fake chain store whose "transaction"
 // makes the same check as the TicketBAI service: use the signature made ahead only if the stored
-// head is the one it was signed against, else sign again against the stored head.
+// head is the one it was signed against, else sign again against the stored head. Commits run
+// one after the other in the order they were asked for, as the group commit runs them.
 import { describe, expect, it } from 'vitest';
 import { ChainPipeline, type ChainTail } from '../../../engine/src/issuing/chain-pipeline';
 
@@ -20,23 +21,29 @@ interface Outcome {
 
 function fakeChains() {
   const heads = new Map<string, ChainTail<string>>();
-  const signs: string[] = [];
+  /** One entry per signature job: the names it signed and what the first was chained to. */
+  const jobs: string[] = [];
   const reads: string[] = [];
-  const pipeline = new ChainPipeline<string>();
-  // Commits run one after the other in the order they were asked for, as the group commit runs them.
+  const signGates: Promise<void>[] = [];
+  let failNextSign = false;
+  const pipeline = new ChainPipeline<string, string, string>(async (tail, names) => {
+    jobs.push(`${names.join('+')}<-${tail.link}`);
+    await signGates.shift();
+    if (failNextSign) {
+      failNextSign = false;
+      throw new Error('worker gone');
+    }
+    return names.map((name, i) => ({ signed: name, next: { length: tail.length + i + 1, link: name } }));
+  });
   let commits: Promise<unknown> = Promise.resolve();
   const head = (key: string) => heads.get(key) ?? { length: 0, link: null };
-  function issue(key: string, name: string, opts: { signGate?: Promise<void>; commitGate?: Promise<void>; failCommit?: boolean } = {}): Promise<Outcome> {
+  function issue(key: string, name: string, opts: { commitGate?: Promise<void>; failCommit?: boolean } = {}): Promise<Outcome> {
     return pipeline.run(
       key,
+      name,
       () => {
         reads.push(name);
         return head(key);
-      },
-      async (tail) => {
-        signs.push(`${name}<-${tail.link}`);
-        await opts.signGate;
-        return { signed: name, next: { length: tail.length + 1, link: name } };
       },
       (signed, tail) => {
         const commit = commits.then(async () => {
@@ -52,64 +59,77 @@ function fakeChains() {
       },
     );
   }
-  return { issue, signs, reads, head };
+  return {
+    issue,
+    jobs,
+    reads,
+    head,
+    holdNextSign: () => {
+      const g = gate();
+      signGates.push(g.promise);
+      return g;
+    },
+    failNextSign: () => (failNextSign = true),
+  };
 }
 
 describe('ChainPipeline', () => {
-  it("signs a chain's next record as soon as the previous one is signed, before it commits", async () => {
+  it("signs a chain's next requests as soon as the previous job has signed, before it commits; those that arrived meanwhile in one job", async () => {
     const c = fakeChains();
-    const sign1 = gate();
-    const commit1 = gate();
-    const first = c.issue('k', 'A', { signGate: sign1.promise, commitGate: commit1.promise });
-    const second = c.issue('k', 'B');
+    const signA = c.holdNextSign();
+    const commitA = gate();
+    const outcomes = Promise.all([c.issue('k', 'A', { commitGate: commitA.promise }), c.issue('k', 'B'), c.issue('k', 'C')]);
     await settle();
-    expect(c.signs).toEqual(['A<-null']); // B waits for A's signature
-    sign1.open();
+    expect(c.jobs).toEqual(['A<-null']); // B and C wait for A's signature
+    signA.open();
     await settle();
-    expect(c.signs).toEqual(['A<-null', 'B<-A']); // A has not committed yet
-    commit1.open();
-    expect(await Promise.all([first, second])).toEqual([
+    expect(c.jobs).toEqual(['A<-null', 'B+C<-A']); // A has not committed yet
+    commitA.open();
+    expect(await outcomes).toEqual([
       { name: 'A', chainedTo: null, signedAgain: false },
       { name: 'B', chainedTo: 'A', signedAgain: false },
+      { name: 'C', chainedTo: 'B', signedAgain: false },
     ]);
     expect(c.reads).toEqual(['A']); // the head was read once, when the chain was idle
-    expect(c.head('k')).toEqual({ length: 2, link: 'B' });
+    expect(c.head('k')).toEqual({ length: 3, link: 'C' });
   });
 
   it('different chains sign at the same time', async () => {
     const c = fakeChains();
-    const sign = gate();
-    const outcomes = Promise.all([c.issue('k1', 'X', { signGate: sign.promise }), c.issue('k2', 'Y', { signGate: sign.promise })]);
+    const sign = c.holdNextSign();
+    const sign2 = c.holdNextSign();
+    const outcomes = Promise.all([c.issue('k1', 'X'), c.issue('k2', 'Y')]);
     await settle();
-    expect(c.signs).toEqual(['X<-null', 'Y<-null']);
+    expect(c.jobs).toEqual(['X<-null', 'Y<-null']);
     sign.open();
+    sign2.open();
     await outcomes;
   });
 
   it('a failed commit: the next record, signed against it, is signed again against the stored head; later ones read the head from the store', async () => {
     const c = fakeChains();
     await c.issue('k', 'H'); // a stored head to start from
-    const signA = gate();
+    const signA = c.holdNextSign();
     const commitA = gate();
     const commitB = gate();
-    const a = c.issue('k', 'A', { signGate: signA.promise, commitGate: commitA.promise, failCommit: true });
+    const a = c.issue('k', 'A', { commitGate: commitA.promise, failCommit: true });
     const b = c.issue('k', 'B', { commitGate: commitB.promise });
     signA.open();
     await settle();
-    expect(c.signs).toEqual(['H<-null', 'A<-H', 'B<-A']);
+    expect(c.jobs).toEqual(['H<-null', 'A<-H', 'B<-A']);
     commitA.open();
     await expect(a).rejects.toThrow('commit of A failed');
     // C comes after A's failure: it must not trust B's signature (made against A), so it waits
     // until B has settled and reads the stored head.
     const cc = c.issue('k', 'C');
     await settle();
-    expect(c.signs).toEqual(['H<-null', 'A<-H', 'B<-A']);
+    expect(c.jobs).toEqual(['H<-null', 'A<-H', 'B<-A']);
     commitB.open();
     expect(await b).toEqual({ name: 'B', chainedTo: 'H', signedAgain: true });
     expect(await cc).toEqual({ name: 'C', chainedTo: 'B', signedAgain: false });
-    expect(c.signs).toEqual(['H<-null', 'A<-H', 'B<-A', 'C<-B']);
-    expect(c.reads).toEqual(['H', 'A', 'C']); // H and A found the chain idle
-    // Pipelining resumes from there.
+    expect(c.jobs).toEqual(['H<-null', 'A<-H', 'B<-A', 'C<-B']);
+    expect(c.reads).toEqual(['H', 'C']); // A chained to H's signature, trusted: H was stored
+    // Signing ahead resumes from there.
     expect(await Promise.all([c.issue('k', 'D'), c.issue('k', 'E')])).toEqual([
       { name: 'D', chainedTo: 'C', signedAgain: false },
       { name: 'E', chainedTo: 'D', signedAgain: false },
@@ -117,12 +137,13 @@ describe('ChainPipeline', () => {
     expect(c.head('k')).toEqual({ length: 5, link: 'E' });
   });
 
-  it('a failed signature rejects its request only; the next reads the head once the chain has settled', async () => {
+  it("a failed signature job rejects its requests only; the chain's next request reads the head", async () => {
     const c = fakeChains();
     await c.issue('k', 'H');
-    const p = new ChainPipeline<string>();
-    const failing = p.run('k', () => c.head('k'), () => Promise.reject(new Error('worker gone')), () => Promise.reject(new Error('never committed')));
-    await expect(failing).rejects.toThrow('worker gone');
-    expect(await c.issue('k', 'N')).toEqual({ name: 'N', chainedTo: 'H', signedAgain: false });
+    c.failNextSign();
+    const failed = await Promise.allSettled([c.issue('k', 'A'), c.issue('k', 'B')]);
+    expect(failed.map((r) => r.status)).toEqual(['rejected', 'fulfilled']);
+    expect(c.jobs).toEqual(['H<-null', 'A<-H', 'B<-H']);
+    expect(await c.issue('k', 'N')).toEqual({ name: 'N', chainedTo: 'B', signedAgain: false });
   });
 });

@@ -11,7 +11,7 @@ import { EngineError } from '../../../engine/src/http/errors';
 import { silentLogger, type Logger } from '../../../engine/src/platform/logger';
 import { WorkerPool, WorkerPoolError, defaultPoolSize } from '../../../engine/src/platform/worker-pool';
 import { qrPng } from '../../../engine/src/qr/png';
-import { firmarAlta, type AltaAFirmar } from '../../../engine/src/ticketbai/alta-firmada';
+import { firmarAlta, linkOf, type AltaAFirmar } from '../../../engine/src/ticketbai/alta-firmada';
 import { POLITICAS_FIRMA } from '../../../engine/src/ticketbai/politicas';
 import { verifyTicketBai } from '../../../engine/src/ticketbai/xades';
 import { aCertificadoTbai, aFacturaTbai, aSoftwareTbai, GENERADO_EN } from '../ticketbai/fixtures';
@@ -166,24 +166,26 @@ describe('WorkerPool', () => {
 
 describe('PureWork', () => {
   const cert = aCertificadoTbai();
-  const alta = (numero: string): AltaAFirmar => ({
+  const alta = (numero: string): Omit<AltaAFirmar, 'anterior'> => ({
     factura: aFacturaTbai({ numero }),
     emisorNombre: 'EMISOR GIPUZKOA SL',
-    anterior: { serie: 'T', numero: '0', fechaExpedicion: '20-11-2026', signatureValue: 'A'.repeat(344) },
     software: aSoftwareTbai(),
     generadoEn: GENERADO_EN,
     firma: { privateKeyPem: cert.privateKeyPem, certificatePem: cert.certificatePem, policy: POLITICAS_FIRMA.gipuzkoa },
   });
+  const anterior = { serie: 'T', numero: '0', fechaExpedicion: '20-11-2026', signatureValue: 'A'.repeat(344) };
   const url = 'https://prewww2.aeat.es/wlpl/TIKE-CONT/ValidarQR?nif=B12345674&numserie=T1&fecha=20-11-2026&importe=12.10';
 
   it('computes on the workers exactly what the main thread computes: the QR bytes and the signed alta', async () => {
     const work = new PureWork({ size: 1, logger: silentLogger });
     pools.push(work);
     expect(await work.qrPngBase64(url)).toBe(qrPng(url).toString('base64'));
-    const signed = await work.firmarAltaTbai(alta('7'));
-    // RSA PKCS#1 v1.5 is deterministic: the same document and time give the same signature.
-    expect(signed).toEqual(firmarAlta(alta('7')));
-    expect(verifyTicketBai(signed.signedXml, cert.certificatePem).valid).toBe(true);
+    const signed = await work.firmarCadenaTbai(anterior, [alta('7'), alta('8')]);
+    // RSA PKCS#1 v1.5 is deterministic: the same documents and time give the same signatures.
+    const first = firmarAlta({ ...alta('7'), anterior });
+    expect(signed).toEqual([first, firmarAlta({ ...alta('8'), anterior: linkOf(alta('7').factura, first.signatureValue) })]);
+    for (const s of signed) expect(verifyTicketBai(s.signedXml, cert.certificatePem).valid).toBe(true);
+    expect(signed[1]!.signedXml).toContain(`<SignatureValueFirmaFacturaAnterior>${first.signatureValue.slice(0, 100)}<`);
   });
 
   it('workers that cannot start: the same results on the calling thread, said once in the log', async () => {
@@ -191,14 +193,14 @@ describe('PureWork', () => {
     const work = new PureWork({ size: 1, logger: { ...silentLogger, warn: (message) => warnings.push(message) }, entry: BROKEN });
     pools.push(work);
     expect(await work.qrPngBase64(url)).toBe(qrPng(url).toString('base64'));
-    expect(await work.firmarAltaTbai(alta('8'))).toEqual(firmarAlta(alta('8')));
+    expect(await work.firmarCadenaTbai(anterior, [alta('8')])).toEqual([firmarAlta({ ...alta('8'), anterior })]);
     expect(warnings).toEqual(['pure work runs on the main thread']);
   });
 
   it('a signature whose worker is gone is 503 WORKER_FAILED (nothing to store); a QR is still rendered', async () => {
     const work = new PureWork({ size: 1, logger: silentLogger });
     await work.close();
-    const error = await rejection(work.firmarAltaTbai(alta('9')));
+    const error = await rejection(work.firmarCadenaTbai(anterior, [alta('9')]));
     expect(error).toBeInstanceOf(EngineError);
     expect((error as EngineError).httpStatus).toBe(503);
     expect((error as EngineError).code).toBe('WORKER_FAILED');
