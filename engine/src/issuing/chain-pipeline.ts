@@ -77,16 +77,18 @@ export class ChainPipeline<Link, Input, Signed> {
   private async signNext(chainKey: string, chain: Chain<Link, Signed>): Promise<void> {
     chain.signing = true;
     const members = chain.waiting.splice(0);
-    let from = chain.tail;
-    if (from === null || from.epoch !== chain.epoch) {
-      await chain.settled;
-      from = { tail: members[0]!.readHead(), epoch: chain.epoch };
-    }
+    const trusted = chain.tail !== null && chain.tail.epoch === chain.epoch ? chain.tail : null;
     const previous = chain.settled;
     let done!: () => void;
     chain.settled = new Promise<void>((resolve) => (done = resolve));
+    let from: { tail: ChainTail<Link>; epoch: number };
     let made: { signed: Signed; next: ChainTail<Link> }[];
     try {
+      if (trusted) from = trusted;
+      else {
+        await previous;
+        from = { tail: members[0]!.readHead(), epoch: chain.epoch };
+      }
       made = await this.signChain(from.tail, members.map((m) => m.input as Input));
     } catch (error) {
       for (const m of members) m.reject(error);

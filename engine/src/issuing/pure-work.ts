@@ -43,11 +43,6 @@ export class PureWork {
     }
   }
 
-  /** Starts the workers ahead of the first invoice. */
-  warm(): void {
-    this.pool.warm();
-  }
-
   /** Urgent: the chain's next altas wait for these signatures. */
   async firmarCadenaTbai(anterior: FacturaAnteriorTbai | null, altas: Omit<AltaAFirmar, 'anterior'>[]): Promise<SignedTicketBai[]> {
     try {
@@ -58,6 +53,11 @@ export class PureWork {
       this.fellBack(error);
       return pureWorkTasks.firmarCadenaTbai({ anterior, altas });
     }
+  }
+
+  /** Starts the workers ahead of the first invoice. */
+  warm(): void {
+    this.pool.warm();
   }
 
   close(): Promise<void> {

@@ -146,4 +146,11 @@ describe('ChainPipeline', () => {
     expect(c.jobs).toEqual(['H<-null', 'A<-H', 'B<-H']);
     expect(await c.issue('k', 'N')).toEqual({ name: 'N', chainedTo: 'B', signedAgain: false });
   });
+
+  it('a head that cannot be read rejects the requests waiting for it, and the chain goes on', async () => {
+    const p = new ChainPipeline<string, string, string>(async (tail, names) => names.map((n, i) => ({ signed: n, next: { length: tail.length + i + 1, link: n } })));
+    const commit = async (signed: string) => ({ value: signed, stored: true });
+    await expect(p.run('k', 'A', () => { throw new Error('SQLITE_BUSY'); }, commit)).rejects.toThrow('SQLITE_BUSY');
+    expect(await p.run('k', 'B', () => ({ length: 0, link: null }), commit)).toBe('B');
+  });
 });
