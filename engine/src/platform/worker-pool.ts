@@ -72,7 +72,9 @@ interface Slot {
   jobs: Map<number, Job>;
 }
 
-type Reply = { ready: true } | { id: number; ok: true; value: unknown } | { id: number; ok: false; message: string };
+type Answer = { id: number; ok: true; value: unknown } | { id: number; ok: false; message: string };
+/** The worker's messages: ready once loaded, then answers, several at a time. */
+type Reply = { ready: true } | Answer[];
 
 export class WorkerPool<H extends TaskHandlers> {
   private readonly slots: Slot[] = [];
@@ -81,6 +83,7 @@ export class WorkerPool<H extends TaskHandlers> {
   private readonly queue: Job[] = [];
   private nextId = 1;
   private state: 'open' | 'closed' | 'unavailable' = 'open';
+  private pumpScheduled = false;
   private unavailableReason = '';
   readonly size: number;
   private readonly workerData: { entry: string; tsLoader: string | null };
@@ -103,7 +106,7 @@ export class WorkerPool<H extends TaskHandlers> {
       const urgent = options.urgent === true;
       const job: Job = { id: this.nextId++, task, input, urgent, resolve: resolve as (value: unknown) => void, reject };
       (urgent ? this.urgent : this.queue).push(job);
-      this.pump();
+      this.schedulePump();
     });
   }
 
@@ -132,21 +135,39 @@ export class WorkerPool<H extends TaskHandlers> {
     );
   }
 
+  /**
+   * Jobs asked for in the same turn of the event loop (the requests read in one poll phase, the
+   * answers of one group commit) leave together, one message per worker: every message is a
+   * cross-thread wake-up and a lock on the port, which cost the main thread more than the copying.
+   */
+  private schedulePump(): void {
+    if (this.pumpScheduled) return;
+    this.pumpScheduled = true;
+    setImmediate(() => {
+      this.pumpScheduled = false;
+      this.pump();
+    });
+  }
+
   private pump(): void {
     if (this.state !== 'open') return;
     if (this.slots.length === 0) this.warm();
     const ready = this.slots.filter((s) => s.ready);
     const starting = ready.length < this.slots.length;
+    const outbox = new Map<Slot, { id: number; task: string; input: unknown; urgent: boolean }[]>();
     while (ready.length > 0 && this.urgent.length + this.queue.length > 0) {
       let least = ready[0]!;
       for (const slot of ready) if (slot.jobs.size < least.jobs.size) least = slot;
       // Every started worker has work and another is about to start: it takes the next job.
-      if (least.jobs.size > 0 && starting) return;
+      if (least.jobs.size > 0 && starting) break;
       const job = (this.urgent.shift() ?? this.queue.shift())!;
       if (least.jobs.size === 0) least.worker.ref();
       least.jobs.set(job.id, job);
-      least.worker.postMessage({ id: job.id, task: job.task, input: job.input, urgent: job.urgent });
+      const batch = outbox.get(least) ?? [];
+      batch.push({ id: job.id, task: job.task, input: job.input, urgent: job.urgent });
+      outbox.set(least, batch);
     }
+    for (const [slot, batch] of outbox) slot.worker.postMessage(batch);
   }
 
   private spawn(): void {
@@ -155,17 +176,19 @@ export class WorkerPool<H extends TaskHandlers> {
     const slot: Slot = { worker, ready: false, jobs: new Map() };
     this.slots.push(slot);
     worker.on('message', (reply: Reply) => {
-      if ('ready' in reply) {
+      if (!Array.isArray(reply)) {
         slot.ready = true;
         this.pump();
         return;
       }
-      const job = slot.jobs.get(reply.id);
-      if (!job) return;
-      slot.jobs.delete(reply.id);
+      for (const answer of reply) {
+        const job = slot.jobs.get(answer.id);
+        if (!job) continue;
+        slot.jobs.delete(answer.id);
+        if (answer.ok) job.resolve(answer.value);
+        else job.reject(new Error(answer.message));
+      }
       if (slot.jobs.size === 0) worker.unref();
-      if (reply.ok) job.resolve(reply.value);
-      else job.reject(new Error(reply.message));
     });
     worker.on('error', (error) => this.lost(slot, error));
     worker.on('exit', (code) => this.lost(slot, new Error(`worker exited with code ${code}`)));
