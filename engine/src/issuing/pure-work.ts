@@ -26,14 +26,17 @@ const workerFailed = () =>
  * commit, so its request renders it here instead of failing an invoice already on disk.
  */
 export class PureWork {
-  private readonly pool: WorkerPool<typeof pureWorkTasks>;
+  /** null: configured without worker threads (size 0), everything on the calling thread. */
+  private readonly pool: WorkerPool<typeof pureWorkTasks> | null;
   private warned = false;
 
   constructor(private readonly options: { size?: number | undefined; logger: Logger; entry?: URL }) {
-    this.pool = new WorkerPool({ entry: options.entry ?? ENTRY, size: options.size, name: 'pure-work pool', logger: options.logger });
+    this.pool =
+      options.size === 0 ? null : new WorkerPool({ entry: options.entry ?? ENTRY, size: options.size, name: 'pure-work pool', logger: options.logger });
   }
 
   async qrPngBase64(url: string): Promise<string> {
+    if (!this.pool) return pureWorkTasks.qrPngBase64(url);
     try {
       return await this.pool.run('qrPngBase64', url);
     } catch (error) {
@@ -45,6 +48,7 @@ export class PureWork {
 
   /** Urgent: the chain's next altas wait for these signatures. */
   async firmarCadenaTbai(anterior: FacturaAnteriorTbai | null, altas: Omit<AltaAFirmar, 'anterior'>[]): Promise<SignedTicketBai[]> {
+    if (!this.pool) return pureWorkTasks.firmarCadenaTbai({ anterior, altas });
     try {
       return await this.pool.run('firmarCadenaTbai', { anterior, altas }, { urgent: true });
     } catch (error) {
@@ -57,11 +61,11 @@ export class PureWork {
 
   /** Starts the workers ahead of the first invoice. */
   warm(): void {
-    this.pool.warm();
+    this.pool?.warm();
   }
 
   close(): Promise<void> {
-    return this.pool.close();
+    return this.pool?.close() ?? Promise.resolve();
   }
 
   private fellBack(error: WorkerPoolError): void {

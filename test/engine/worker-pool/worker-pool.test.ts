@@ -6,6 +6,7 @@ import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
+import { configFromEnv } from '../../../engine/src/config';
 import { PureWork } from '../../../engine/src/issuing/pure-work';
 import { EngineError } from '../../../engine/src/http/errors';
 import { silentLogger, type Logger } from '../../../engine/src/platform/logger';
@@ -197,6 +198,17 @@ describe('PureWork', () => {
     expect(warnings).toEqual(['pure work runs on the main thread']);
   });
 
+  it('configured with 0 threads: the same results on the calling thread, no worker started', async () => {
+    // An entry that cannot load: a started worker would fail and say so in the log.
+    const said: string[] = [];
+    const work = new PureWork({ size: 0, logger: { info: (m) => said.push(m), warn: (m) => said.push(m), error: (m) => said.push(m) }, entry: BROKEN });
+    pools.push(work);
+    work.warm();
+    expect(await work.qrPngBase64(url)).toBe(qrPng(url).toString('base64'));
+    expect(await work.firmarCadenaTbai(anterior, [alta('8')])).toEqual([firmarAlta({ ...alta('8'), anterior })]);
+    expect(said).toEqual([]);
+  });
+
   it('a signature whose worker is gone is 503 WORKER_FAILED (nothing to store); a QR is still rendered', async () => {
     const work = new PureWork({ size: 1, logger: silentLogger });
     await work.close();
@@ -205,5 +217,14 @@ describe('PureWork', () => {
     expect((error as EngineError).httpStatus).toBe(503);
     expect((error as EngineError).code).toBe('WORKER_FAILED');
     expect(await work.qrPngBase64(url)).toBe(qrPng(url).toString('base64'));
+  });
+});
+
+describe('POS_WORKER_THREADS', () => {
+  it('sets the number of worker threads (0: none); unset leaves the default; anything else is refused at start', () => {
+    expect(configFromEnv({ POS_WORKER_THREADS: '3' }).workerThreads).toBe(3);
+    expect(configFromEnv({ POS_WORKER_THREADS: '0' }).workerThreads).toBe(0);
+    expect(configFromEnv({}).workerThreads).toBeUndefined();
+    for (const bad of ['-1', '1.5', 'dos']) expect(() => configFromEnv({ POS_WORKER_THREADS: bad })).toThrow('POS_WORKER_THREADS');
   });
 });
