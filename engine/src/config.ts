@@ -70,6 +70,11 @@ export interface EngineConfig {
   iaeCatalogue?: string;
   /** CAs trusted for representation signatures: PEM text, or paths of PEM/DER files or folders. None by default. */
   representacionCas?: string[];
+  /**
+   * Worker threads for QR images and TicketBAI signatures; default: cores − 1, at least 1. 0: none,
+   * that work runs on the main thread (a machine whose other cores the POS itself keeps busy).
+   */
+  workerThreads?: number;
 }
 
 export const DEFAULT_SOFTWARE: SoftwareIdentity = {
@@ -104,6 +109,8 @@ export interface ResolvedConfig {
   census: CensusConfig;
   iaeCatalogue: string;
   representacionCas: string[];
+  /** undefined: the machine's cores − 1; 0: no worker threads. */
+  workerThreads: number | undefined;
   ticketbai: { endpoints: TbaiEndpoints; certificate: TbaiCertificateConfig; politicasFirma: Record<Provincia, PoliticaFirma> };
 }
 
@@ -156,6 +163,7 @@ export function resolveConfig(config: EngineConfig): ResolvedConfig {
     census: { ...DEFAULT_CENSUS_CONFIG, ...config.census },
     iaeCatalogue: config.iaeCatalogue ?? path.join(config.assetsDir ?? path.join(REPO_ROOT, 'assets'), 'iae', 'epigrafes-lroe.csv'),
     representacionCas: config.representacionCas ?? [],
+    workerThreads: config.workerThreads,
   };
 }
 
@@ -187,7 +195,16 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): EngineConfi
     census: { url: env.POS_CENSUS_URL ?? `http://127.0.0.1:${emulatorPort}/wlpl/BURT-JDIT/ws/VNifV2SOAP` },
     // Paths separated like PATH (':' here, ';' on Windows).
     representacionCas: (env.POS_REPRESENTACION_CAS ?? '').split(path.delimiter).filter((p) => p.trim() !== ''),
+    ...workerThreadsFromEnv(env.POS_WORKER_THREADS),
   };
+}
+
+/** POS_WORKER_THREADS: a whole number of threads, 0 for none; unset: the machine's cores − 1. */
+function workerThreadsFromEnv(raw: string | undefined): { workerThreads?: number } {
+  if (raw === undefined || raw.trim() === '') return {};
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 0 || n > 256) throw new Error('POS_WORKER_THREADS must be a whole number from 0 to 256');
+  return { workerThreads: n };
 }
 
 /**

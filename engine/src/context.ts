@@ -12,6 +12,7 @@ import { installValue } from './db/settings';
 import { CursorCodec } from './http/pagination';
 import { InvoiceStore } from './invoices/store';
 import { GroupCommit } from './issuing/group-commit';
+import { PureWork } from './issuing/pure-work';
 import type { Logger } from './platform/logger';
 import { SubmissionWorker } from './submission/worker';
 import { WebhookDeliveryWorker } from './webhooks/delivery-worker';
@@ -33,6 +34,8 @@ export interface EngineContext {
   declarations: DeclarationService;
   invoices: InvoiceStore;
   groupCommit: GroupCommit;
+  /** QR images and TicketBAI signatures on worker threads; closed by engine.stop(). */
+  pureWork: PureWork;
   cursors: CursorCodec;
   sistema: SistemaInformatico;
   verifactu: VerifactuIssuing;
@@ -58,6 +61,7 @@ export function buildContext(config: ResolvedConfig, db: Database, logger: Logge
   const invoices = new InvoiceStore(db, ids);
   const issuers = new IssuerStore(db, clock, ids);
   const groupCommit = new GroupCommit(db);
+  const pureWork = new PureWork({ size: config.workerThreads, logger });
   const deviceStore = new DeviceStore(db);
   const routing = new DeviceRouting(deviceStore, clock, ids);
   const sistema = sistemaInformatico(config, installValue(db, 'numeroInstalacion', () => ids.next('inst')));
@@ -73,6 +77,7 @@ export function buildContext(config: ResolvedConfig, db: Database, logger: Logge
     clock,
     ids,
     groupCommit,
+    pureWork,
     routing,
     software: { licenciaTbai: software.licenciaTbai, nifDesarrolladora: software.productorNif, nombre: software.nombreSistema, version: software.version },
     signer: tbaiSigner(db, clock, { nif: software.productorNif, nombre: software.productorNombre }, config.ticketbai.certificate),
@@ -92,9 +97,10 @@ export function buildContext(config: ResolvedConfig, db: Database, logger: Logge
     issuers,
     invoices,
     groupCommit,
+    pureWork,
     cursors,
     sistema,
-    verifactu: new VerifactuIssuing({ invoices, issuers, clock, ids, sistema, groupCommit, routing }),
+    verifactu: new VerifactuIssuing({ invoices, issuers, clock, ids, sistema, groupCommit, pureWork, routing }),
     ticketbai,
     submissions,
     webhooks,

@@ -68,6 +68,7 @@ export async function createEngine(input: EngineConfig): Promise<Engine> {
       ctx.urls.panel = await listen(apps.panel, config.panelPort);
       ctx.usage.startFlushing(config.usageFlushMs);
       db.startBackgroundCheckpoints();
+      ctx.pureWork.warm();
       if (config.submitAutomatically) ctx.submissions.start();
       if (config.webhooks.deliverAutomatically) ctx.webhookDeliveries.start();
       started = true;
@@ -79,6 +80,7 @@ export async function createEngine(input: EngineConfig): Promise<Engine> {
       await ctx.submissions.stop();
       await ctx.webhookDeliveries.stop();
       ctx.usage.stop();
+      await ctx.pureWork.close();
       await db.close();
       if (started) logger.info('engine stopped');
     },

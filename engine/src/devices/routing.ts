@@ -97,6 +97,14 @@ export class DeviceRouting {
   }
 
   /**
+   * Where routeNewInvoice would send a new invoice, read only (nothing noted, no series claimed):
+   * for work done before the issuing transaction, which routes again and decides.
+   */
+  previewNewInvoice(target: IssuingTarget, idMaquina: string | undefined): Writer {
+    return this.writerOf(target, idMaquina, { readOnly: true });
+  }
+
+  /**
    * The writer behind a request that claims nothing (anular, subsanar): the phase and the
    * request's idMaquina are checked (noted in `preparacion`; in `activa` an unknown or
    * deactivated device is 409), but the record goes where the caller says — the chain of the
@@ -121,9 +129,9 @@ export class DeviceRouting {
     });
   }
 
-  private writerOf(target: IssuingTarget, idMaquina: string | undefined): Writer {
+  private writerOf(target: IssuingTarget, idMaquina: string | undefined, options: { readOnly?: boolean } = {}): Writer {
     const { faseAltaCapacidad, modoCadena } = this.phase(target.accountId, target.nif);
-    if (faseAltaCapacidad === 'preparacion' && idMaquina !== undefined) {
+    if (faseAltaCapacidad === 'preparacion' && idMaquina !== undefined && options.readOnly !== true) {
       // idsMaquinaVistos: noted from the issuing traffic of the preparation window.
       this.guard(() => this.devices.noteObserved(target.entorno, target.nif, idMaquina, this.clock.now().toISOString()));
     }

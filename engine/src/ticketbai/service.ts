@@ -14,7 +14,9 @@ import type { DeviceRouting, Writer } from '../devices/routing';
 import { EngineError } from '../http/errors';
 import type { Caller } from '../http/auth';
 import { nuevoRegistro, type InvoiceRow, type InvoiceStore, type RegistroRow } from '../invoices/store';
+import { ChainPipeline, type ChainTail } from '../issuing/chain-pipeline';
 import type { GroupCommit } from '../issuing/group-commit';
+import type { PureWork } from '../issuing/pure-work';
 import { admitIssuer } from '../issuing/issuer-gate';
 import type { Clock } from '../platform/clock';
 import type { IdGenerator } from '../platform/ids';
@@ -22,10 +24,10 @@ import { CAMPOS_CANONICOS_TICKETBAI, correctionFingerprint } from '../issuing/fi
 import { importeCanonico } from '../verifactu/importes';
 import { identificadorTbai } from './identificador';
 import { POLITICAS_FIRMA, type PoliticaFirma } from './politicas';
-import { qrTbaiPng, urlQrTbai } from './qr';
-import { signTicketBai } from './xades';
+import { firmarAlta, linkOf, type AltaAFirmar } from './alta-firmada';
+import { urlQrTbai } from './qr';
+import { signTicketBai, type SignedTicketBai } from './xades';
 import {
-  buildTicketBaiAlta,
   buildTicketBaiAnulacion,
   importeTotalFacturaTbai,
   type FacturaAnteriorTbai,
@@ -44,6 +46,14 @@ export interface SigningIdentity {
 }
 
 type StoredEmision = Omit<TicketbaiEmisionResponse, 'qrBase64' | 'yaExistente'>;
+
+/** An alta signed ahead of its transaction, against `tail`, at `generadoEn`. */
+interface FirmadaAntes {
+  signed: SignedTicketBai;
+  generadoEn: Date;
+  dispositivo: string | null;
+  tail: ChainTail<FacturaAnteriorTbai>;
+}
 
 const HACIENDA: Record<Provincia, Hacienda> = { araba: 'tbai-araba', bizkaia: 'tbai-bizkaia', gipuzkoa: 'tbai-gipuzkoa' };
 const TBAI_HACIENDAS: Hacienda[] = ['tbai-araba', 'tbai-bizkaia', 'tbai-gipuzkoa'];
@@ -91,6 +101,11 @@ export function ticketbaiQueueKey(entorno: string, provincia: Provincia, nif: st
  */
 export class TicketbaiIssuing {
   private readonly politicas: Readonly<Record<Provincia, PoliticaFirma>>;
+  /** Altas signed on the worker pool ahead of their transaction, chain by chain. */
+  private readonly pipeline = new ChainPipeline<FacturaAnteriorTbai, Omit<AltaAFirmar, 'anterior'>, SignedTicketBai>(async (tail, altas) => {
+    const signed = await this.deps.pureWork.firmarCadenaTbai(tail.link, altas);
+    return signed.map((s, i) => ({ signed: s, next: { length: tail.length + i + 1, link: linkOf(altas[i]!.factura, s.signatureValue) } }));
+  });
 
   constructor(
     private readonly deps: {
@@ -99,6 +114,7 @@ export class TicketbaiIssuing {
       clock: Clock;
       ids: IdGenerator;
       groupCommit: GroupCommit;
+      pureWork: PureWork;
       routing: DeviceRouting;
       software: SoftwareTbai;
       /** The signing identity of an environment; throws 503 when LIVE has none configured. */
@@ -128,15 +144,72 @@ export class TicketbaiIssuing {
     const avisos = this.validate(factura);
     const issuer = this.admit(caller, factura.emisor.nif, factura.provincia, false);
     const signer = this.deps.signer(caller.entorno);
-    const outcome = await this.deps.groupCommit.run(() => {
-      const existing = this.find(caller, factura.emisor.nif, factura.serie, factura.numero, factura.fechaExpedicion);
-      if (existing) return { answer: this.replayOf(existing, factura), replay: true };
-      // A replay is answered whatever the billing state; a new registration needs it active.
-      this.admit(caller, factura.emisor.nif, factura.provincia, true);
-      const writer = this.deps.routing.routeNewInvoice(this.target(caller, factura.emisor.nif), factura.serie ?? '', factura.idMaquina);
-      return { answer: this.issueAlta(caller, factura, signer, issuer.nombre, null, declaredDevice(writer), avisos), replay: false };
-    });
+    const commitAlta = (ahead: FirmadaAntes | null) =>
+      this.deps.groupCommit.run(() => {
+        const existing = this.find(caller, factura.emisor.nif, factura.serie, factura.numero, factura.fechaExpedicion);
+        if (existing) return { answer: this.replayOf(existing, factura), replay: true, stored: false };
+        // A replay is answered whatever the billing state; a new registration needs it active.
+        this.admit(caller, factura.emisor.nif, factura.provincia, true);
+        const writer = this.deps.routing.routeNewInvoice(this.target(caller, factura.emisor.nif), factura.serie ?? '', factura.idMaquina);
+        const issued = this.issueAlta(caller, factura, signer, issuer.nombre, null, declaredDevice(writer), avisos, ahead);
+        return { answer: issued.answer, replay: false, stored: issued.signedAhead };
+      });
+    const dispositivo = this.newAltaDevice(caller, factura);
+    if (dispositivo === undefined) {
+      // A replay, or a request the transaction will refuse: no signature ahead.
+      const outcome = await commitAlta(null);
+      return this.withQr(outcome.answer, outcome.replay);
+    }
+    const chainKey = ticketbaiChainKey(caller.entorno, factura.emisor.nif, dispositivo);
+    const generadoEn = this.deps.clock.now();
+    const { anterior: _signedAgainst, ...alta } = this.altaAFirmar(factura, signer, issuer.nombre, dispositivo, null, generadoEn);
+    const outcome = await this.pipeline.run(
+      chainKey,
+      alta,
+      () => {
+        const head = this.deps.invoices.chainHead<FacturaAnteriorTbai>(chainKey);
+        return { length: head?.length ?? 0, link: head?.link ?? null };
+      },
+      async (signed, tail) => {
+        const committed = await commitAlta({ signed, generadoEn, dispositivo, tail });
+        return { value: committed, stored: committed.stored };
+      },
+    );
     return this.withQr(outcome.answer, outcome.replay);
+  }
+
+  /**
+   * Outside the transaction, a first look at where a new alta goes — the device it declares, null
+   * for the issuer's chain — so that it can be signed before the transaction; undefined for a
+   * replay or when the routing refuses it (the transaction decides and answers those).
+   */
+  private newAltaDevice(caller: Caller, factura: FacturaTicketbai): string | null | undefined {
+    if (this.find(caller, factura.emisor.nif, factura.serie, factura.numero, factura.fechaExpedicion)) return undefined;
+    try {
+      return declaredDevice(this.deps.routing.previewNewInvoice(this.target(caller, factura.emisor.nif), factura.idMaquina));
+    } catch {
+      return undefined;
+    }
+  }
+
+  private altaAFirmar(
+    factura: FacturaTicketbai,
+    signer: SigningIdentity,
+    emisorNombre: string,
+    dispositivo: string | null,
+    anterior: FacturaAnteriorTbai | null,
+    generadoEn: Date,
+  ): AltaAFirmar {
+    // The request's idMaquina stays on the invoice and record; the XML declares only the routed device.
+    const { idMaquina: _metadata, ...sinDispositivo } = factura;
+    return {
+      factura: dispositivo !== null ? { ...sinDispositivo, idMaquina: dispositivo } : sinDispositivo,
+      emisorNombre,
+      anterior,
+      software: this.deps.software,
+      generadoEn,
+      firma: { privateKeyPem: signer.privateKeyPem, certificatePem: signer.certificatePem, chainPem: signer.chainPem, policy: this.politicas[factura.provincia] },
+    };
   }
 
   async subsanar(caller: Caller, body: TicketbaiSubsanarBody): Promise<TicketbaiEmisionResponse> {
@@ -167,7 +240,7 @@ export class TicketbaiIssuing {
       // Bizkaia has no Zuzendu: the corrected invoice is signed and chained again (same identity), on
       // the chain — the declared device — of the record it corrects.
       const device = (JSON.parse(last.extra) as { dispositivo?: string }).dispositivo ?? null;
-      return { answer: this.issueAlta(caller, factura, signer, issuer.nombre, { existing, fingerprint: print }, device, avisos), replay: false };
+      return { answer: this.issueAlta(caller, factura, signer, issuer.nombre, { existing, fingerprint: print }, device, avisos, null).answer, replay: false };
     });
     return this.withQr(outcome.answer, outcome.replay);
   }
@@ -262,17 +335,22 @@ export class TicketbaiIssuing {
     dispositivo: string | null,
     /** The local rules' avisos (totals against the breakdown). */
     avisosReglas: string[],
-  ): StoredEmision {
-    const now = this.deps.clock.now();
-    const nowIso = now.toISOString();
+    /** Signed before the transaction: used only if it declares this device and chains to the stored head. */
+    ahead: FirmadaAntes | null,
+  ): { answer: StoredEmision; signedAhead: boolean } {
     const nif = factura.emisor.nif;
     const chainKey = ticketbaiChainKey(caller.entorno, nif, dispositivo);
     const head = this.deps.invoices.chainHead<FacturaAnteriorTbai>(chainKey);
-    // The request's idMaquina stays on the invoice and record; the XML declares only the routed device.
-    const { idMaquina: _metadata, ...sinDispositivo } = factura;
-    const declarada = dispositivo !== null ? { ...sinDispositivo, idMaquina: dispositivo } : sinDispositivo;
-    const xml = buildTicketBaiAlta({ factura: declarada, emisorNombre, anterior: head?.link ?? null, software: this.deps.software, generadoEn: now });
-    const signed = signTicketBai(xml, { ...signer, policy: this.politicas[factura.provincia], signingTime: now, canonicalInput: true });
+    const usable =
+      ahead !== null &&
+      ahead.dispositivo === dispositivo &&
+      ahead.tail.length === (head?.length ?? 0) &&
+      (ahead.tail.link?.signatureValue ?? null) === (head?.link.signatureValue ?? null)
+        ? ahead
+        : null;
+    const now = usable?.generadoEn ?? this.deps.clock.now();
+    const nowIso = now.toISOString();
+    const signed = usable?.signed ?? firmarAlta(this.altaAFirmar(factura, signer, emisorNombre, dispositivo, head?.link ?? null, now));
     const idTbai = identificadorTbai({ nif, fechaExpedicion: factura.fechaExpedicion, signatureValue: signed.signatureValue });
     const importeXml = importeTotalFacturaTbai(factura);
     const url = urlQrTbai({
@@ -354,15 +432,9 @@ export class TicketbaiIssuing {
       },
       now: nowIso,
     });
-    const link: FacturaAnteriorTbai = {
-      ...(factura.serie !== undefined ? { serie: factura.serie } : {}),
-      numero: factura.numero,
-      fechaExpedicion: factura.fechaExpedicion,
-      signatureValue: signed.signatureValue,
-    };
-    this.deps.invoices.appendRegistro(registro, link, signed.signedXml);
+    this.deps.invoices.appendRegistro(registro, linkOf(factura, signed.signatureValue), signed.signedXml);
     this.deps.invoices.enqueueSubmission(registro, ticketbaiQueueKey(caller.entorno, factura.provincia, nif), nowIso);
-    return answer;
+    return { answer, signedAhead: usable !== null };
   }
 
   /**
@@ -432,8 +504,8 @@ export class TicketbaiIssuing {
     });
   }
 
-  private withQr(stored: StoredEmision, replay: boolean): TicketbaiEmisionResponse {
-    return { ...stored, qrBase64: qrTbaiPng(stored.urlValidacion).toString('base64'), ...(replay ? { yaExistente: true } : {}) };
+  private async withQr(stored: StoredEmision, replay: boolean): Promise<TicketbaiEmisionResponse> {
+    return { ...stored, qrBase64: await this.deps.pureWork.qrPngBase64(stored.urlValidacion), ...(replay ? { yaExistente: true } : {}) };
   }
 }
 

@@ -15,7 +15,7 @@ import type { GroupCommit } from '../issuing/group-commit';
 import { admitIssuer } from '../issuing/issuer-gate';
 import type { Clock } from '../platform/clock';
 import type { IdGenerator } from '../platform/ids';
-import { qrPng } from '../qr/png';
+import type { PureWork } from '../issuing/pure-work';
 import { fechaLocalDdMmAaaa } from './fecha-hora';
 import { CAMPOS_CANONICOS_VERIFACTU, correctionFingerprint } from '../issuing/fingerprint';
 import { importeCanonico } from './importes';
@@ -99,6 +99,7 @@ export class VerifactuIssuing {
       ids: IdGenerator;
       sistema: SistemaInformatico;
       groupCommit: GroupCommit;
+      pureWork: PureWork;
       routing: DeviceRouting;
     },
   ) {
@@ -160,6 +161,7 @@ export class VerifactuIssuing {
   async crear(caller: Caller, factura: FacturaVerifactu): Promise<EmisionAnswer> {
     const avisos = this.validate(factura);
     admitIssuer(this.deps.issuers, caller, factura.emisor.nif, ['verifactu'], { newRegistration: false });
+    const qr = this.qrEarly(caller, factura);
     const outcome = await this.commit.run(() => {
       const existing = this.findInvoice(caller, factura.emisor.nif, factura.cabecera.serie, factura.cabecera.numero, factura.cabecera.fechaExpedicion);
       if (existing) return { answer: this.replayOf(existing, factura), replay: true };
@@ -168,7 +170,7 @@ export class VerifactuIssuing {
       const writer = this.deps.routing.routeNewInvoice(this.target(caller, factura.emisor.nif), factura.cabecera.serie ?? '', factura.idMaquina);
       return { answer: this.issueAlta(caller, factura, avisos, null, this.routeOf(caller, factura.emisor.nif, writer)), replay: false };
     });
-    return this.withQr(outcome.answer, outcome.replay);
+    return this.withQr(outcome.answer, outcome.replay, qr);
   }
 
   async subsanar(caller: Caller, body: VerifactuSubsanarBody): Promise<EmisionAnswer> {
@@ -177,6 +179,7 @@ export class VerifactuIssuing {
     admitIssuer(this.deps.issuers, caller, factura.emisor.nif, ['verifactu'], { newRegistration: false });
     // `subsanacion` (true or "S") is the same flag either way: left out of the fingerprint.
     const { print, matches } = correctionFingerprint({ ...factura, rechazoPrevio }, CAMPOS_CANONICOS_VERIFACTU);
+    const qr = this.qrEarly(caller, factura);
     const outcome = await this.commit.run(() => {
       const existing = this.findInvoice(caller, factura.emisor.nif, factura.cabecera.serie, factura.cabecera.numero, factura.cabecera.fechaExpedicion);
       if (!existing || existing.sistemaFiscal !== 'verifactu' || existing.tipoFactura === null) throw invoiceNotFound();
@@ -203,7 +206,7 @@ export class VerifactuIssuing {
         replay: false,
       };
     });
-    return this.withQr(outcome.answer, outcome.replay);
+    return this.withQr(outcome.answer, outcome.replay, qr);
   }
 
   async anular(caller: Caller, body: VerifactuAnularBody): Promise<AnulacionAnswer> {
@@ -382,13 +385,7 @@ export class VerifactuIssuing {
       sistema: route.sistema,
       ...(correction ? { subsanacion: { rechazoPrevio: correction.rechazoPrevio } } : {}),
     });
-    const url = urlValidacion({
-      entorno: caller.entorno,
-      nif,
-      numSerie: rec.numSerieFactura,
-      fechaExpedicion: factura.cabecera.fechaExpedicion,
-      importeTotal: rec.importeTotal,
-    });
+    const url = this.urlOf(caller, factura);
     const idFactura = correction?.existing.id ?? this.deps.ids.next('fac');
     const answer: StoredEmision = {
       idFactura,
@@ -486,11 +483,33 @@ export class VerifactuIssuing {
     return answer;
   }
 
-  private withQr(stored: StoredEmision, replay: boolean): EmisionAnswer {
-    return {
-      ...stored,
-      qrBase64: qrPng(stored.urlValidacion).toString('base64'),
-      ...(replay ? { yaExistente: true } : {}),
-    };
+  /** urlValidacion depends on the invoice's fields only (nif, NumSerieFactura, fecha, ImporteTotal as the record writes them). */
+  private urlOf(caller: Caller, factura: FacturaVerifactu): string {
+    return urlValidacion({
+      entorno: caller.entorno,
+      nif: factura.emisor.nif,
+      numSerie: numSerieFactura(factura.cabecera.serie, factura.cabecera.numero),
+      fechaExpedicion: factura.cabecera.fechaExpedicion,
+      importeTotal: importeCanonico(factura.totales.importeTotal),
+    });
+  }
+
+  /**
+   * The QR image starts on a worker before the transaction and overlaps with it: the URL is known
+   * from the request alone. A failed transaction leaves an unused image, nothing else.
+   */
+  private qrEarly(caller: Caller, factura: FacturaVerifactu): { url: string; png: Promise<string> } {
+    const url = this.urlOf(caller, factura);
+    const png = this.deps.pureWork.qrPngBase64(url);
+    // The request may fail before awaiting it (a 4xx in the transaction): never an unhandled rejection.
+    png.catch(() => undefined);
+    return { url, png };
+  }
+
+  private async withQr(stored: StoredEmision, replay: boolean, early: { url: string; png: Promise<string> }): Promise<EmisionAnswer> {
+    // A replay answers the stored URL: the same as the request's when the identity and amount match,
+    // rendered again only if an older version of the engine wrote it differently.
+    const qrBase64 = stored.urlValidacion === early.url ? await early.png : await this.deps.pureWork.qrPngBase64(stored.urlValidacion);
+    return { ...stored, qrBase64, ...(replay ? { yaExistente: true } : {}) };
   }
 }
