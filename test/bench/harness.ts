@@ -36,11 +36,15 @@ export async function coldStart(mode: 'echo' | 'engine', path: string, method: '
 }
 
 /** Starts `server-process.ts <mode>` and waits for its first line. */
-export async function startServer(mode: 'echo' | 'engine' | 'engine-devices', extra: string[] = []): Promise<ServerHandle> {
+export async function startServer(
+  mode: 'echo' | 'engine' | 'engine-devices',
+  extra: string[] = [],
+  env: Record<string, string> = {},
+): Promise<ServerHandle> {
   const child: ChildProcess = spawn(
     process.execPath,
     ['--import', 'tsx', path.join(here, 'server-process.ts'), mode, ...extra],
-    { stdio: ['ignore', 'pipe', 'inherit'] },
+    { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, ...env } },
   );
   const lines = createInterface({ input: child.stdout! });
   const first = await new Promise<string>((resolve, reject) => {

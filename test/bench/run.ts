@@ -107,8 +107,13 @@ const latencyRatio = (engineMs: number, echoMs: number) => ratio(engineMs, Math.
  * request on the issuer's single chain; `engine-devices`: round-robin over the four devices'
  * chains in phase `activa`.
  */
-async function crearFigures(regime: Regime, mode: 'engine' | 'engine-devices', echo: EchoBaseline): Promise<CrearFigures> {
-  const engine = await startServer(mode);
+async function crearFigures(
+  regime: Regime,
+  mode: 'engine' | 'engine-devices',
+  echo: EchoBaseline,
+  env: Record<string, string> = {},
+): Promise<CrearFigures> {
+  const engine = await startServer(mode, [], env);
   try {
     const devices = engine.info.devices ?? [];
     const body = (run: string) => (regime === 'verifactu' ? facturaBody(engine.info.nif ?? '', run, devices) : ticketbaiBody(run, devices));
@@ -137,6 +142,9 @@ async function verifactuCrear(report: Report, echo: EchoBaseline): Promise<void>
   report.verifactuCrear = {
     singleChain: await crearFigures('verifactu', 'engine', echo),
     fourDevices: await crearFigures('verifactu', 'engine-devices', echo),
+    // The same engine with no worker threads: on a machine whose cores the load generator shares,
+    // the pool competes with the main thread (docs/benchmarks.md).
+    singleChainNoWorkerThreads: await crearFigures('verifactu', 'engine', echo, { BENCH_WORKER_THREADS: '0' }),
     goal: 'ratiosToEcho.saturated >= 0.30, ratiosToEcho.p99At250 <= 5',
   };
 }
@@ -145,9 +153,12 @@ async function ticketbai(report: Report, echo: EchoBaseline): Promise<void> {
   const inProcess = await benchTicketbaiSign();
   const singleChain = await crearFigures('ticketbai', 'engine', echo);
   const fourDevices = await crearFigures('ticketbai', 'engine-devices', echo);
+  const singleChainNoWorkerThreads = await crearFigures('ticketbai', 'engine', echo, { BENCH_WORKER_THREADS: '0' });
   report.ticketbaiCrear = {
     singleChain,
     fourDevices,
+    singleChainNoWorkerThreads,
+    noWorkerThreadsRatioHttpToRawRsa: ratio(singleChainNoWorkerThreads.saturated.requestsPerSecond, inProcess.rawRsaSignaturesPerSecond),
     inProcess,
     ratioHttpToRawRsa: ratio(singleChain.saturated.requestsPerSecond, inProcess.rawRsaSignaturesPerSecond),
     fourDevicesRatioHttpToRawRsa: ratio(fourDevices.saturated.requestsPerSecond, inProcess.rawRsaSignaturesPerSecond),

@@ -56,6 +56,8 @@ if (mode === 'echo') {
     billingPort: 0,
     managePort: 0,
     panelPort: 0,
+    // BENCH_WORKER_THREADS=0: pure work (QR, signing) on the main thread, to compare in one run.
+    ...(process.env.BENCH_WORKER_THREADS !== undefined ? { workerThreads: Number(process.env.BENCH_WORKER_THREADS) } : {}),
   });
   const keys = seedDemoAccount(engine.context);
   // A Gipuzkoa issuer too, so TicketBAI issuing can be measured on the same engine.
