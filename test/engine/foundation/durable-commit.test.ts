@@ -48,24 +48,30 @@ const settled = async (promise: Promise<unknown>) => {
   return done;
 };
 
+/** A migrated database per test, closed after it with every held fsync released. */
+function withMigratedDatabase(): { db: InstanceType<typeof Database> } {
+  const current = {} as { db: InstanceType<typeof Database> };
+  beforeEach(async () => {
+    current.db = Database.open(mkdtempSync(path.join(tmpdir(), 'durable-')));
+    await current.db.migrate();
+  });
+  afterEach(async () => {
+    fsyncControl.hold = false;
+    releaseHeld();
+    await current.db.close();
+  });
+  return current;
+}
+
 beforeEach(() => {
   Object.assign(fsyncControl, { calls: 0, held: [], hold: false, failWith: null });
 });
 
 describe('WalSync: one fsync covers every commit written before it started', () => {
-  let db: InstanceType<typeof Database>;
-  beforeEach(async () => {
-    db = Database.open(mkdtempSync(path.join(tmpdir(), 'walsync-')));
-    await db.migrate();
-  });
-  afterEach(async () => {
-    fsyncControl.hold = false;
-    releaseHeld();
-    await db.close();
-  });
+  const current = withMigratedDatabase();
 
   it('flushes asked for while one runs share the next fsync; whenDurable waits for it', async () => {
-    const sync = new WalSync(`${db.file}-wal`);
+    const sync = new WalSync(`${current.db.file}-wal`);
     fsyncControl.hold = true;
     const first = sync.flush();
     const second = sync.flush();
@@ -85,7 +91,7 @@ describe('WalSync: one fsync covers every commit written before it started', () 
   });
 
   it('a failed fsync is final: that flush, the queued ones and every later one reject', async () => {
-    const sync = new WalSync(`${db.file}-wal`);
+    const sync = new WalSync(`${current.db.file}-wal`);
     fsyncControl.hold = true;
     const first = sync.flush();
     const queued = sync.flush();
@@ -102,38 +108,29 @@ describe('WalSync: one fsync covers every commit written before it started', () 
 });
 
 describe('Database.transactionDurableLater', () => {
-  let db: InstanceType<typeof Database>;
-  beforeEach(async () => {
-    db = Database.open(mkdtempSync(path.join(tmpdir(), 'durable-')));
-    await db.migrate();
-  });
-  afterEach(async () => {
-    fsyncControl.hold = false;
-    releaseHeld();
-    await db.close();
-  });
+  const current = withMigratedDatabase();
 
   it('commits at once, runs onCommit hooks only after the fsync, and leaves synchronous=FULL', async () => {
     fsyncControl.hold = true;
     const calls: string[] = [];
-    const { result, durable } = db.transactionDurableLater(() => {
-      db.run(db.kysely.insertInto('settings').values({ key: 'k', value: 'v' }));
-      db.onCommit(() => calls.push('woken'));
+    const { result, durable } = current.db.transactionDurableLater(() => {
+      current.db.run(current.db.kysely.insertInto('settings').values({ key: 'k', value: 'v' }));
+      current.db.onCommit(() => calls.push('woken'));
       return 'done';
     });
     expect(result).toBe('done');
     // Committed (another connection sees it), not yet durable, nobody woken.
-    const other = new BetterSqlite3(db.file, { readonly: true });
+    const other = new BetterSqlite3(current.db.file, { readonly: true });
     expect(other.prepare("SELECT value FROM settings WHERE key = 'k'").get()).toEqual({ value: 'v' });
     other.close();
-    expect(db.sqlite.pragma('synchronous', { simple: true })).toBe(2);
+    expect(current.db.sqlite.pragma('synchronous', { simple: true })).toBe(2);
     expect(await settled(durable)).toBe(false);
     expect(calls).toEqual([]);
-    expect(await settled(db.whenDurable())).toBe(false);
+    expect(await settled(current.db.whenDurable())).toBe(false);
     releaseHeld();
     await durable;
     expect(calls).toEqual(['woken']);
-    await expect(db.whenDurable()).resolves.toBeUndefined();
+    await expect(current.db.whenDurable()).resolves.toBeUndefined();
   });
 
   it('an in-memory database has nothing to fsync: durable at once', async () => {
