@@ -68,7 +68,8 @@ describe('First run: the till asks which till it is, registers it and keeps it',
     expect(conocidas).toHaveLength(1);
     await page.goto(server.keys.panelUrl);
     await page.getByTestId('identity').waitFor();
-    expect(await page.getByTestId('identity-elegir').allTextContents()).toEqual(conocidas.map((d) => `Es esta: ${d.etiqueta}`));
+    // The known tills arrive from the engine after the screen shows: wait for them, not a snapshot.
+    await expect.poll(() => page.getByTestId('identity-elegir').allTextContents(), { timeout: 20_000 }).toEqual(conocidas.map((d) => `Es esta: ${d.etiqueta}`));
     // A name is required; the refusal is said next to the field.
     await page.getByTestId('identity-crear').click();
     await page.getByText('Escriba un nombre para la caja.').waitFor();
