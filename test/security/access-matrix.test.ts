@@ -33,6 +33,17 @@ const facturaVf = (nif: string) => ({
   totales: { cuotaTotal: '2.10', importeTotal: '12.10' },
 });
 
+const facturaTbai = (nif: string) => ({
+  provincia: 'gipuzkoa',
+  emisor: { nif, nombre: 'X' },
+  serie: 'AM',
+  numero: '1',
+  fechaExpedicion: '20-11-2026',
+  tipoFactura: 'F2',
+  importeTotal: '12.10',
+  desglose: [{ baseImponible: '10.00', tipoImpositivo: '21.00', cuota: '2.10', calificacionOperacion: 'S1' }],
+});
+
 /**
  * One request per route aimed at A's resources. `emisor`: the route names an issuer (query,
  * path or body): another account's caller gets 403 FORBIDDEN there, whatever the issuer.
@@ -45,26 +56,8 @@ const REQUESTS: Record<string, { build: Builder; emisor: boolean }> = {
     build: (i) => ({ url: '/v1/verifactu/anular', body: { version: '1.0', facturaAnulada: { nifEmisor: i.nif, serie: 'AM', numero: '1', fechaExpedicion: '20-11-2026' } } }),
     emisor: true,
   },
-  'billing POST /v1/ticketbai/crear': {
-    build: (i) => ({
-      url: '/v1/ticketbai/crear',
-      body: {
-        provincia: 'gipuzkoa', emisor: { nif: i.nif, nombre: 'X' }, serie: 'AM', numero: '1', fechaExpedicion: '20-11-2026', tipoFactura: 'F2', importeTotal: '12.10',
-        desglose: [{ baseImponible: '10.00', tipoImpositivo: '21.00', cuota: '2.10', calificacionOperacion: 'S1' }],
-      },
-    }),
-    emisor: true,
-  },
-  'billing PUT /v1/ticketbai/subsanar': {
-    build: (i) => ({
-      url: '/v1/ticketbai/subsanar',
-      body: {
-        provincia: 'gipuzkoa', emisor: { nif: i.nif, nombre: 'X' }, serie: 'AM', numero: '1', fechaExpedicion: '20-11-2026', tipoFactura: 'F2', importeTotal: '12.10',
-        desglose: [{ baseImponible: '10.00', tipoImpositivo: '21.00', cuota: '2.10', calificacionOperacion: 'S1' }], subsanacion: true,
-      },
-    }),
-    emisor: true,
-  },
+  'billing POST /v1/ticketbai/crear': { build: (i) => ({ url: '/v1/ticketbai/crear', body: facturaTbai(i.nif) }), emisor: true },
+  'billing PUT /v1/ticketbai/subsanar': { build: (i) => ({ url: '/v1/ticketbai/subsanar', body: { ...facturaTbai(i.nif), subsanacion: true } }), emisor: true },
   'billing POST /v1/ticketbai/anular': {
     build: (i) => ({ url: '/v1/ticketbai/anular', body: { nifEmisor: i.nif, serie: 'AM', numero: '1', fechaExpedicion: '20-11-2026', provincia: 'gipuzkoa' } }),
     emisor: true,

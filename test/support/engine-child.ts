@@ -67,6 +67,22 @@ export function activateDevices(dataDir: string, nifs: readonly string[], device
  * Waits until every record the engine holds has its final state (the engine keeps filing),
  * polling every 50 ms at most `polls` times.
  */
+/**
+ * The end of a crash round: after a random pause of `minMs` to `minMs + spreadMs`, SIGKILL the
+ * engine, wait until it is gone, then stop the load and let the requests it had in flight settle.
+ */
+export async function killMidLoad(
+  child: ChildProcess,
+  exited: Promise<void>,
+  pause: { minMs: number; spreadMs: number },
+  stopLoad: () => Promise<void>,
+): Promise<void> {
+  await new Promise((r) => setTimeout(r, pause.minMs + Math.floor(Math.random() * pause.spreadMs)));
+  child.kill('SIGKILL');
+  await exited;
+  await stopLoad();
+}
+
 export async function drained(db: Database.Database, polls: number): Promise<void> {
   for (let i = 0; i < polls; i++) {
     const left = db.prepare('SELECT COUNT(*) AS n FROM registros WHERE estadoEnvioFinal IS NULL').get() as { n: number };

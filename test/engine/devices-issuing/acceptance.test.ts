@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ticketbaiChainKey } from '../../../engine/src/ticketbai/service';
 import { verifactuChainKey } from '../../../engine/src/verifactu/service';
 import { aTicketTbai, tbaiEmisor } from '../../fixtures/ticketbai';
-import { activateDevices, crear, drained, startEngineProcess } from '../../support/engine-child';
+import { activateDevices, crear, drained, killMidLoad, startEngineProcess } from '../../support/engine-child';
 import { startTestEmulators } from '../../support/emulators';
 
 type Emulators = Awaited<ReturnType<typeof startTestEmulators>>;
@@ -153,11 +153,10 @@ describe('Four devices and a centralized client issue concurrently in activa, in
       for (let i = 0; i < 600 && !([...acksThisRound.values()].filter((n) => n >= 3).length === writers); i++) {
         await new Promise((r) => setTimeout(r, 50));
       }
-      await new Promise((r) => setTimeout(r, 100 + Math.floor(Math.random() * 400)));
-      child.kill('SIGKILL');
-      await exited;
-      sending = false;
-      await load;
+      await killMidLoad(child, exited, { minMs: 100, spreadMs: 400 }, async () => {
+        sending = false;
+        await load;
+      });
     }
     db?.close();
     expect(acknowledged.size).toBeGreaterThan(50);

@@ -52,6 +52,10 @@ function rawExchange(base: string, bytes: string): Promise<string> {
 
 const hostOf = (base: string) => new URL(base).host;
 
+/** A keyed POST to the billing API in process, with the raw body and content type given. */
+const postBilling = (url: string, payload: string, contentType = 'application/json') =>
+  t.engine.apps.billing.inject({ method: 'POST', url, headers: { 'x-api-key': t.keys.test, 'content-type': contentType }, payload });
+
 describe('Router errors (malformed URL, over-long path parameter) answer the API error body', () => {
   for (const app of ['billing', 'manage', 'panel'] as const) {
     it(`${app}: /v1/facturas/%C0%AF → 400 BAD_URL naming url, without echoing it`, async () => {
@@ -71,12 +75,7 @@ describe('Router errors (malformed URL, over-long path parameter) answer the API
     expect(res.body).not.toContain('aaaa');
   });
   it('a malformed Content-Type (Fastify FST_ERR_CTP_INVALID_TYPE) → 4xx with our body', async () => {
-    const res = await t.engine.apps.billing.inject({
-      method: 'POST',
-      url: '/v1/verifactu/crear',
-      headers: { 'x-api-key': t.keys.test, 'content-type': '' },
-      payload: '{}',
-    });
+    const res = await postBilling('/v1/verifactu/crear', '{}', '');
     expect(res.statusCode).toBeGreaterThanOrEqual(400);
     expect(res.statusCode).toBeLessThan(500);
     expect(res.json().code).not.toMatch(/^FST_/);
@@ -121,22 +120,12 @@ describe('Deeply nested JSON → 400 naming body, never a stack overflow (fuzzin
     }
   });
   it('64 levels are still parsed; strings full of brackets do not count', async () => {
-    const res = await t.engine.apps.billing.inject({
-      method: 'POST',
-      url: '/v1/verifactu/crear',
-      headers: { 'x-api-key': t.keys.test, 'content-type': 'application/json' },
-      payload: JSON.stringify({ version: '[[[['.repeat(100), x: JSON.parse('['.repeat(63) + ']'.repeat(63)) }),
-    });
+    const res = await postBilling('/v1/verifactu/crear', JSON.stringify({ version: '[[[['.repeat(100), x: JSON.parse('['.repeat(63) + ']'.repeat(63)) }));
     expect(res.statusCode).toBe(400);
     expect(res.json().campo).not.toBe('body');
   });
   it('prototype poisoning is still refused', async () => {
-    const res = await t.engine.apps.billing.inject({
-      method: 'POST',
-      url: '/v1/verifactu/crear',
-      headers: { 'x-api-key': t.keys.test, 'content-type': 'application/json' },
-      payload: '{"__proto__":{"polluted":1}}',
-    });
+    const res = await postBilling('/v1/verifactu/crear', '{"__proto__":{"polluted":1}}');
     expect(res.statusCode).toBe(400);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
@@ -153,12 +142,7 @@ describe('An unknown key with an empty name still names a field (fuzzing found c
     expect(res.json()).toMatchObject({ code: 'VALIDATION_ERROR', campo: 'querystring' });
   });
   it('{"": 1} in a strict body → 400 naming body', async () => {
-    const res = await t.engine.apps.billing.inject({
-      method: 'POST',
-      url: '/v1/ticketbai/anular',
-      headers: { 'x-api-key': t.keys.test, 'content-type': 'application/json' },
-      payload: JSON.stringify({ '': 1 }),
-    });
+    const res = await postBilling('/v1/ticketbai/anular', JSON.stringify({ '': 1 }));
     expect(res.statusCode).toBe(400);
     expect(res.json().errors).toContain('body: campo no admitido');
   });

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { crear, drained, startEngineProcess } from '../../support/engine-child';
+import { crear, drained, killMidLoad, startEngineProcess } from '../../support/engine-child';
 import { startTestEmulators } from '../../support/emulators';
 import { invalidAeatRepliesIn } from '../../support/xsd';
 
@@ -139,11 +139,10 @@ describe('The engine killed with SIGKILL mid-submission, 10 times', () => {
           );
         }
       })();
-      await new Promise((r) => setTimeout(r, 300 + Math.floor(Math.random() * 700)));
-      child.kill('SIGKILL');
-      await exited;
-      sending = false;
-      await load;
+      await killMidLoad(child, exited, { minMs: 300, spreadMs: 700 }, async () => {
+        sending = false;
+        await load;
+      });
     }
     db?.close();
 

@@ -6,6 +6,7 @@ import { createInterface } from 'node:readline';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestEmulators } from '../../support/emulators';
+import { killMidLoad } from '../../support/engine-child';
 import { expectedIdEntrega, signatureValid, startReceiver, type Receiver } from '../../support/webhook-receiver';
 import { invalidAeatRepliesIn } from '../../support/xsd';
 
@@ -96,11 +97,10 @@ describe('The engine killed with SIGKILL during deliveries, 5 times', () => {
           );
         }
       })();
-      await new Promise((r) => setTimeout(r, 500 + Math.floor(Math.random() * 700)));
-      child.kill('SIGKILL');
-      await exited;
-      sending = false;
-      await load;
+      await killMidLoad(child, exited, { minMs: 500, spreadMs: 700 }, async () => {
+        sending = false;
+        await load;
+      });
       // What the killed engine left on disk: events not yet delivered (pending deliveries, or events
       // not fanned out yet). The last kill must have hit with some, or the restart proves nothing.
       const left = new Database(path.join(dataDir, 'engine.sqlite'), { readonly: true });
