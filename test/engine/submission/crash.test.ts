@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -17,7 +18,12 @@ beforeAll(async () => {
   // authority holds and the engine never heard about, which the restart must resend.
   emu.aeat.faults.set({ mode: 'slow', delayMs: 150, afterProcessing: true });
 });
-afterAll(async () => emu.close());
+// A test that times out must not leave its engine process running (it would keep the port and the data dir busy).
+let live: ChildProcess | undefined;
+afterAll(async () => {
+  if (live && live.exitCode === null && live.signalCode === null) live.kill('SIGKILL');
+  await emu.close();
+});
 
 function ticket(nif: string, numero: string) {
   return {
@@ -111,6 +117,7 @@ describe('The engine killed with SIGKILL mid-submission, 10 times', () => {
     let db: Database.Database | undefined;
     for (let round = 0; round <= 10; round++) {
       const { child, info } = await startEngineProcess(dataDir, { aeatUrl: emu.aeatUrl });
+      live = child;
       const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
       db ??= new Database(path.join(dataDir, 'engine.sqlite'), { readonly: true });
       if (round > 0) {
