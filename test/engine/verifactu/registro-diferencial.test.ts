@@ -52,11 +52,15 @@ describe('RegistroAlta builder = the reference builder', () => {
             subsanacion: fc.record({ rechazoPrevio: fc.constantFrom('N', 'S', 'X') }, { requiredKeys: [] }),
             incidencia: fc.boolean(),
             sistema: fc.constantFrom(0, 1),
+            // A series with XML metacharacters (the schema allows any printable ASCII).
+            serie: fc.constantFrom('A&B<', "S'\"", 'T>'),
           },
           { requiredKeys: ['sistema'] },
         ),
         (body, ant, fecha, extra) => {
-          const parsed = verifactuCrearBody.safeParse(body);
+          const cabecera = body.cabecera as Record<string, unknown>;
+          const conSerie = extra.serie === undefined ? body : { ...body, cabecera: { ...cabecera, serie: extra.serie } };
+          const parsed = verifactuCrearBody.safeParse(conSerie);
           if (!parsed.success) return;
           const input = {
             factura: parsed.data,
