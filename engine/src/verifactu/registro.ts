@@ -111,9 +111,9 @@ export function numSerieFactura(serie: string | undefined, numero: string): stri
 }
 
 function persona(p: Persona): string {
-  let x = el('NombreRazon', p.nombre.trim());
+  let x = '<sum1:NombreRazon>' + escapeXml(p.nombre.trim()) + '</sum1:NombreRazon>';
   if (p.nif !== undefined) {
-    x += tok('NIF', p.nif);
+    x += '<sum1:NIF>' + p.nif + '</sum1:NIF>';
   } else if (p.idOtro !== undefined) {
     x += '<sum1:IDOtro>';
     if (p.idOtro.codigoPais !== undefined) x += tok('CodigoPais', p.idOtro.codigoPais);
@@ -138,12 +138,11 @@ function facturasReferidas(tag: string, nif: string, facturas: readonly IdFactur
 function encadenamiento(anterior: RegistroAnterior | null): string {
   if (anterior === null) return '<sum1:Encadenamiento><sum1:PrimerRegistro>S</sum1:PrimerRegistro></sum1:Encadenamiento>';
   return (
-    '<sum1:Encadenamiento><sum1:RegistroAnterior>' +
-    el('IDEmisorFactura', anterior.idEmisorFactura) +
-    el('NumSerieFactura', anterior.numSerieFactura) +
-    el('FechaExpedicionFactura', anterior.fechaExpedicionFactura) +
-    el('Huella', anterior.huella) +
-    '</sum1:RegistroAnterior></sum1:Encadenamiento>'
+    '<sum1:Encadenamiento><sum1:RegistroAnterior><sum1:IDEmisorFactura>' + escapeXml(anterior.idEmisorFactura) +
+    '</sum1:IDEmisorFactura><sum1:NumSerieFactura>' + escapeXml(anterior.numSerieFactura) +
+    '</sum1:NumSerieFactura><sum1:FechaExpedicionFactura>' + escapeXml(anterior.fechaExpedicionFactura) +
+    '</sum1:FechaExpedicionFactura><sum1:Huella>' + escapeXml(anterior.huella) +
+    '</sum1:Huella></sum1:RegistroAnterior></sum1:Encadenamiento>'
   );
 }
 
