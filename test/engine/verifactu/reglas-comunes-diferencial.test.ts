@@ -10,9 +10,12 @@ import { describe, expect, it } from 'vitest';
 import { verifactuCrearBody } from '../../../src-shared/api/verifactu';
 import { validarAlta, validarAltaGeneral } from '../../../engine/src/verifactu/reglas';
 import { validarAltaComun } from '../../../engine/src/verifactu/reglas-comunes';
-import { aFacturaF1, aFacturaF2, HOY } from '../../fixtures/verifactu';
+import { buildRegistroAlta, type RegistroAnterior } from '../../../engine/src/verifactu/registro';
+import { crearBodyRapido } from '../../../src-shared/api/verifactu-rapido';
+import { aFacturaF1, aFacturaF2, aSistemaInformatico, GENERADO_EN, HOY } from '../../fixtures/verifactu';
 import { cuotaDe, importeTexto } from './referencia/arbitrarias';
 import { validarAltaDecimal } from './referencia/reglas-decimal';
+import { buildRegistroAltaReferencia } from './referencia/registro-referencia';
 
 const RUNS = Number(process.env.DIFF_RUNS ?? 3000);
 
@@ -192,5 +195,34 @@ describe('Common-case rule path = the whole rule table', () => {
     expect(validarAlta(sinDestinatario, { hoy: HOY }).errors.map((e) => e.codigo)).toEqual(['1189']);
     // A sale from tomorrow (1112).
     expect(validarAltaComun(aFacturaF2(), { hoy: '01-03-2026' })).toBeUndefined();
+  });
+
+  it(`${Math.ceil(RUNS / 3)} generated chains: the hot path (precompiled check, common-case rules, record build) = the reference pipeline (zod, the whole table, the builder as it was)`, () => {
+    const sistema = aSistemaInformatico();
+    let registros = 0;
+    fc.assert(
+      fc.property(fc.array(factura, { minLength: 1, maxLength: 4 }), (lote) => {
+        let anteriorRapido: RegistroAnterior | null = null;
+        let anteriorRef: RegistroAnterior | null = null;
+        lote.forEach(({ body, ctx }, i) => {
+          const ref = verifactuCrearBody.safeParse(body);
+          const rapido = crearBodyRapido(body) ?? verifactuCrearBody.safeParse(body).data;
+          expect(rapido).toEqual(ref.data);
+          if (!ref.success || rapido === undefined) return;
+          const reglas = validarAlta(rapido, ctx);
+          expect(reglas).toEqual(validarAltaGeneral(ref.data, ctx));
+          if (reglas.errors.length > 0) return;
+          const generadoEn = new Date(GENERADO_EN.getTime() + i * 1000);
+          const r = buildRegistroAlta({ factura: rapido, anterior: anteriorRapido, generadoEn, sistema });
+          const rr = buildRegistroAltaReferencia({ factura: ref.data, anterior: anteriorRef, generadoEn, sistema });
+          expect(r).toEqual(rr);
+          registros++;
+          anteriorRapido = { idEmisorFactura: rapido.emisor.nif, numSerieFactura: r.numSerieFactura, fechaExpedicionFactura: rapido.cabecera.fechaExpedicion, huella: r.huella };
+          anteriorRef = { idEmisorFactura: ref.data.emisor.nif, numSerieFactura: rr.numSerieFactura, fechaExpedicionFactura: ref.data.cabecera.fechaExpedicion, huella: rr.huella };
+        });
+      }),
+      { numRuns: Math.ceil(RUNS / 3) },
+    );
+    expect(registros).toBeGreaterThan(RUNS / 10);
   });
 });
