@@ -56,6 +56,58 @@ comprobarEspejo('detalleDesglose[]', lineaShape, LINEA);
 comprobarEspejo('totales', shape.totales.shape, TOTALES);
 comprobarEspejo('aux', shape.aux.unwrap().shape, AUX);
 
+/**
+ * The key check of each object as a switch: a for-in over a parsed object with a `switch` on the
+ * key costs a sixth of a keyed lookup in a record plus Object.hasOwn (≈ 25 against ≈ 150 ns per
+ * object, six objects per body). 1: required key, 0: optional, -1: not this object's.
+ */
+type Clase = (k: string) => 1 | 0 | -1;
+
+const claseFactura: Clase = (k) => {
+  switch (k) {
+    case 'version': case 'emisor': case 'cabecera': case 'detalleDesglose': case 'totales': return 1;
+    case 'destinatario': case 'aux': case 'idMaquina': return 0;
+    default: return -1;
+  }
+};
+const claseEmisor: Clase = (k) => (k === 'nif' || k === 'nombre' ? 1 : -1);
+const claseCabecera: Clase = (k) => {
+  switch (k) {
+    case 'numero': case 'fechaExpedicion': case 'tipoFactura': case 'descripcion': return 1;
+    case 'serie': case 'fechaOperacion': return 0;
+    default: return -1;
+  }
+};
+const clasePersona: Clase = (k) => (k === 'nombre' ? 1 : k === 'nif' ? 0 : -1);
+const claseLinea: Clase = (k) => {
+  switch (k) {
+    case 'baseImponible': return 1;
+    case 'impuesto': case 'claveRegimen': case 'calificacionOperacion': case 'operacionExenta': case 'tipoImpositivo':
+    case 'cuotaRepercutida': case 'tipoRecargoEquivalencia': case 'cuotaRecargoEquivalencia': return 0;
+    default: return -1;
+  }
+};
+const claseTotales: Clase = (k) => (k === 'cuotaTotal' || k === 'importeTotal' ? 1 : -1);
+const claseAux: Clase = (k) => (k === 'refExterna' ? 1 : -1);
+
+/**
+ * Fails at load when a switch disagrees with its (schema-mirrored) key list: every listed key with
+ * its optionality, and every other key of this module or of Object.prototype refused.
+ */
+const CLASES: ReadonlyArray<[string, Clase, Claves]> = [
+  ['factura', claseFactura, FACTURA], ['emisor', claseEmisor, EMISOR], ['cabecera', claseCabecera, CABECERA], ['destinatario', clasePersona, PERSONA],
+  ['detalleDesglose[]', claseLinea, LINEA], ['totales', claseTotales, TOTALES], ['aux', claseAux, AUX],
+];
+const TODAS_LAS_CLAVES = [
+  ...new Set([...CLASES.flatMap(([, , c]) => Object.keys(c)), ...FACTURA_A_ZOD, 'idOtro', '__proto__', ...Object.getOwnPropertyNames(Object.prototype)]),
+];
+for (const [nombre, clase, claves] of CLASES) {
+  for (const k of TODAS_LAS_CLAVES) {
+    const esperada = !Object.hasOwn(claves, k) ? -1 : claves[k] === 'obligatoria' ? 1 : 0;
+    if (clase(k) !== esperada) throw new Error(`verifactu-rapido: the ${nombre} key check disagrees with its key list on "${k}"`);
+  }
+}
+
 // Enumerations read from the schema itself.
 const TIPOS_FACTURA: ReadonlySet<unknown> = new Set(shape.cabecera.shape.tipoFactura.options);
 const IMPUESTOS: ReadonlySet<unknown> = new Set(lineaShape.impuesto.unwrap().options);
@@ -68,13 +120,13 @@ function esObjeto(v: unknown): v is Objeto {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-/** Every key is one of `claves` (strict objects) and every required key is there. */
-function soloClaves(o: Objeto, claves: Claves, obligatorias: number): boolean {
+/** Every key belongs to the object (strict objects) and every required key is there. */
+function soloClaves(o: Objeto, clase: Clase, obligatorias: number): boolean {
   let vistas = 0;
   for (const k in o) {
-    const modo = claves[k];
-    if (modo === undefined || !Object.hasOwn(claves, k)) return false;
-    if (modo === 'obligatoria') vistas++;
+    const c = clase(k);
+    if (c < 0) return false;
+    vistas += c;
   }
   return vistas === obligatorias;
 }
@@ -100,7 +152,7 @@ type Linea = VerifactuCrearBody['detalleDesglose'][number];
 type Persona = NonNullable<VerifactuCrearBody['destinatario']>;
 
 function cabecera(c: unknown): Cabecera | undefined {
-  if (!esObjeto(c) || !soloClaves(c, CABECERA, 4)) return undefined;
+  if (!esObjeto(c) || !soloClaves(c, claseCabecera, 4)) return undefined;
   const { serie, numero, fechaExpedicion, tipoFactura, descripcion, fechaOperacion } = c;
   const conSerie = 'serie' in c;
   if (conSerie && !(typeof serie === 'string' && esAsciiImprimible(serie))) return undefined;
@@ -119,7 +171,7 @@ function cabecera(c: unknown): Cabecera | undefined {
 }
 
 function destinatario(p: unknown): Persona | undefined {
-  if (!esObjeto(p) || !soloClaves(p, PERSONA, 1)) return undefined;
+  if (!esObjeto(p) || !soloClaves(p, clasePersona, 1)) return undefined;
   const { nif, nombre } = p;
   // Without idOtro the schema requires the NIF.
   if (typeof nif !== 'string' || !esNifTercero(nif) || !esTexto(nombre, 120)) return undefined;
@@ -127,7 +179,7 @@ function destinatario(p: unknown): Persona | undefined {
 }
 
 function linea(l: unknown): Linea | undefined {
-  if (!esObjeto(l) || !soloClaves(l, LINEA, 1)) return undefined;
+  if (!esObjeto(l) || !soloClaves(l, claseLinea, 1)) return undefined;
   const out: Partial<Linea> = {};
   // Each optional key: absent, or present with a valid value (never present and undefined).
   if ('impuesto' in l) {
@@ -175,11 +227,11 @@ function linea(l: unknown): Linea | undefined {
  * (then parse with `verifactuCrearBody`: it may still be valid, or it gets the 400 it deserves).
  */
 export function crearBodyRapido(input: unknown): VerifactuCrearBody | undefined {
-  if (!esObjeto(input) || !soloClaves(input, FACTURA, 5)) return undefined;
+  if (!esObjeto(input) || !soloClaves(input, claseFactura, 5)) return undefined;
   if (input.version !== '1.0') return undefined;
 
   const e = input.emisor;
-  if (!esObjeto(e) || !soloClaves(e, EMISOR, 2)) return undefined;
+  if (!esObjeto(e) || !soloClaves(e, claseEmisor, 2)) return undefined;
   const { nif, nombre } = e;
   if (typeof nif !== 'string' || !NIF_BASICO.test(nif) || !esTexto(nombre, 120)) return undefined;
 
@@ -200,7 +252,7 @@ export function crearBodyRapido(input: unknown): VerifactuCrearBody | undefined 
   }
 
   const t = input.totales;
-  if (!esObjeto(t) || !soloClaves(t, TOTALES, 2) || !esImporte(t.cuotaTotal) || !esImporte(t.importeTotal)) return undefined;
+  if (!esObjeto(t) || !soloClaves(t, claseTotales, 2) || !esImporte(t.cuotaTotal) || !esImporte(t.importeTotal)) return undefined;
 
   const out: VerifactuCrearBody = { version: '1.0', emisor: { nif, nombre }, cabecera: cab } as VerifactuCrearBody;
   if (dest !== undefined) out.destinatario = dest;
@@ -208,7 +260,7 @@ export function crearBodyRapido(input: unknown): VerifactuCrearBody | undefined 
   out.totales = { cuotaTotal: t.cuotaTotal, importeTotal: t.importeTotal };
   if ('aux' in input) {
     const a = input.aux;
-    if (!esObjeto(a) || !soloClaves(a, AUX, 1) || !esTexto(a.refExterna, 60)) return undefined;
+    if (!esObjeto(a) || !soloClaves(a, claseAux, 1) || !esTexto(a.refExterna, 60)) return undefined;
     out.aux = { refExterna: a.refExterna };
   }
   if ('idMaquina' in input) {

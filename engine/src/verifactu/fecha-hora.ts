@@ -106,8 +106,21 @@ function formatFechaHora(instant: Date, zone: string): string {
   );
 }
 
+// "Today" is asked for every record: remember the last answer per zone and UTC minute (a local
+// date, like the zone offset, can only change on a whole minute).
+const lastDate = new Map<string, { minute: number; text: string }>();
+
 /** Local calendar date `dd-mm-aaaa` of `instant` in `zone` (e.g. "today" for the date rules). */
 export function fechaLocalDdMmAaaa(instant: Date, zone = 'Europe/Madrid'): string {
+  const minute = Math.floor(instant.getTime() / MINUTE);
+  const last = lastDate.get(zone);
+  if (last !== undefined && last.minute === minute) return last.text;
   const local = new Date(instant.getTime() + offsetMs(instant, zone));
-  return pad2(local.getUTCDate()) + '-' + pad2(local.getUTCMonth() + 1) + '-' + pad4(local.getUTCFullYear());
+  const text = pad2(local.getUTCDate()) + '-' + pad2(local.getUTCMonth() + 1) + '-' + pad4(local.getUTCFullYear());
+  if (last === undefined) lastDate.set(zone, { minute, text });
+  else {
+    last.minute = minute;
+    last.text = text;
+  }
+  return text;
 }

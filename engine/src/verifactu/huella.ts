@@ -30,15 +30,29 @@ function v(value: string | null | undefined): string {
 
 /** The exact string hashed for a RegistroAlta (exported for diagnostics and tests). */
 export function cadenaHuellaAlta(c: CamposHuellaAlta): string {
+  return cadenaAlta(c.IDEmisorFactura, c.NumSerieFactura, c.FechaExpedicionFactura, c.TipoFactura, c.CuotaTotal, c.ImporteTotal, c.Huella, c.FechaHoraHusoGenRegistro);
+}
+
+/** The RegistroAlta string from its fields in hash order: one concatenation, no object (hot path). */
+function cadenaAlta(
+  idEmisorFactura: string,
+  numSerieFactura: string,
+  fechaExpedicionFactura: string,
+  tipoFactura: string,
+  cuotaTotal: string,
+  importeTotal: string,
+  huellaAnterior: string | null | undefined,
+  fechaHoraHusoGenRegistro: string,
+): string {
   return (
-    'IDEmisorFactura=' + v(c.IDEmisorFactura) +
-    '&NumSerieFactura=' + v(c.NumSerieFactura) +
-    '&FechaExpedicionFactura=' + v(c.FechaExpedicionFactura) +
-    '&TipoFactura=' + v(c.TipoFactura) +
-    '&CuotaTotal=' + v(c.CuotaTotal) +
-    '&ImporteTotal=' + v(c.ImporteTotal) +
-    '&Huella=' + v(c.Huella) +
-    '&FechaHoraHusoGenRegistro=' + v(c.FechaHoraHusoGenRegistro)
+    'IDEmisorFactura=' + idEmisorFactura.trim() +
+    '&NumSerieFactura=' + numSerieFactura.trim() +
+    '&FechaExpedicionFactura=' + fechaExpedicionFactura.trim() +
+    '&TipoFactura=' + tipoFactura.trim() +
+    '&CuotaTotal=' + cuotaTotal.trim() +
+    '&ImporteTotal=' + importeTotal.trim() +
+    '&Huella=' + v(huellaAnterior) +
+    '&FechaHoraHusoGenRegistro=' + fechaHoraHusoGenRegistro.trim()
   );
 }
 
@@ -61,6 +75,20 @@ const sha256Hex: (text: string) => string =
 
 export function huellaAlta(campos: CamposHuellaAlta): string {
   return sha256Hex(cadenaHuellaAlta(campos));
+}
+
+/** huellaAlta from the fields in hash order, as the record builder has them at hand (hot path). */
+export function huellaAltaDe(
+  idEmisorFactura: string,
+  numSerieFactura: string,
+  fechaExpedicionFactura: string,
+  tipoFactura: string,
+  cuotaTotal: string,
+  importeTotal: string,
+  huellaAnterior: string | null | undefined,
+  fechaHoraHusoGenRegistro: string,
+): string {
+  return sha256Hex(cadenaAlta(idEmisorFactura, numSerieFactura, fechaExpedicionFactura, tipoFactura, cuotaTotal, importeTotal, huellaAnterior, fechaHoraHusoGenRegistro));
 }
 
 export function huellaAnulacion(campos: CamposHuellaAnulacion): string {

@@ -6,6 +6,9 @@ import type { Decimal } from 'decimal.js';
 
 const IMPORTE = /^(-?)(\d{1,12})(?:\.(\d{1,2}))?$/;
 const TIPO = /^(\d{1,3})(?:\.(\d{1,2}))?$/;
+/** A rate already written canonically ('21.00'), or as a plain integer ('21'): no captures needed. */
+const TIPO_CANONICO = /^(?:0|[1-9]\d{0,2})\.\d\d$/;
+const TIPO_ENTERO = /^(?:0|[1-9]\d{0,2})$/;
 
 function render(negative: boolean, int: string, frac: string | undefined): string {
   let i = 0;
@@ -53,6 +56,9 @@ export function importeCanonico(value: string | Decimal): string {
 
 /** Canonical rate (Tipo2.2: TipoImpositivo, TipoRecargoEquivalencia): '21' → '21.00', '5.2' → '5.20'. */
 export function tipoCanonico(value: string): string {
+  // Tills send '21' or '21.00': answered without a match array and its substrings.
+  if (TIPO_CANONICO.test(value)) return value;
+  if (TIPO_ENTERO.test(value)) return value + '.00';
   const m = TIPO.exec(value);
   if (m === null) throw new RangeError(`not a rate with at most 3 integer digits and 2 decimals: "${value}"`);
   return render(false, m[1] ?? '0', m[2]);

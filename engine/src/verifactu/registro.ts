@@ -1,10 +1,11 @@
 // Billing records (RegistroAlta / RegistroAnulacion) as XML strings, elements in the order of
 // SuministroInformacion.xsd, with their huella. Hot path of issuing: plain string concatenation,
-// no DOM; every text value goes through escapeXml, every amount through importes.ts, and the hash
-// is computed from the very strings written in the XML.
+// no DOM, tags written as literals around each value; every text value goes through escapeXml,
+// every amount through importes.ts, and the hash is computed from the very strings written in the
+// XML.
 import type { FacturaVerifactu, IdFacturaReferida, Persona, VerifactuAnularBody } from '../../../src-shared/api/verifactu';
 import { fechaHoraHusoGenRegistro } from './fecha-hora';
-import { huellaAlta, huellaAnulacion } from './huella';
+import { huellaAltaDe, huellaAnulacion } from './huella';
 import { importeCanonico, tipoCanonico } from './importes';
 import { escapeXml } from './xml-escape';
 
@@ -110,9 +111,9 @@ export function numSerieFactura(serie: string | undefined, numero: string): stri
 }
 
 function persona(p: Persona): string {
-  let x = el('NombreRazon', p.nombre.trim());
+  let x = '<sum1:NombreRazon>' + escapeXml(p.nombre.trim()) + '</sum1:NombreRazon>';
   if (p.nif !== undefined) {
-    x += tok('NIF', p.nif);
+    x += '<sum1:NIF>' + p.nif + '</sum1:NIF>';
   } else if (p.idOtro !== undefined) {
     x += '<sum1:IDOtro>';
     if (p.idOtro.codigoPais !== undefined) x += tok('CodigoPais', p.idOtro.codigoPais);
@@ -137,19 +138,19 @@ function facturasReferidas(tag: string, nif: string, facturas: readonly IdFactur
 function encadenamiento(anterior: RegistroAnterior | null): string {
   if (anterior === null) return '<sum1:Encadenamiento><sum1:PrimerRegistro>S</sum1:PrimerRegistro></sum1:Encadenamiento>';
   return (
-    '<sum1:Encadenamiento><sum1:RegistroAnterior>' +
-    el('IDEmisorFactura', anterior.idEmisorFactura) +
-    el('NumSerieFactura', anterior.numSerieFactura) +
-    el('FechaExpedicionFactura', anterior.fechaExpedicionFactura) +
-    el('Huella', anterior.huella) +
-    '</sum1:RegistroAnterior></sum1:Encadenamiento>'
+    '<sum1:Encadenamiento><sum1:RegistroAnterior><sum1:IDEmisorFactura>' + escapeXml(anterior.idEmisorFactura) +
+    '</sum1:IDEmisorFactura><sum1:NumSerieFactura>' + escapeXml(anterior.numSerieFactura) +
+    '</sum1:NumSerieFactura><sum1:FechaExpedicionFactura>' + escapeXml(anterior.fechaExpedicionFactura) +
+    '</sum1:FechaExpedicionFactura><sum1:Huella>' + escapeXml(anterior.huella) +
+    '</sum1:Huella></sum1:RegistroAnterior></sum1:Encadenamiento>'
   );
 }
 
-// The SistemaInformatico block is the same for every record of an installation: build it once.
+// The SistemaInformatico block is the same for every record of an installation, and in both
+// records it is followed by FechaHoraHusoGenRegistro: built once, up to that element's value.
 const sistemaCache = new WeakMap<SistemaInformatico, string>();
 
-function sistemaInformatico(s: SistemaInformatico): string {
+function sistemaYAbreFechaHora(s: SistemaInformatico): string {
   let x = sistemaCache.get(s);
   if (x === undefined) {
     x =
@@ -163,11 +164,14 @@ function sistemaInformatico(s: SistemaInformatico): string {
       el('TipoUsoPosibleSoloVerifactu', s.tipoUsoPosibleSoloVerifactu) +
       el('TipoUsoPosibleMultiOT', s.tipoUsoPosibleMultiOT) +
       el('IndicadorMultiplesOT', s.indicadorMultiplesOT) +
-      '</sum1:SistemaInformatico>';
+      '</sum1:SistemaInformatico><sum1:FechaHoraHusoGenRegistro>';
     sistemaCache.set(s, x);
   }
   return x;
 }
+
+/** From the value of FechaHoraHusoGenRegistro to the value of Huella (both records, unless an alta carries an agreement). */
+const CIERRA_FECHA_HORA_ABRE_HUELLA = '</sum1:FechaHoraHusoGenRegistro><sum1:TipoHuella>01</sum1:TipoHuella><sum1:Huella>';
 
 /** Macrodato = S when |ImporteTotal| ≥ 100,000,000.00 (AEAT 1138/1139): 9+ integer digits. */
 function esMacrodato(importeCanon: string): boolean {
@@ -177,40 +181,55 @@ function esMacrodato(importeCanon: string): boolean {
 
 // ---------------------------------------------------------------- RegistroAlta
 
+/** Every RegistroAlta up to the issuer's NIF. */
+const ABRE_ALTA =
+  '<sum1:RegistroAlta xmlns:sum1="' + NS_SUMINISTRO_INFORMACION + '"><sum1:IDVersion>1.0</sum1:IDVersion><sum1:IDFactura><sum1:IDEmisorFactura>';
+
+/**
+ * One DetalleDesglose. Tags are written as literals around each value (one concatenation per
+ * value, not the five of tok()): this runs for every line of every record.
+ */
+function detalleDesglose(d: FacturaVerifactu['detalleDesglose'][number]): string {
+  let x = '<sum1:DetalleDesglose>';
+  if (d.impuesto !== undefined) x += '<sum1:Impuesto>' + d.impuesto + '</sum1:Impuesto>';
+  if (d.claveRegimen !== undefined) x += '<sum1:ClaveRegimen>' + d.claveRegimen + '</sum1:ClaveRegimen>';
+  if (d.calificacionOperacion !== undefined) x += '<sum1:CalificacionOperacion>' + d.calificacionOperacion + '</sum1:CalificacionOperacion>';
+  else if (d.operacionExenta !== undefined) x += '<sum1:OperacionExenta>' + d.operacionExenta + '</sum1:OperacionExenta>';
+  if (d.tipoImpositivo !== undefined) x += '<sum1:TipoImpositivo>' + tipoCanonico(d.tipoImpositivo) + '</sum1:TipoImpositivo>';
+  x += '<sum1:BaseImponibleOimporteNoSujeto>' + importeCanonico(d.baseImponible) + '</sum1:BaseImponibleOimporteNoSujeto>';
+  if (d.cuotaRepercutida !== undefined) x += '<sum1:CuotaRepercutida>' + importeCanonico(d.cuotaRepercutida) + '</sum1:CuotaRepercutida>';
+  if (d.tipoRecargoEquivalencia !== undefined) {
+    x += '<sum1:TipoRecargoEquivalencia>' + tipoCanonico(d.tipoRecargoEquivalencia) + '</sum1:TipoRecargoEquivalencia>';
+  }
+  if (d.cuotaRecargoEquivalencia !== undefined) {
+    x += '<sum1:CuotaRecargoEquivalencia>' + importeCanonico(d.cuotaRecargoEquivalencia) + '</sum1:CuotaRecargoEquivalencia>';
+  }
+  return x + '</sum1:DetalleDesglose>';
+}
+
 export function buildRegistroAlta(input: BuildRegistroAltaInput): RegistroAltaConstruido {
-  const { factura: f, anterior, sistema } = input;
+  const { factura: f, anterior } = input;
   const cab = f.cabecera;
   const nif = f.emisor.nif;
   const numSerie = numSerieFactura(cab.serie, cab.numero);
   const cuotaTotal = importeCanonico(f.totales.cuotaTotal);
   const importeTotal = importeCanonico(f.totales.importeTotal);
   const fechaHora = fechaHoraHusoGenRegistro(input.generadoEn, input.zona);
-  const huella = huellaAlta({
-    IDEmisorFactura: nif,
-    NumSerieFactura: numSerie,
-    FechaExpedicionFactura: cab.fechaExpedicion,
-    TipoFactura: cab.tipoFactura,
-    CuotaTotal: cuotaTotal,
-    ImporteTotal: importeTotal,
-    Huella: anterior?.huella,
-    FechaHoraHusoGenRegistro: fechaHora,
-  });
+  const huella = huellaAltaDe(nif, numSerie, cab.fechaExpedicion, cab.tipoFactura, cuotaTotal, importeTotal, anterior?.huella, fechaHora);
   const esp = f.especial;
 
   let x =
-    '<sum1:RegistroAlta xmlns:sum1="' + NS_SUMINISTRO_INFORMACION + '">' +
-    '<sum1:IDVersion>1.0</sum1:IDVersion><sum1:IDFactura>' +
-    tok('IDEmisorFactura', nif) +
-    el('NumSerieFactura', numSerie) +
-    tok('FechaExpedicionFactura', cab.fechaExpedicion) +
-    '</sum1:IDFactura>';
+    ABRE_ALTA + nif +
+    '</sum1:IDEmisorFactura><sum1:NumSerieFactura>' + escapeXml(numSerie) +
+    '</sum1:NumSerieFactura><sum1:FechaExpedicionFactura>' + cab.fechaExpedicion +
+    '</sum1:FechaExpedicionFactura></sum1:IDFactura>';
   if (f.aux !== undefined) x += el('RefExterna', f.aux.refExterna.trim());
-  x += el('NombreRazonEmisor', (input.emisorNombre ?? f.emisor.nombre).trim());
+  x += '<sum1:NombreRazonEmisor>' + escapeXml((input.emisorNombre ?? f.emisor.nombre).trim()) + '</sum1:NombreRazonEmisor>';
   if (input.subsanacion !== undefined) {
     x += '<sum1:Subsanacion>S</sum1:Subsanacion>';
     if (input.subsanacion.rechazoPrevio !== undefined) x += tok('RechazoPrevio', input.subsanacion.rechazoPrevio);
   }
-  x += tok('TipoFactura', cab.tipoFactura);
+  x += '<sum1:TipoFactura>' + cab.tipoFactura + '</sum1:TipoFactura>';
   if (f.rectificativa !== undefined) x += tok('TipoRectificativa', f.rectificativa.tipo);
   if (f.facturasRectificadas !== undefined) {
     x += '<sum1:FacturasRectificadas>' + facturasReferidas('IDFacturaRectificada', nif, f.facturasRectificadas) + '</sum1:FacturasRectificadas>';
@@ -225,42 +244,38 @@ export function buildRegistroAlta(input: BuildRegistroAltaInput): RegistroAltaCo
     x += '</sum1:ImporteRectificacion>';
   }
   if (cab.fechaOperacion !== undefined) x += tok('FechaOperacion', cab.fechaOperacion);
-  x += el('DescripcionOperacion', cab.descripcion.trim());
-  if (esp?.facturaSimplificadaArt7273 === true) x += '<sum1:FacturaSimplificadaArt7273>S</sum1:FacturaSimplificadaArt7273>';
-  if (esp?.facturaSinIdentifDestinatarioArt61d === true) x += '<sum1:FacturaSinIdentifDestinatarioArt61d>S</sum1:FacturaSinIdentifDestinatarioArt61d>';
+  x += '<sum1:DescripcionOperacion>' + escapeXml(cab.descripcion.trim()) + '</sum1:DescripcionOperacion>';
+  if (esp !== undefined) {
+    if (esp.facturaSimplificadaArt7273 === true) x += '<sum1:FacturaSimplificadaArt7273>S</sum1:FacturaSimplificadaArt7273>';
+    if (esp.facturaSinIdentifDestinatarioArt61d === true) x += '<sum1:FacturaSinIdentifDestinatarioArt61d>S</sum1:FacturaSinIdentifDestinatarioArt61d>';
+  }
   if (esMacrodato(importeTotal)) x += '<sum1:Macrodato>S</sum1:Macrodato>';
-  if (esp?.emitidaPor !== undefined) x += tok('EmitidaPorTerceroODestinatario', esp.emitidaPor);
-  if (esp?.tercero !== undefined) x += '<sum1:Tercero>' + persona(esp.tercero) + '</sum1:Tercero>';
+  if (esp !== undefined) {
+    if (esp.emitidaPor !== undefined) x += tok('EmitidaPorTerceroODestinatario', esp.emitidaPor);
+    if (esp.tercero !== undefined) x += '<sum1:Tercero>' + persona(esp.tercero) + '</sum1:Tercero>';
+  }
   if (f.destinatario !== undefined) {
     x += '<sum1:Destinatarios><sum1:IDDestinatario>' + persona(f.destinatario) + '</sum1:IDDestinatario></sum1:Destinatarios>';
   }
   if (esp?.cupon === true) x += '<sum1:Cupon>S</sum1:Cupon>';
 
   x += '<sum1:Desglose>';
-  for (const d of f.detalleDesglose) {
-    x += '<sum1:DetalleDesglose>';
-    if (d.impuesto !== undefined) x += tok('Impuesto', d.impuesto);
-    if (d.claveRegimen !== undefined) x += tok('ClaveRegimen', d.claveRegimen);
-    if (d.calificacionOperacion !== undefined) x += tok('CalificacionOperacion', d.calificacionOperacion);
-    else if (d.operacionExenta !== undefined) x += tok('OperacionExenta', d.operacionExenta);
-    if (d.tipoImpositivo !== undefined) x += tok('TipoImpositivo', tipoCanonico(d.tipoImpositivo));
-    x += tok('BaseImponibleOimporteNoSujeto', importeCanonico(d.baseImponible));
-    if (d.cuotaRepercutida !== undefined) x += tok('CuotaRepercutida', importeCanonico(d.cuotaRepercutida));
-    if (d.tipoRecargoEquivalencia !== undefined) x += tok('TipoRecargoEquivalencia', tipoCanonico(d.tipoRecargoEquivalencia));
-    if (d.cuotaRecargoEquivalencia !== undefined) x += tok('CuotaRecargoEquivalencia', importeCanonico(d.cuotaRecargoEquivalencia));
-    x += '</sum1:DetalleDesglose>';
-  }
-  x += '</sum1:Desglose>';
-
+  for (const d of f.detalleDesglose) x += detalleDesglose(d);
   x +=
-    tok('CuotaTotal', cuotaTotal) +
-    tok('ImporteTotal', importeTotal) +
+    '</sum1:Desglose><sum1:CuotaTotal>' + cuotaTotal +
+    '</sum1:CuotaTotal><sum1:ImporteTotal>' + importeTotal +
+    '</sum1:ImporteTotal>' +
     encadenamiento(anterior) +
-    sistemaInformatico(sistema) +
-    tok('FechaHoraHusoGenRegistro', fechaHora);
-  if (esp?.numRegistroAcuerdoFacturacion !== undefined) x += el('NumRegistroAcuerdoFacturacion', esp.numRegistroAcuerdoFacturacion.trim());
-  if (esp?.idAcuerdoSistemaInformatico !== undefined) x += el('IdAcuerdoSistemaInformatico', esp.idAcuerdoSistemaInformatico.trim());
-  x += '<sum1:TipoHuella>01</sum1:TipoHuella>' + tok('Huella', huella) + '</sum1:RegistroAlta>';
+    sistemaYAbreFechaHora(input.sistema) + fechaHora;
+  if (esp?.numRegistroAcuerdoFacturacion === undefined && esp?.idAcuerdoSistemaInformatico === undefined) {
+    x += CIERRA_FECHA_HORA_ABRE_HUELLA;
+  } else {
+    x += '</sum1:FechaHoraHusoGenRegistro>';
+    if (esp.numRegistroAcuerdoFacturacion !== undefined) x += el('NumRegistroAcuerdoFacturacion', esp.numRegistroAcuerdoFacturacion.trim());
+    if (esp.idAcuerdoSistemaInformatico !== undefined) x += el('IdAcuerdoSistemaInformatico', esp.idAcuerdoSistemaInformatico.trim());
+    x += '<sum1:TipoHuella>01</sum1:TipoHuella><sum1:Huella>';
+  }
+  x += huella + '</sum1:Huella></sum1:RegistroAlta>';
 
   return {
     huella,
@@ -299,11 +314,9 @@ export function buildRegistroAnulacion(input: BuildRegistroAnulacionInput): Regi
   if (input.rechazoPrevio !== undefined) x += tok('RechazoPrevio', input.rechazoPrevio);
   x +=
     encadenamiento(input.anterior) +
-    sistemaInformatico(input.sistema) +
-    tok('FechaHoraHusoGenRegistro', fechaHora) +
-    '<sum1:TipoHuella>01</sum1:TipoHuella>' +
-    tok('Huella', huella) +
-    '</sum1:RegistroAnulacion>';
+    sistemaYAbreFechaHora(input.sistema) + fechaHora +
+    CIERRA_FECHA_HORA_ABRE_HUELLA + huella +
+    '</sum1:Huella></sum1:RegistroAnulacion>';
 
   return { huella, fechaHoraHusoGenRegistro: fechaHora, numSerieFactura: numSerie, xml: x };
 }

@@ -24,6 +24,23 @@
 // so sums and the base × tipo check are integer arithmetic.
 import type { DetalleDesglose, FacturaVerifactu, IdOtro, Persona, TipoFactura } from '../../../src-shared/api/verifactu';
 import { centesimas, centimos, excesoCuota, textoCentimos, textoCuotaEsperada } from './centimos';
+import { validarAltaComun } from './reglas-comunes';
+import {
+  avisoCuotaTotal,
+  avisoImporteTotal,
+  avisoSimplificadaSobre400,
+  IVA_2_Y_7_5_DESDE,
+  IVA_2_Y_7_5_HASTA,
+  IVA_5_DESDE,
+  IVA_5_HASTA,
+  LIMITE_F2,
+  LIMITE_F2_AEAT,
+  LIMITE_F2_RD,
+  TIPOS_IVA,
+  VEINTE_ANOS,
+  VIGOR_VERIFACTU,
+  ymd,
+} from './reglas-limites';
 
 export interface ErrorRegla {
   /** API JSON path of the offending field, e.g. `detalleDesglose[0].cuotaRepercutida`. */
@@ -91,17 +108,6 @@ interface Vista {
   /** totales.cuotaTotal and totales.importeTotal in cents. */
   cuotaTotal: bigint;
   importeTotal: bigint;
-}
-
-/** `dd-mm-aaaa` → yyyymmdd as an integer, so dates compare with < and >. */
-function ymd(fecha: string): number {
-  // Digits read in place (no inner closure: this runs three times per record).
-  return (
-    ((fecha.charCodeAt(6) - 48) * 1000 + (fecha.charCodeAt(7) - 48) * 100 + (fecha.charCodeAt(8) - 48) * 10 + (fecha.charCodeAt(9) - 48)) * 10000 +
-    ((fecha.charCodeAt(3) - 48) * 10 + (fecha.charCodeAt(4) - 48)) * 100 +
-    (fecha.charCodeAt(0) - 48) * 10 +
-    (fecha.charCodeAt(1) - 48)
-  );
 }
 
 /** `detalleDesglose[i]` for the 12 lines the schema allows, built once. */
@@ -185,17 +191,10 @@ interface Regla {
 
 const CON_DESTINATARIO: ReadonlySet<TipoFactura> = new Set(['F1', 'F3', 'R1', 'R2', 'R3', 'R4']);
 const SIN_DESTINATARIO: ReadonlySet<TipoFactura> = new Set(['F2', 'R5']);
-/** AEAT's tolerance on totals, 10,00 €, in cents. */
-const DIEZ_EUROS = 1000n;
-const TIPOS_IVA = new Set([0, 200, 400, 500, 750, 1000, 2100]);
 const TIPOS_RECARGO = new Set([0, 26, 50, 62, 100, 140, 175, 520]);
 /** Keys for which AEAT does not check ImporteTotal against the desglose (§3.1.3.17). */
 const SIN_CONTROL_IMPORTE_TOTAL = ['03', '05', '06', '08', '09'] as const;
 const CAMPOS_CUOTA = ['tipoImpositivo', 'cuotaRepercutida', 'tipoRecargoEquivalencia', 'cuotaRecargoEquivalencia'] as const;
-// In cents.
-const LIMITE_F2_RD = 400_00n;
-const LIMITE_F2 = 3000_00n;
-const LIMITE_F2_AEAT = 3010_00n; // 3000.00 plus AEAT's 10.00 margin
 
 function fmtFecha(n: number): string {
   const s = String(n);
@@ -245,8 +244,6 @@ function partes(v: Vista): Array<{ p: Persona; campo: string }> {
 
 // ---------------------------------------------------------------- the rules
 
-const VIGOR_VERIFACTU = 20241028; // 28-10-2024, entry into force of the Order
-
 const REGLAS: readonly Regla[] = [
   // ---- dates (§3.1.3.1, §3.1.3.7)
   {
@@ -270,7 +267,7 @@ const REGLAS: readonly Regla[] = [
     gravedad: 'error',
     regla: 'FechaExpedicionFactura no debe ser inferior a la fecha actual menos veinte años',
     comprobar(v, report) {
-      if (v.expedicion < v.hoy - 200000) report('cabecera.fechaExpedicion', 'fechaExpedicion is more than 20 years ago');
+      if (v.expedicion < v.hoy - VEINTE_ANOS) report('cabecera.fechaExpedicion', 'fechaExpedicion is more than 20 years ago');
     },
   },
   {
@@ -278,7 +275,7 @@ const REGLAS: readonly Regla[] = [
     gravedad: 'error',
     regla: 'La FechaOperacion no debe ser inferior a la fecha actual menos veinte años',
     comprobar(v, report) {
-      if (v.operacion !== undefined && v.operacion < v.hoy - 200000) {
+      if (v.operacion !== undefined && v.operacion < v.hoy - VEINTE_ANOS) {
         report('cabecera.fechaOperacion', 'fechaOperacion is more than 20 years ago');
       }
     },
@@ -920,7 +917,7 @@ const REGLAS: readonly Regla[] = [
     comprobar(v, report) {
       for (const l of v.lineas) {
         if (!l.iva) continue;
-        if (l.d.calificacionOperacion === 'S1' && l.tipo === 500 && (v.fechaRef < 20220701 || v.fechaRef > 20240930)) {
+        if (l.d.calificacionOperacion === 'S1' && l.tipo === 500 && (v.fechaRef < IVA_5_DESDE || v.fechaRef > IVA_5_HASTA)) {
           report(`${l.campo}.tipoImpositivo`, 'IVA 5 % applies only to operations from 01-07-2022 to 30-09-2024');
         }
       }
@@ -934,7 +931,7 @@ const REGLAS: readonly Regla[] = [
       for (const l of v.lineas) {
         if (!l.iva) continue;
         if (l.d.calificacionOperacion !== 'S1' || (l.tipo !== 200 && l.tipo !== 750)) continue;
-        if (v.fechaRef < 20241001 || v.fechaRef > 20241231) {
+        if (v.fechaRef < IVA_2_Y_7_5_DESDE || v.fechaRef > IVA_2_Y_7_5_HASTA) {
           report(`${l.campo}.tipoImpositivo`, `IVA ${fmtTipo(l.tipo)} % applies only to operations from 01-10-2024 to 31-12-2024`);
         }
       }
@@ -1017,22 +1014,8 @@ const REGLAS: readonly Regla[] = [
     regla: 'ImporteTotal = Σ(BaseImponibleOimporteNoSujeto + CuotaRepercutida + CuotaRecargoEquivalencia) ± 10,00 € (no aplica a claves 03, 05, 06, 08, 09)',
     comprobar(v, report) {
       for (const k of SIN_CONTROL_IMPORTE_TOTAL) if (v.claves.has(k)) return;
-      const suma = v.sumaTotal;
-      const delta = v.importeTotal - suma;
-      if (delta === 0n) return;
-      const abs = delta < 0n ? -delta : delta;
-      const diff = textoCentimos(abs);
-      if (abs > DIEZ_EUROS) {
-        report(
-          'totales.importeTotal',
-          `AEAT 2005: importeTotal ${v.f.totales.importeTotal} differs by ${diff} from the sum of the desglose (${textoCentimos(suma)}); AEAT accepts the record with errors and it must be corrected (subsanar)`,
-        );
-      } else {
-        report(
-          'totales.importeTotal',
-          `importeTotal ${v.f.totales.importeTotal} differs by ${diff} from the sum of the desglose (${textoCentimos(suma)}); within AEAT's 10.00 tolerance (code 2005 beyond it)`,
-        );
-      }
+      const delta = v.importeTotal - v.sumaTotal;
+      if (delta !== 0n) report('totales.importeTotal', avisoImporteTotal(v.f.totales.importeTotal, delta, v.sumaTotal));
     },
   },
   {
@@ -1040,22 +1023,8 @@ const REGLAS: readonly Regla[] = [
     gravedad: 'aviso',
     regla: 'CuotaTotal = Σ(CuotaRepercutida + CuotaRecargoEquivalencia) ± 10,00 €',
     comprobar(v, report) {
-      const suma = v.sumaCuotas;
-      const delta = v.cuotaTotal - suma;
-      if (delta === 0n) return;
-      const abs = delta < 0n ? -delta : delta;
-      const diff = textoCentimos(abs);
-      if (abs > DIEZ_EUROS) {
-        report(
-          'totales.cuotaTotal',
-          `AEAT 2006: cuotaTotal ${v.f.totales.cuotaTotal} differs by ${diff} from the sum of the cuotas (${textoCentimos(suma)}); AEAT accepts the record with errors and it must be corrected (subsanar)`,
-        );
-      } else {
-        report(
-          'totales.cuotaTotal',
-          `cuotaTotal ${v.f.totales.cuotaTotal} differs by ${diff} from the sum of the cuotas (${textoCentimos(suma)}); within AEAT's 10.00 tolerance (code 2006 beyond it)`,
-        );
-      }
+      const delta = v.cuotaTotal - v.sumaCuotas;
+      if (delta !== 0n) report('totales.cuotaTotal', avisoCuotaTotal(v.f.totales.cuotaTotal, delta, v.sumaCuotas));
     },
   },
   {
@@ -1064,12 +1033,8 @@ const REGLAS: readonly Regla[] = [
     regla: 'Factura simplificada: importe no superior a 400 € (IVA incluido), o 3.000 € en las actividades del art. 4.1.b)',
     comprobar(v, report) {
       if (v.tipo !== 'F2' || v.f.especial?.facturaSinIdentifDestinatarioArt61d === true) return;
-      const total = v.importeTotal;
-      if (total > LIMITE_F2_RD && total <= LIMITE_F2) {
-        report(
-          'totales.importeTotal',
-          `simplified invoice (F2) of ${v.f.totales.importeTotal}: above 400.00 it is only allowed for the activities of RD 1619/2012 art. 4.1.b (limit 3000.00, AEAT code 1150); AEAT does not check the 400.00 limit`,
-        );
+      if (v.importeTotal > LIMITE_F2_RD && v.importeTotal <= LIMITE_F2) {
+        report('totales.importeTotal', avisoSimplificadaSobre400(v.f.totales.importeTotal));
       }
     },
   },
@@ -1101,9 +1066,18 @@ export const REGLAS_VERIFACTU: ReadonlyArray<Pick<Regla, 'codigo' | 'gravedad' |
 
 /**
  * Runs every local AEAT validation of a RegistroAlta. One error per field (the first rule that
- * fails it, in table order); avisos are independent of errors.
+ * fails it, in table order); avisos are independent of errors. The everyday sale (reglas-comunes.ts)
+ * is checked in one pass; anything else, and every invoice with an error, by the whole table.
  */
 export function validarAlta(factura: FacturaVerifactu, ctx: ContextoReglas): ResultadoReglas {
+  return validarAltaComun(factura, ctx) ?? validarAltaGeneral(factura, ctx);
+}
+
+/**
+ * Every rule of the table, one by one: the path of any invoice the common-case path does not
+ * take, and the reference it is proven equal to (test/engine/verifactu/reglas-comunes-diferencial.test.ts).
+ */
+export function validarAltaGeneral(factura: FacturaVerifactu, ctx: ContextoReglas): ResultadoReglas {
   const v = vista(factura, ctx);
   const run: Run = { errors: [], avisos: [], regla: REGLAS[0] as Regla };
   const report = reporter(run);

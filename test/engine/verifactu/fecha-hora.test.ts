@@ -50,4 +50,11 @@ describe('fechaLocalDdMmAaaa: the local date, for "today" in the date rules', ()
     expect(fechaLocalDdMmAaaa(at('2026-03-01T23:30:00Z'))).toBe('02-03-2026');
     expect(fechaLocalDdMmAaaa(at('2026-03-01T23:30:00Z'), 'Atlantic/Canary')).toBe('01-03-2026');
   });
+
+  it('the remembered date follows the instant: each side of local midnight, back and forth, per zone', () => {
+    const madrid = ['2026-03-01T22:59:59Z', '2026-03-01T23:00:00Z', '2026-03-01T23:00:59Z', '2026-03-01T22:59:30Z', '2026-03-01T23:01:00Z'];
+    expect(madrid.map((t) => fechaLocalDdMmAaaa(at(t)))).toEqual(['01-03-2026', '02-03-2026', '02-03-2026', '01-03-2026', '02-03-2026']);
+    expect(fechaLocalDdMmAaaa(at('2026-03-01T23:01:00Z'), 'Atlantic/Canary')).toBe('01-03-2026');
+    expect(fechaLocalDdMmAaaa(at('2026-03-01T23:01:00Z'))).toBe('02-03-2026');
+  });
 });

@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import { CLAVES_REGIMEN, TIPOS_FACTURA } from '../../../../src-shared/api/verifactu';
 
 /** Cents → an amount string in one of the spellings the schema accepts. */
-function importeTexto(cents: bigint, estilo: number): string {
+export function importeTexto(cents: bigint, estilo: number): string {
   const neg = cents < 0n;
   const abs = neg ? -cents : cents;
   const int = (abs / 100n).toString();
@@ -43,7 +43,7 @@ function centesimasDe(t: string): bigint {
 }
 
 /** base × tipo / 100 in cents, rounded half away from zero. */
-function cuotaDe(base: bigint, t: string): bigint {
+export function cuotaDe(base: bigint, t: string): bigint {
   const p = base * centesimasDe(t);
   const abs = p < 0n ? -p : p;
   const r = (abs + 5_000n) / 10_000n;
