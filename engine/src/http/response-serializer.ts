@@ -67,7 +67,7 @@ function holds(kind: FieldKind, value: unknown): boolean {
 /**
  * The issuing answers (crear, subsanar of both regimes) at the speed of JSON.stringify: the zod
  * serializer checks every answer against its schema — a regex over the ≈ 1 KB QR base64 among
- * them — and then stringifies a copy, ≈ 50 µs a request. Here the schema is read once: the answer
+ * them — and then stringifies a copy: ≈ 30 µs a request against ≈ 7–12 µs written here. Here the schema is read once: the answer
  * is written field by field in the schema's order, exactly the bytes the zod serializer writes
  * (its output object follows the shape's key order; tests compare the two). Each field's JSON
  * type is checked; an answer that does not fit goes through the zod serializer, which then fails it
