@@ -116,8 +116,20 @@ export class UsageMeter {
     });
   }
 
+  /** The Madrid month of the last instant asked about, valid from that instant to the month's end. */
+  private month = { from: Number.NaN, until: Number.NaN, periodo: '' };
+
+  /** madridPeriod, computed again only when `now` leaves the interval it was computed for. */
+  private periodOf(now: Date): string {
+    const ms = now.getTime();
+    if (!(ms >= this.month.from && ms < this.month.until)) {
+      this.month = { from: ms, until: startOfNextMadridMonth(now).getTime(), periodo: madridPeriod(now) };
+    }
+    return this.month.periodo;
+  }
+
   private counter(keyId: string, now: Date): Counter {
-    const periodo = madridPeriod(now);
+    const periodo = this.periodOf(now);
     const cached = this.counters.get(keyId);
     if (cached && cached.periodo === periodo) return cached;
     const row = this.db.first(

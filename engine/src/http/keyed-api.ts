@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { EngineContext } from '../context';
-import { registerKeyAuth } from './auth';
+import { declareCaller, keyAuthGate } from './auth';
 import { notFound } from './errors';
 import { buildApiServer } from './server';
 
@@ -14,9 +14,10 @@ export async function buildKeyedApi(
     ...docs,
     ids: ctx.config.ids,
     logger: ctx.logger,
-    allowedHosts: () => allowedHostNames(ctx.config, ctx.urls[api]),
+    allowedHosts: hostNamesOf(ctx.config, () => ctx.urls[api]),
+    gate: keyAuthGate({ accounts: ctx.accounts, usage: ctx.usage, limits: ctx.config.limits, relaySecret: ctx.relaySecret }),
   });
-  registerKeyAuth(app, { accounts: ctx.accounts, usage: ctx.usage, limits: ctx.config.limits, relaySecret: ctx.relaySecret });
+  declareCaller(app);
   app.setNotFoundHandler(async () => {
     throw notFound('Ruta no encontrada');
   });
@@ -25,6 +26,23 @@ export async function buildKeyedApi(
 
 const LOOPBACK = ['127.0.0.1', 'localhost', '[::1]'];
 const WILDCARDS = ['0.0.0.0', '::', '[::]'];
+
+/**
+ * allowedHostNames of the API's current URL, computed again only when the URL changes (it is
+ * known once the API listens): the same array otherwise, so the Host check can keep its verdicts.
+ */
+export function hostNamesOf(config: { host: string; allowedHosts: readonly string[] }, url: () => string): () => readonly string[] {
+  let lastUrl: string | undefined;
+  let names: readonly string[] = [];
+  return () => {
+    const current = url();
+    if (current !== lastUrl) {
+      lastUrl = current;
+      names = allowedHostNames(config, current);
+    }
+    return names;
+  };
+}
 
 /**
  * The Host values an API answers to (DNS rebinding). Loopback names as before, whatever the port

@@ -6,7 +6,7 @@ import type { ZodTypeProvider } from '@fastify/type-provider-zod';
 import { z } from 'zod';
 import type { EngineContext } from '../context';
 import { EngineError, notFound } from './errors';
-import { allowedHostNames } from './keyed-api';
+import { hostNamesOf } from './keyed-api';
 import { panelRelayRoutes, type RelayTargets } from './panel-relay';
 import { buildApiServer } from './server';
 import { safeEqual } from '../platform/secrets';
@@ -53,16 +53,16 @@ export async function buildPanelApi(ctx: EngineContext, token: string, options: 
     description: 'Interfaz local de caja y soporte',
     ids: ctx.config.ids,
     logger: ctx.logger,
-    allowedHosts: () => allowedHostNames(ctx.config, ctx.urls.panel),
-  });
-  app.addHook('onRequest', async (request) => {
-    if (request.routeOptions.config?.public === true) return;
-    if (isUiRequest(request)) return;
-    const header = request.headers.authorization;
-    const bearer = typeof header === 'string' && header.startsWith('Bearer ') ? header.slice(7) : '';
-    if (!bearer || !safeEqual(bearer, token)) {
-      throw new EngineError(401, 'PANEL_TOKEN_REQUIRED', 'Token de panel ausente o no válido');
-    }
+    allowedHosts: hostNamesOf(ctx.config, () => ctx.urls.panel),
+    gate: (request) => {
+      if (request.routeOptions.config?.public === true) return;
+      if (isUiRequest(request)) return;
+      const header = request.headers.authorization;
+      const bearer = typeof header === 'string' && header.startsWith('Bearer ') ? header.slice(7) : '';
+      if (!bearer || !safeEqual(bearer, token)) {
+        throw new EngineError(401, 'PANEL_TOKEN_REQUIRED', 'Token de panel ausente o no válido');
+      }
+    },
   });
   app.setNotFoundHandler(async () => {
     throw notFound('Ruta no encontrada');

@@ -8,6 +8,7 @@ import {
   ticketbaiSubsanarBody,
 } from '../../../src-shared/api/ticketbai';
 import { callerOf } from '../http/auth';
+import { flatSerializerCompiler } from '../http/response-serializer';
 import type { TicketbaiIssuing } from './service';
 
 /** POST /v1/ticketbai/crear, PUT /v1/ticketbai/subsanar, POST /v1/ticketbai/anular. */
@@ -22,6 +23,7 @@ export function ticketbaiRoutes(app: FastifyInstance, issuing: TicketbaiIssuing)
         body: ticketbaiCrearBody,
         response: { 200: ticketbaiEmisionResponse },
       },
+      serializerCompiler: flatSerializerCompiler,
     },
     async (request) => issuing.crear(callerOf(request), request.body),
   );
@@ -34,6 +36,7 @@ export function ticketbaiRoutes(app: FastifyInstance, issuing: TicketbaiIssuing)
         body: ticketbaiSubsanarBody,
         response: { 200: ticketbaiEmisionResponse },
       },
+      serializerCompiler: flatSerializerCompiler,
     },
     async (request) => issuing.subsanar(callerOf(request), request.body),
   );

@@ -24,11 +24,16 @@ export interface UrlValidacionInput {
   verifactu?: boolean | undefined;
 }
 
+/** What URLEncoder leaves as it is, throughout. */
+const UNRESERVED = /^[A-Za-z0-9.\-*_]*$/;
+
 /**
  * java.net.URLEncoder.encode(value, UTF-8): keeps A–Z a–z 0–9 . - * _, space → '+', the rest
  * %XX of its UTF-8 bytes. encodeURIComponent additionally keeps ! ' ( ) ~, so those are encoded.
  */
 export function javaUrlEncode(value: string): string {
+  // Every crear builds this URL: the usual NIF, number, date and amount need no encoding at all.
+  if (UNRESERVED.test(value)) return value;
   return encodeURIComponent(value)
     .replace(/[!'()~]/g, (c) => '%' + c.charCodeAt(0).toString(16).toUpperCase())
     .replace(/%20/g, '+');

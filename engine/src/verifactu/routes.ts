@@ -10,6 +10,7 @@ import {
 } from '../../../src-shared/api/verifactu';
 import { crearBodyRapido } from '../../../src-shared/api/verifactu-rapido';
 import { callerOf } from '../http/auth';
+import { flatSerializerCompiler } from '../http/response-serializer';
 import type { VerifactuIssuing } from './service';
 
 /**
@@ -40,6 +41,7 @@ export function verifactuRoutes(app: FastifyInstance, issuing: VerifactuIssuing)
         body: verifactuCrearBody,
         response: { 200: verifactuEmisionResponse },
       },
+      serializerCompiler: flatSerializerCompiler,
       validatorCompiler: crearValidatorCompiler,
     },
     async (request) => issuing.crear(callerOf(request), request.body),
@@ -53,6 +55,7 @@ export function verifactuRoutes(app: FastifyInstance, issuing: VerifactuIssuing)
         body: verifactuSubsanarBody,
         response: { 200: verifactuEmisionResponse },
       },
+      serializerCompiler: flatSerializerCompiler,
     },
     async (request) => issuing.subsanar(callerOf(request), request.body),
   );

@@ -168,7 +168,7 @@ export class VerifactuIssuing {
       // 402 is for a new registration: a replay of an invoice already issued still gets its answer.
       if (caller.account.facturacionActiva !== 1) throw paymentRequired();
       const writer = this.deps.routing.routeNewInvoice(this.target(caller, factura.emisor.nif), factura.cabecera.serie ?? '', factura.idMaquina);
-      return { answer: this.issueAlta(caller, factura, avisos, null, this.routeOf(caller, factura.emisor.nif, writer)), replay: false };
+      return { answer: this.issueAlta(caller, factura, avisos, null, this.routeOf(caller, factura.emisor.nif, writer), qr.url), replay: false };
     });
     return this.withQr(outcome.answer, outcome.replay, qr);
   }
@@ -202,6 +202,7 @@ export class VerifactuIssuing {
           [...avisos, ...ajustes],
           { existing, rechazoPrevio: previo, fingerprint: print },
           this.routeOfInvoice(caller, existing),
+          qr.url,
         ),
         replay: false,
       };
@@ -372,6 +373,8 @@ export class VerifactuIssuing {
     avisos: string[],
     correction: { existing: InvoiceRow; rechazoPrevio: 'N' | 'S' | 'X' | undefined; fingerprint: string } | null,
     route: ChainRoute,
+    /** urlValidacion, already built for the QR (urlOf). */
+    url: string,
   ): StoredEmision {
     const now = this.deps.clock.now();
     const nowIso = now.toISOString();
@@ -385,7 +388,6 @@ export class VerifactuIssuing {
       sistema: route.sistema,
       ...(correction ? { subsanacion: { rechazoPrevio: correction.rechazoPrevio } } : {}),
     });
-    const url = this.urlOf(caller, factura);
     const idFactura = correction?.existing.id ?? this.deps.ids.next('fac');
     const answer: StoredEmision = {
       idFactura,

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import fc from 'fast-check';
 import jsQR from 'jsqr';
 import { PNG } from 'pngjs';
 import { describe, expect, it } from 'vitest';
@@ -40,6 +41,21 @@ describe('QR URL: nif, numserie, fecha, importe, URL-encoded as Java\'s URLEncod
     ['ñ', '%C3%B1'],
   ])('encodes %j as %j', (input, expected) => {
     expect(javaUrlEncode(input)).toBe(expected);
+  });
+
+  it('the shortcut for values that need no encoding answers what the full encoding does, for any string', () => {
+    const fullEncoding = (value: string) =>
+      encodeURIComponent(value)
+        .replace(/[!'()~]/g, (c) => '%' + c.charCodeAt(0).toString(16).toUpperCase())
+        .replace(/%20/g, '+');
+    const alphabet = [...'Az09.-*_ !~/+%ñ'];
+    fc.assert(
+      fc.property(fc.array(fc.constantFrom(...alphabet), { maxLength: 12 }), (chars) => {
+        const value = chars.join('');
+        expect(javaUrlEncode(value)).toBe(fullEncoding(value));
+      }),
+      { numRuns: 2000 },
+    );
   });
 });
 
