@@ -21,12 +21,6 @@ export class AccountStore {
   private readonly keyByHash;
   private readonly accountById;
   private readonly activeKeys: ReadCache<ActiveKey | undefined>;
-  /**
-   * SHA-256 of the keys presented lately: a till sends the same key with every request, and a
-   * hash per request is a few microseconds. Only the hash is memoized — whether the key is still
-   * active is the ReadCache's question, asked on every request. Bounded: made-up keys only empty it.
-   */
-  private readonly keyHashes = new Map<string, string>();
 
   constructor(
     private readonly db: Database,
@@ -45,12 +39,7 @@ export class AccountStore {
    * until any account or key changes (ReadCache); callers must not modify what it returns.
    */
   findActiveKey(rawKey: string): ActiveKey | undefined {
-    let keyHash = this.keyHashes.get(rawKey);
-    if (keyHash === undefined) {
-      keyHash = hashApiKey(rawKey);
-      if (this.keyHashes.size >= 1024) this.keyHashes.clear();
-      this.keyHashes.set(rawKey, keyHash);
-    }
+    const keyHash = hashApiKey(rawKey);
     return this.activeKeys.get(keyHash, () => {
       const key = this.keyByHash.first({ keyHash });
       if (!key || key.revocadoEn !== null) return undefined;
