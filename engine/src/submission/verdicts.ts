@@ -1,3 +1,4 @@
+import type BetterSqlite3 from 'better-sqlite3';
 import type { Database } from '../db/database';
 import type { EventsTable } from '../db/schema/submission';
 import type { InvoiceRow, RegistroRow } from '../invoices/store';
@@ -27,13 +28,78 @@ export interface VerdictItem {
   verdict: Verdict;
 }
 
-// SQLite allows 32766 bound parameters; lists stay well below.
-const CHUNK = 500;
-function chunks<T>(items: readonly T[]): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < items.length; i += CHUNK) out.push(items.slice(i, i + CHUNK));
-  return out;
+/** A JSON array of ids, bound once: `id IN (SELECT value FROM json_each(?))` takes any number. */
+const IN_IDS = 'IN (SELECT value FROM json_each(?))';
+const NONE = '\u0001';
+
+/**
+ * The statements of applyVerdicts, prepared once per database: one per verdict class, each
+ * taking its ids as one JSON array, so a thousand verdicts cost a handful of statement runs and
+ * no SQL is built or compiled per call.
+ */
+interface VerdictStatements {
+  openRecords: BetterSqlite3.Statement<[string], { id: string }>;
+  invoices: BetterSqlite3.Statement<[string], InvoiceRow>;
+  accept: BetterSqlite3.Statement<[number, string | null, string | null, string | null, string, string, string, string]>;
+  reject: BetterSqlite3.Statement<[string, string, string, string, string, string]>;
+  extra: BetterSqlite3.Statement<[string, string]>;
+  invoiceChanges: BetterSqlite3.Statement<[number, string | null, number, string | null, number, string | null, string, string]>;
+  event: BetterSqlite3.Statement<[string, string, string, string, string, string, string, string, string]>;
 }
+
+const prepared = new WeakMap<Database, VerdictStatements>();
+
+function statementsOf(db: Database): VerdictStatements {
+  let st = prepared.get(db);
+  if (st) return st;
+  const sqlite = db.sqlite;
+  st = {
+    openRecords: sqlite.prepare(`SELECT id FROM registros WHERE id ${IN_IDS} AND estadoEnvioFinal IS NULL`),
+    invoices: sqlite.prepare(`SELECT * FROM invoices WHERE id ${IN_IDS}`),
+    // An acceptance with errors shows in estadoEnvio; a clean one leaves it as it was.
+    accept: sqlite.prepare(`UPDATE registros SET estado = 'aceptada',
+      estadoEnvio = CASE WHEN ? THEN 'aceptada_con_errores' ELSE estadoEnvio END, estadoEnvioFinal = 'registrada',
+      codigoRespuesta = ?, descripcionRespuesta = ?, csvAeat = ?, idLote = ?, envioCompletadoEn = ?, ultimaModificacion = ?
+      WHERE id ${IN_IDS}`),
+    reject: sqlite.prepare(`UPDATE registros SET estado = 'rechazada', estadoEnvio = 'rechazada', estadoEnvioFinal = 'rechazada',
+      codigoRespuesta = ?, descripcionRespuesta = ?, idLote = ?, envioCompletadoEn = ?, ultimaModificacion = ?
+      WHERE id ${IN_IDS}`),
+    extra: sqlite.prepare('UPDATE registros SET extra = ? WHERE id = ?'),
+    // Each optional column is written only when its flag says the invoice's state changed it.
+    invoiceChanges: sqlite.prepare(`UPDATE invoices SET
+      estadoFactura = CASE WHEN ? THEN ? ELSE estadoFactura END,
+      estadoEnvio = CASE WHEN ? THEN ? ELSE estadoEnvio END,
+      csvAeat = CASE WHEN ? THEN ? ELSE csvAeat END,
+      ultimaModificacion = ?
+      WHERE id ${IN_IDS}`),
+    event: sqlite.prepare(
+      'INSERT INTO events (id, evento, accountId, entorno, nifEmisor, invoiceId, registroId, datos, creadoEn) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+    ),
+  };
+  prepared.set(db, st);
+  return st;
+}
+
+/** The records' new columns, the same for every record of one group. */
+type RecordOutcome =
+  | { kind: 'aceptado'; conErrores: boolean; codigo: string | null; descripcion: string | null; csv: string | null }
+  | { kind: 'rechazado'; codigo: string; descripcion: string };
+
+function outcomeOf(verdict: Verdict): { key: string; outcome: RecordOutcome } {
+  if (verdict.kind === 'aceptado') {
+    const outcome: RecordOutcome = {
+      kind: 'aceptado',
+      conErrores: verdict.conErrores,
+      codigo: verdict.codigo ?? null,
+      descripcion: verdict.descripcion ?? null,
+      csv: verdict.csv ?? null,
+    };
+    return { key: ['a', outcome.conErrores ? 1 : 0, outcome.codigo ?? NONE, outcome.descripcion ?? NONE, outcome.csv ?? NONE].join('\u0000'), outcome };
+  }
+  return { key: ['r', verdict.codigo, verdict.descripcion].join('\u0000'), outcome: { kind: 'rechazado', codigo: verdict.codigo, descripcion: verdict.descripcion } };
+}
+
+type InvoiceChanges = Partial<Pick<InvoiceRow, 'estadoFactura' | 'estadoEnvio' | 'csvAeat' | 'ultimaModificacion'>>;
 
 /**
  * Applies the authority's final verdicts to records, their invoices and the invoices they
@@ -48,65 +114,38 @@ export function applyVerdicts(
   context: { idLote: string; now: string },
 ): void {
   const { now, idLote } = context;
-  const open = new Set<string>();
-  for (const part of chunks(items.map((i) => i.registro.id))) {
-    for (const r of db.all(
-      db.kysely.selectFrom('registros').select('id').where('id', 'in', part).where('estadoEnvioFinal', 'is', null),
-    )) {
-      open.add(r.id);
-    }
-  }
+  if (items.length === 0) return;
+  const st = statementsOf(db);
+  const open = new Set(st.openRecords.all(JSON.stringify(items.map((i) => i.registro.id))).map((r) => r.id));
   const pending = items.filter((i) => open.has(i.registro.id));
   if (pending.length === 0) return;
   const invoices = new Map<string, InvoiceRow>();
-  for (const part of chunks([...new Set(pending.map((i) => i.registro.invoiceId))])) {
-    for (const inv of db.all(db.kysely.selectFrom('invoices').selectAll().where('id', 'in', part))) invoices.set(inv.id, inv);
-  }
+  for (const inv of st.invoices.all(JSON.stringify([...new Set(pending.map((i) => i.registro.invoiceId))]))) invoices.set(inv.id, inv);
 
   // Records: grouped by identical outcome, one UPDATE per group.
-  const groups = new Map<string, { set: Partial<RegistroRow>; ids: string[] }>();
+  const groups = new Map<string, { outcome: RecordOutcome; ids: string[] }>();
   for (const { registro, verdict } of pending) {
-    const set: Partial<RegistroRow> =
-      verdict.kind === 'aceptado'
-        ? {
-            estado: 'aceptada',
-            ...(verdict.conErrores ? { estadoEnvio: 'aceptada_con_errores' as const } : {}),
-            estadoEnvioFinal: 'registrada',
-            codigoRespuesta: verdict.codigo ?? null,
-            descripcionRespuesta: verdict.descripcion ?? null,
-            csvAeat: verdict.csv ?? null,
-          }
-        : {
-            estado: 'rechazada',
-            estadoEnvio: 'rechazada',
-            estadoEnvioFinal: 'rechazada',
-            codigoRespuesta: verdict.codigo,
-            descripcionRespuesta: verdict.descripcion,
-          };
-    const key = JSON.stringify(set);
-    const group = groups.get(key) ?? { set, ids: [] };
-    group.ids.push(registro.id);
-    groups.set(key, group);
+    const { key, outcome } = outcomeOf(verdict);
+    const group = groups.get(key);
+    if (group) group.ids.push(registro.id);
+    else groups.set(key, { outcome, ids: [registro.id] });
   }
-  for (const { set, ids: groupIds } of groups.values()) {
-    for (const part of chunks(groupIds)) {
-      db.run(
-        db.kysely
-          .updateTable('registros')
-          .set({ ...set, idLote, envioCompletadoEn: now, ultimaModificacion: now })
-          .where('id', 'in', part),
-      );
+  for (const { outcome, ids: groupIds } of groups.values()) {
+    const list = JSON.stringify(groupIds);
+    if (outcome.kind === 'aceptado') {
+      st.accept.run(outcome.conErrores ? 1 : 0, outcome.codigo, outcome.descripcion, outcome.csv, idLote, now, now, list);
+    } else {
+      st.reject.run(outcome.codigo, outcome.descripcion, idLote, now, now, list);
     }
   }
   for (const { registro, verdict } of pending) {
     if (!verdict.extra) continue;
     const merged = { ...(JSON.parse(registro.extra) as Record<string, unknown>), ...verdict.extra };
-    db.run(db.kysely.updateTable('registros').set({ extra: JSON.stringify(merged) }).where('id', '=', registro.id));
+    st.extra.run(JSON.stringify(merged), registro.id);
   }
 
   // Invoices: the new state worked out in memory (so the events carry it), then written.
-  const events: EventsTable[] = [];
-  const invoiceUpdates = new Map<string, Partial<InvoiceRow>>();
+  const invoiceUpdates = new Map<string, InvoiceChanges>();
   for (const { registro, verdict } of pending) {
     const invoice = invoices.get(registro.invoiceId);
     if (!invoice) continue;
@@ -143,19 +182,28 @@ export function applyVerdicts(
     // TicketBAI: the treasury's registration id (its CSV), when it gave one.
     const idRegistroTbai = verdict.extra?.idRegistroTbai;
     if (typeof idRegistroTbai === 'string' && invoice.sistemaFiscal === 'ticketbai') extra.idRegistroTbai = idRegistroTbai;
-    events.push(eventRow(ids, evento, invoice, registro, now, extra));
+    const e = eventRow(ids, evento, invoice, registro, now, extra);
+    st.event.run(e.id, e.evento, e.accountId, e.entorno, e.nifEmisor, e.invoiceId, e.registroId, e.datos, e.creadoEn);
   }
-  const byChanges = new Map<string, { set: Partial<InvoiceRow>; ids: string[] }>();
+  const byChanges = new Map<string, { set: InvoiceChanges; ids: string[] }>();
   for (const [id, set] of invoiceUpdates) {
-    const key = JSON.stringify(set);
-    const group = byChanges.get(key) ?? { set, ids: [] };
-    group.ids.push(id);
-    byChanges.set(key, group);
+    const key = [set.estadoFactura ?? NONE, set.estadoEnvio ?? NONE, set.csvAeat ?? NONE].join('\u0000');
+    const group = byChanges.get(key);
+    if (group) group.ids.push(id);
+    else byChanges.set(key, { set, ids: [id] });
   }
   for (const { set, ids: groupIds } of byChanges.values()) {
-    for (const part of chunks(groupIds)) db.run(db.kysely.updateTable('invoices').set(set).where('id', 'in', part));
+    st.invoiceChanges.run(
+      set.estadoFactura !== undefined ? 1 : 0,
+      set.estadoFactura ?? null,
+      set.estadoEnvio !== undefined ? 1 : 0,
+      set.estadoEnvio ?? null,
+      set.csvAeat !== undefined ? 1 : 0,
+      set.csvAeat ?? null,
+      now,
+      JSON.stringify(groupIds),
+    );
   }
-  for (const part of chunks(events)) db.run(db.kysely.insertInto('events').values(part));
 }
 
 /** One record's verdict (the set-based path with a single item). */
