@@ -17,6 +17,9 @@ import { WalSync } from './wal-sync';
 type Param = string | number | bigint | Buffer | Uint8Array | null;
 
 const SLOT = '\u0000slot:';
+/** The engine connection's page cache (KiB) and memory-mapped span of the database file (bytes). */
+export const PAGE_CACHE_KIB = 32 * 1024;
+export const MMAP_BYTES = 256 * 1024 * 1024;
 
 /**
  * A query built once with kysely and then run many times with new values: the hot paths
@@ -54,6 +57,14 @@ export class Database {
     this.sqlite.pragma('synchronous = FULL');
     this.sqlite.pragma('foreign_keys = ON');
     this.sqlite.pragma('busy_timeout = 5000');
+    // Measured on issuing at saturation (per-statement timing, A/B in one run): the default 2 MiB
+    // page cache is evicted by the drain's and the panel's reads between two issuing batches, so
+    // the inserts re-read the right-hand edges of their B-trees; 32 MiB keeps them, and mmap
+    // serves database-file pages without a read() copy. Both cost at most their size in memory
+    // (the mapping is the OS page cache, reclaimable); temporary B-trees stay in memory too.
+    this.sqlite.pragma(`cache_size = -${PAGE_CACHE_KIB}`);
+    if (file !== ':memory:') this.sqlite.pragma(`mmap_size = ${MMAP_BYTES}`);
+    this.sqlite.pragma('temp_store = MEMORY');
     // Checkpoints run on a background thread (startBackgroundCheckpoints), not inside a COMMIT.
     if (file !== ':memory:') this.sqlite.pragma('wal_autocheckpoint = 0');
     this.kysely = new Kysely<Tables>({ dialect: new SqliteDialect({ database: this.sqlite }) });

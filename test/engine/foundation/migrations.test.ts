@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Migrator } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import { Database } from '../../../engine/src/db/database';
+import { Database, MMAP_BYTES, PAGE_CACHE_KIB } from '../../../engine/src/db/database';
 import { migrations } from '../../../engine/src/db/migrations';
 
 function schemaOf(db: Database): unknown[] {
@@ -39,6 +39,10 @@ describe('Migrations run on an empty database and again on a migrated one withou
     expect(db.sqlite.pragma('foreign_keys', { simple: true })).toBe(1);
     // Concurrent writers (admin CLI, a second connection) wait instead of failing at once with SQLITE_BUSY.
     expect(db.sqlite.pragma('busy_timeout', { simple: true })).toBeGreaterThanOrEqual(1000);
+    // Issuing's hot B-tree pages stay cached between batches (negative = KiB); temp B-trees in memory.
+    expect(db.sqlite.pragma('cache_size', { simple: true })).toBe(-PAGE_CACHE_KIB);
+    expect(db.sqlite.pragma('mmap_size', { simple: true })).toBe(MMAP_BYTES);
+    expect(db.sqlite.pragma('temp_store', { simple: true })).toBe(2);
     await db.close();
   });
 });
