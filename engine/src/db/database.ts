@@ -10,6 +10,7 @@ import {
   type MigrationResultSet,
 } from 'kysely';
 import { BackgroundCheckpointer } from './checkpointer';
+import { CommitWatch } from './commit-watch';
 import { migrations } from './migrations';
 import type { Tables } from './schema';
 import { WalSync } from './wal-sync';
@@ -47,6 +48,7 @@ export class Database {
   private readonly walSync: WalSync | undefined;
   private readonly syncNormal: BetterSqlite3.Statement;
   private readonly syncFull: BetterSqlite3.Statement;
+  private readonly commitWatches: CommitWatch[] = [];
 
   constructor(readonly file: string) {
     if (file !== ':memory:') mkdirSync(path.dirname(file), { recursive: true });
@@ -191,6 +193,13 @@ export class Database {
     else fn();
   }
 
+  /** A watch of commits to this database by any connection (see CommitWatch); closed with it. */
+  watchCommits(): CommitWatch {
+    const watch = new CommitWatch(this.file);
+    this.commitWatches.push(watch);
+    return watch;
+  }
+
   /** For a long-running engine: without it the WAL only shrinks at close. */
   startBackgroundCheckpoints(intervalMs = 500): void {
     this.checkpointer.start(this.file, intervalMs);
@@ -200,6 +209,7 @@ export class Database {
     await this.checkpointer.stop();
     await this.walSync?.close();
     this.statements.clear();
+    for (const watch of this.commitWatches) watch.close();
     if (this.sqlite.open) this.sqlite.close();
   }
 }
