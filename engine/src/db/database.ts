@@ -209,7 +209,9 @@ export class Database {
     await this.checkpointer.stop();
     await this.walSync?.close();
     this.statements.clear();
-    for (const watch of this.commitWatches) watch.close();
     if (this.sqlite.open) this.sqlite.close();
+    // After the connection: closing any descriptor of the -shm file drops every POSIX lock this
+    // process holds on it, SQLite's included.
+    for (const watch of this.commitWatches) watch.close();
   }
 }
