@@ -10,6 +10,7 @@ import {
   type MigrationResultSet,
 } from 'kysely';
 import { BackgroundCheckpointer } from './checkpointer';
+import { CommitWatch } from './commit-watch';
 import { migrations } from './migrations';
 import type { Tables } from './schema';
 import { WalSync } from './wal-sync';
@@ -17,6 +18,9 @@ import { WalSync } from './wal-sync';
 type Param = string | number | bigint | Buffer | Uint8Array | null;
 
 const SLOT = '\u0000slot:';
+/** The engine connection's page cache (KiB) and memory-mapped span of the database file (bytes). */
+export const PAGE_CACHE_KIB = 32 * 1024;
+export const MMAP_BYTES = 256 * 1024 * 1024;
 
 /**
  * A query built once with kysely and then run many times with new values: the hot paths
@@ -44,6 +48,7 @@ export class Database {
   private readonly walSync: WalSync | undefined;
   private readonly syncNormal: BetterSqlite3.Statement;
   private readonly syncFull: BetterSqlite3.Statement;
+  private readonly commitWatches: CommitWatch[] = [];
 
   constructor(readonly file: string) {
     if (file !== ':memory:') mkdirSync(path.dirname(file), { recursive: true });
@@ -54,6 +59,14 @@ export class Database {
     this.sqlite.pragma('synchronous = FULL');
     this.sqlite.pragma('foreign_keys = ON');
     this.sqlite.pragma('busy_timeout = 5000');
+    // Measured on issuing at saturation (per-statement timing, A/B in one run): the default 2 MiB
+    // page cache is evicted by the drain's and the panel's reads between two issuing batches, so
+    // the inserts re-read the right-hand edges of their B-trees; 32 MiB keeps them, and mmap
+    // serves database-file pages without a read() copy. Both cost at most their size in memory
+    // (the mapping is the OS page cache, reclaimable); temporary B-trees stay in memory too.
+    this.sqlite.pragma(`cache_size = -${PAGE_CACHE_KIB}`);
+    if (file !== ':memory:') this.sqlite.pragma(`mmap_size = ${MMAP_BYTES}`);
+    this.sqlite.pragma('temp_store = MEMORY');
     // Checkpoints run on a background thread (startBackgroundCheckpoints), not inside a COMMIT.
     if (file !== ':memory:') this.sqlite.pragma('wal_autocheckpoint = 0');
     this.kysely = new Kysely<Tables>({ dialect: new SqliteDialect({ database: this.sqlite }) });
@@ -180,6 +193,13 @@ export class Database {
     else fn();
   }
 
+  /** A watch of commits to this database by any connection (see CommitWatch); closed with it. */
+  watchCommits(): CommitWatch {
+    const watch = new CommitWatch(this.file);
+    this.commitWatches.push(watch);
+    return watch;
+  }
+
   /** For a long-running engine: without it the WAL only shrinks at close. */
   startBackgroundCheckpoints(intervalMs = 500): void {
     this.checkpointer.start(this.file, intervalMs);
@@ -190,5 +210,8 @@ export class Database {
     await this.walSync?.close();
     this.statements.clear();
     if (this.sqlite.open) this.sqlite.close();
+    // After the connection: closing any descriptor of the -shm file drops every POSIX lock this
+    // process holds on it, SQLite's included.
+    for (const watch of this.commitWatches) watch.close();
   }
 }

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Migrator } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import { Database } from '../../../engine/src/db/database';
+import { Database, MMAP_BYTES, PAGE_CACHE_KIB } from '../../../engine/src/db/database';
 import { migrations } from '../../../engine/src/db/migrations';
 
 function schemaOf(db: Database): unknown[] {
@@ -39,6 +39,10 @@ describe('Migrations run on an empty database and again on a migrated one withou
     expect(db.sqlite.pragma('foreign_keys', { simple: true })).toBe(1);
     // Concurrent writers (admin CLI, a second connection) wait instead of failing at once with SQLITE_BUSY.
     expect(db.sqlite.pragma('busy_timeout', { simple: true })).toBeGreaterThanOrEqual(1000);
+    // Issuing's hot B-tree pages stay cached between batches (negative = KiB); temp B-trees in memory.
+    expect(db.sqlite.pragma('cache_size', { simple: true })).toBe(-PAGE_CACHE_KIB);
+    expect(db.sqlite.pragma('mmap_size', { simple: true })).toBe(MMAP_BYTES);
+    expect(db.sqlite.pragma('temp_store', { simple: true })).toBe(2);
     await db.close();
   });
 });
@@ -180,6 +184,29 @@ describe('20261125T1616Z-read-cache-generation', () => {
     }
     db.sqlite.exec("INSERT INTO settings VALUES ('x','y')");
     expect(generation()).toBe(before);
+    await db.close();
+  });
+});
+
+describe('20261125T2000Z-submission-jobs-lote-partial', () => {
+  it('on a database with queued and batched jobs: the index keeps only jobs in a submission, and reads by idLote still use it', async () => {
+    const db = await migratedTo('20261125T1616Z-read-cache-generation');
+    db.sqlite.exec(SEED_ACCOUNT + invoiceRow('f1', '1') + ';' + invoiceRow('f2', '2') + ';' + registroRow('r1', 'f1', '1') + ';' + registroRow('r2', 'f2', '2'));
+    db.sqlite.exec(`
+      INSERT INTO submission_jobs VALUES ('j1','r1','test','test|aeat|B12345674','en_lote',0,'t',NULL,'t','lote1');
+      INSERT INTO submission_jobs VALUES ('j2','r2','test','test|aeat|B12345674','pendiente',0,'t',NULL,'t',NULL);`);
+    const entries = () => (db.sqlite.prepare('SELECT count(*) AS n FROM submission_jobs INDEXED BY submission_jobs_lote WHERE idLote IS NOT NULL').get() as { n: number }).n;
+    expect(entries()).toBe(1);
+    const migrator = new Migrator({ db: db.kysely, provider: { getMigrations: async () => migrations } });
+    expect((await migrator.migrateTo('20261125T2000Z-submission-jobs-lote-partial')).error).toBeUndefined();
+    const { sql } = db.sqlite.prepare("SELECT sql FROM sqlite_master WHERE name = 'submission_jobs_lote'").get() as { sql: string };
+    expect(sql).toMatch(/WHERE idLote IS NOT NULL$/);
+    // Every job is still there; the one in a submission is found through the index.
+    expect(db.sqlite.prepare('SELECT id FROM submission_jobs ORDER BY id').all()).toEqual([{ id: 'j1' }, { id: 'j2' }]);
+    expect(db.sqlite.prepare("SELECT id FROM submission_jobs WHERE idLote = 'lote1'").all()).toEqual([{ id: 'j1' }]);
+    const plan = db.sqlite.prepare("EXPLAIN QUERY PLAN SELECT id FROM submission_jobs WHERE idLote = 'lote1'").all() as { detail: string }[];
+    expect(plan.map((p) => p.detail).join('\n')).toContain('USING INDEX submission_jobs_lote');
+    expect(db.sqlite.pragma('integrity_check', { simple: true })).toBe('ok');
     await db.close();
   });
 });

@@ -56,5 +56,17 @@ describe('Hot queries keep their indexes (reads at 1 M invoices stay as fast as 
   it('records of a submission and the waiting jobs of a queue', () => {
     expect(plan(db.kysely.selectFrom('registros').select('id').where('idLote', '=', 'l'))).toContain('registros_lote');
     expect(plan(db.kysely.selectFrom('submission_jobs').select('id').where('queueKey', '=', 'q').where('estado', '=', 'pendiente'))).toContain('submission_jobs_queue');
+    // Partial (idLote IS NOT NULL): `idLote = ?` still qualifies, for reads, deletes and the join of a submission's records.
+    expect(plan(db.kysely.selectFrom('submission_jobs').select('id').where('idLote', '=', 'l'))).toMatch(/USING (COVERING )?INDEX submission_jobs_lote/);
+    expect(plan(db.kysely.deleteFrom('submission_jobs').where('idLote', '=', 'l'))).toMatch(/USING (COVERING )?INDEX submission_jobs_lote/);
+    expect(
+      plan(
+        db.kysely
+          .selectFrom('submission_jobs')
+          .innerJoin('registros', 'registros.id', 'submission_jobs.registroId')
+          .select('registros.id')
+          .where('submission_jobs.idLote', '=', 'l'),
+      ),
+    ).toMatch(/USING (COVERING )?INDEX submission_jobs_lote/);
   });
 });
