@@ -69,16 +69,14 @@ export async function createEngine(input: EngineConfig): Promise<Engine> {
       ctx.usage.startFlushing(config.usageFlushMs);
       db.startBackgroundCheckpoints();
       ctx.pureWork.warm();
-      if (config.submitAutomatically) ctx.submissions.start();
-      if (config.webhooks.deliverAutomatically) ctx.webhookDeliveries.start();
+      ctx.filing.start();
       started = true;
       logger.info('engine started', { ...ctx.urls });
       return { ...ctx.urls };
     },
     async stop() {
       await Promise.all([apps.billing.close(), apps.manage.close(), apps.panel.close()]);
-      await ctx.submissions.stop();
-      await ctx.webhookDeliveries.stop();
+      await ctx.filing.stop();
       ctx.usage.stop();
       await ctx.pureWork.close();
       await db.close();

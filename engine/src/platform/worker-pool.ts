@@ -56,6 +56,20 @@ const { workerData } = require('node:worker_threads');
 })();
 `;
 
+/**
+ * Starts a worker thread running the module `entry` (a `.ts` source under tsx, or a bundled `.js`),
+ * with `data` as its `workerData.data`. Unref'd: it never keeps the process alive by itself.
+ */
+export function startModuleWorker(entry: URL, data?: unknown): Worker {
+  const href = entry.href;
+  const worker = new Worker(BOOTSTRAP, {
+    eval: true,
+    workerData: { entry: href, tsLoader: href.endsWith('.ts') ? import.meta.resolve('tsx/esm/api') : null, data },
+  });
+  worker.unref();
+  return worker;
+}
+
 interface Job {
   id: number;
   task: string;
@@ -86,12 +100,9 @@ export class WorkerPool<H extends TaskHandlers> {
   private pumpScheduled = false;
   private unavailableReason = '';
   readonly size: number;
-  private readonly workerData: { entry: string; tsLoader: string | null };
 
   constructor(private readonly options: WorkerPoolOptions) {
     this.size = Math.max(1, Math.floor(options.size ?? defaultPoolSize()));
-    const entry = options.entry.href;
-    this.workerData = { entry, tsLoader: entry.endsWith('.ts') ? import.meta.resolve('tsx/esm/api') : null };
   }
 
   /** False once workers proved unable to start (their entry does not load) or the pool is closed. */
@@ -171,8 +182,7 @@ export class WorkerPool<H extends TaskHandlers> {
   }
 
   private spawn(): void {
-    const worker = new Worker(BOOTSTRAP, { eval: true, workerData: this.workerData });
-    worker.unref();
+    const worker = startModuleWorker(this.options.entry);
     const slot: Slot = { worker, ready: false, jobs: new Map() };
     this.slots.push(slot);
     worker.on('message', (reply: Reply) => {
