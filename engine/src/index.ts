@@ -41,6 +41,8 @@ export async function createEngine(input: EngineConfig): Promise<Engine> {
   const db = Database.open(config.dataDir);
   await db.migrate();
   const ctx = buildContext(config, db, logger);
+  // The filing thread loads its code while the APIs are built.
+  ctx.filing.prepare();
   const panelToken = input.panelToken ?? config.ids.secret(24);
   const billing = await buildBillingApi(ctx);
   const manage = await buildManageApi(ctx);
@@ -69,7 +71,7 @@ export async function createEngine(input: EngineConfig): Promise<Engine> {
       ctx.usage.startFlushing(config.usageFlushMs);
       db.startBackgroundCheckpoints();
       ctx.pureWork.warm();
-      ctx.filing.start();
+      await ctx.filing.start();
       started = true;
       logger.info('engine started', { ...ctx.urls });
       return { ...ctx.urls };

@@ -26,13 +26,16 @@ const logger: Logger = { info: relay('info'), warn: relay('warn'), error: relay(
 // before each send it fsyncs the WAL, which may hold issuing commits still in their fsync.
 const db = new Database(data.file, { otherWriters: true });
 const { submissions, webhookDeliveries } = buildFilingWorkers(db, systemClock, timeOrderedIds(systemClock), logger, data);
-if (data.submitAutomatically) submissions.start();
-if (data.webhooks.deliverAutomatically) webhookDeliveries.start();
 
 let stopping = false;
 port.on('message', (message: ToFilingThread) => {
   if (stopping) return;
   switch (message.type) {
+    case 'start':
+      if (data.submitAutomatically) submissions.start();
+      if (data.webhooks.deliverAutomatically) webhookDeliveries.start();
+      send({ type: 'started' });
+      break;
     case 'enqueued':
       for (const [queueKey, records] of message.queues) submissions.enqueued(queueKey, records);
       break;
@@ -53,4 +56,3 @@ port.on('message', (message: ToFilingThread) => {
       break;
   }
 });
-send({ type: 'ready' });

@@ -17,6 +17,7 @@ export interface FilingThreadData extends FilingSettings {
 
 /** Main thread → filing thread. */
 export type ToFilingThread =
+  | { type: 'start' }
   | { type: 'enqueued'; queues: [queueKey: string, records: number][] }
   | { type: 'wake' }
   | { type: 'webhooks-changed' }
@@ -24,7 +25,7 @@ export type ToFilingThread =
 
 /** Filing thread → main thread. */
 export type FromFilingThread =
-  | { type: 'ready' }
+  | { type: 'started' }
   | { type: 'log'; level: 'info' | 'warn' | 'error'; message: string; data?: Record<string, unknown> }
   | { type: 'stopped' };
 
@@ -44,7 +45,8 @@ const RESTART_DELAY_MS = { first: 250, max: 30_000 };
  */
 export class FilingThread implements Filing {
   private worker: Worker | undefined;
-  private state: 'idle' | 'running' | 'stopping' | 'stopped' = 'idle';
+  /** loaded: the thread is up (or loading) with its workers idle; running: told to start. */
+  private state: 'idle' | 'loaded' | 'running' | 'stopping' | 'stopped' = 'idle';
   private pending = new Map<string, number>();
   private flushScheduled = false;
   private startedAt = 0;
@@ -58,10 +60,33 @@ export class FilingThread implements Filing {
     private readonly entry: URL = ENTRY,
   ) {}
 
-  start(): void {
+  prepare(): void {
     if (this.state !== 'idle') return;
-    this.state = 'running';
+    this.state = 'loaded';
     this.spawn();
+  }
+
+  /** Resolves once the thread's workers run, or once a thread that died before that is being restarted. */
+  start(): Promise<void> {
+    if (this.state !== 'idle' && this.state !== 'loaded') return Promise.resolve();
+    if (this.state === 'idle') this.spawn();
+    this.state = 'running';
+    const worker = this.worker;
+    // Died while loading: the restart under way starts the new one.
+    if (!worker) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      const done = () => {
+        worker.off('message', onMessage);
+        worker.off('exit', done);
+        resolve();
+      };
+      const onMessage = (message: FromFilingThread) => {
+        if (message.type === 'started') done();
+      };
+      worker.on('message', onMessage);
+      worker.once('exit', done);
+      worker.postMessage({ type: 'start' } satisfies ToFilingThread);
+    });
   }
 
   enqueued(queueKey: string): void {
@@ -125,14 +150,16 @@ export class FilingThread implements Filing {
     });
     worker.on('error', (error) => this.logger.error('filing thread failed', { error: error.stack ?? error.message }));
     worker.on('exit', (code) => {
-      if (this.worker !== worker || this.state !== 'running') return;
+      if (this.worker !== worker || (this.state !== 'running' && this.state !== 'loaded')) return;
       this.worker = undefined;
       this.quickDeaths = Date.now() - this.startedAt >= HEALTHY_RUN_MS ? 0 : this.quickDeaths + 1;
       const delay = this.quickDeaths === 0 ? 0 : Math.min(RESTART_DELAY_MS.max, RESTART_DELAY_MS.first * 2 ** (this.quickDeaths - 1));
       this.logger.error('filing thread stopped unexpectedly; starting it again', { exitCode: code, restartInMs: delay });
       this.restartTimer = setTimeout(() => {
         this.restartTimer = undefined;
-        if (this.state === 'running') this.spawn();
+        if (this.state !== 'running' && this.state !== 'loaded') return;
+        this.spawn();
+        if (this.state === 'running') this.worker?.postMessage({ type: 'start' } satisfies ToFilingThread);
       }, delay);
       this.restartTimer.unref();
     });

@@ -45,8 +45,10 @@ function epigrafeOf(db: Database, nif: string): string | undefined {
  * (InProcessFiling) or on the filing thread (FilingThread).
  */
 export interface Filing {
-  /** Starts the workers the configuration starts with the engine. */
-  start(): void;
+  /** Loads the workers' code ahead of start() (the thread's module graph), so start() finds them ready. */
+  prepare(): void;
+  /** Starts the workers the configuration starts with the engine; resolves once they run. */
+  start(): Promise<void>;
   /** Resolves once nothing is in flight any more: no submission or delivery is left half-recorded. */
   stop(): Promise<void>;
   /** Records were durably committed into `queueKey` (invoices.onEnqueued). */
@@ -64,7 +66,9 @@ export class InProcessFiling implements Filing {
     private readonly settings: Pick<FilingSettings, 'submitAutomatically' | 'webhooks'>,
   ) {}
 
-  start(): void {
+  prepare(): void {}
+
+  async start(): Promise<void> {
     if (this.settings.submitAutomatically) this.workers.submissions.start();
     if (this.settings.webhooks.deliverAutomatically) this.workers.webhookDeliveries.start();
   }
