@@ -9,6 +9,9 @@ import type { Filing, FilingSettings } from './workers';
  */
 const ENTRY = import.meta.url.endsWith('.ts') ? new URL('./filing-thread-worker.ts', import.meta.url) : new URL('./engine-filing.js', import.meta.url);
 
+/** The thread's heavy packages, loaded natively before tsx when it runs from source (worker-pool.ts). */
+const PRELOAD = ['kysely', 'better-sqlite3', 'fast-xml-parser', 'zod'];
+
 /** What the filing thread is started with (`workerData.data`). */
 export interface FilingThreadData extends FilingSettings {
   /** The engine's database file, migrated by the main thread before the thread starts. */
@@ -142,7 +145,7 @@ export class FilingThread implements Filing {
   }
 
   private spawn(): void {
-    const worker = startModuleWorker(this.entry, this.data);
+    const worker = startModuleWorker(this.entry, this.data, { preload: PRELOAD });
     this.worker = worker;
     this.startedAt = Date.now();
     worker.on('message', (message: FromFilingThread) => {
