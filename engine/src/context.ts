@@ -14,7 +14,7 @@ import { InvoiceStore } from './invoices/store';
 import { GroupCommit } from './issuing/group-commit';
 import { PureWork } from './issuing/pure-work';
 import type { Logger } from './platform/logger';
-import { FilingThread } from './filing/filing-thread';
+import { FilingThread, type FilingThreadData } from './filing/filing-thread';
 import { buildFilingWorkers, InProcessFiling, type Filing, type FilingSettings } from './filing/workers';
 import type { SubmissionWorker } from './submission/worker';
 import type { WebhookDeliveryWorker } from './webhooks/delivery-worker';
@@ -63,7 +63,12 @@ export interface EngineContext {
   relaySecret: string;
 }
 
-export function buildContext(config: ResolvedConfig, db: Database, logger: Logger): EngineContext {
+/**
+ * `filingThread`: the engine's filing thread when it was started before the migrations (it loads
+ * its code meanwhile); with config.filingThread and none given, one is made here (started by
+ * engine.start(), never by a context alone such as the admin CLI's).
+ */
+export function buildContext(config: ResolvedConfig, db: Database, logger: Logger, options: { filingThread?: FilingThread } = {}): EngineContext {
   const { clock, ids } = config;
   const invoices = new InvoiceStore(db, ids);
   const issuers = new IssuerStore(db, clock, ids);
@@ -79,7 +84,9 @@ export function buildContext(config: ResolvedConfig, db: Database, logger: Logge
     tbaiEndpoints: config.ticketbai.endpoints,
   };
   const workers = config.filingThread ? undefined : buildFilingWorkers(db, clock, ids, logger, filingSettings);
-  const filing: Filing = workers ? new InProcessFiling(workers, filingSettings) : new FilingThread({ ...filingSettings, file: db.file }, logger);
+  const filing: Filing = workers
+    ? new InProcessFiling(workers, filingSettings)
+    : (options.filingThread ?? new FilingThread(filingThreadData(config, db.file), logger));
   invoices.onEnqueued = (queueKey) => filing.enqueued(queueKey);
   const software = config.software;
   const ticketbai = new TicketbaiIssuing({
@@ -128,6 +135,17 @@ export function buildContext(config: ResolvedConfig, db: Database, logger: Logge
     },
   };
   return context;
+}
+
+/** What the filing thread is started with: the filing settings of `config` and the database file. */
+export function filingThreadData(config: ResolvedConfig, file: string): FilingThreadData {
+  return {
+    file,
+    submission: config.submission,
+    submitAutomatically: config.submitAutomatically,
+    webhooks: config.webhooks,
+    tbaiEndpoints: config.ticketbai.endpoints,
+  };
 }
 
 /** A worker that runs on the filing thread: using it from the main thread is a mistake, said at once. */

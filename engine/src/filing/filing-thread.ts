@@ -63,6 +63,7 @@ export class FilingThread implements Filing {
     private readonly entry: URL = ENTRY,
   ) {}
 
+  /** Starts the thread with its workers idle: it loads its code (no connection yet) until start(). */
   prepare(): void {
     if (this.state !== 'idle') return;
     this.state = 'loaded';

@@ -45,8 +45,6 @@ function epigrafeOf(db: Database, nif: string): string | undefined {
  * (InProcessFiling) or on the filing thread (FilingThread).
  */
 export interface Filing {
-  /** Loads the workers' code ahead of start() (the thread's module graph), so start() finds them ready. */
-  prepare(): void;
   /** Starts the workers the configuration starts with the engine; resolves once they run. */
   start(): Promise<void>;
   /** Resolves once nothing is in flight any more: no submission or delivery is left half-recorded. */
@@ -65,8 +63,6 @@ export class InProcessFiling implements Filing {
     private readonly workers: FilingWorkers,
     private readonly settings: Pick<FilingSettings, 'submitAutomatically' | 'webhooks'>,
   ) {}
-
-  prepare(): void {}
 
   async start(): Promise<void> {
     if (this.settings.submitAutomatically) this.workers.submissions.start();
