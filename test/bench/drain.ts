@@ -90,6 +90,34 @@ export function setFilingPaused(db: { sqlite: BetterSqlite3.Database }, pausado:
     .run('test', pausado ? 1 : 0);
 }
 
+/**
+ * How long the filing workers hold SQLite's write lock: every outermost Database.transaction of
+ * the drain (building a submission, marking a send, applying an answer) timed from BEGIN IMMEDIATE
+ * to COMMIT. Measured with the workers on the main thread, where they can be wrapped; on the
+ * filing thread the same code runs the same transactions. Issuing's group commits do not go
+ * through Database.transaction, and no issuing runs during the drain.
+ */
+function timeWriteTransactions(db: { transaction<T>(fn: () => T): T; sqlite: BetterSqlite3.Database }) {
+  const durations: number[] = [];
+  const original = db.transaction.bind(db);
+  db.transaction = <T>(fn: () => T): T => {
+    if (db.sqlite.inTransaction) return original(fn);
+    const t0 = performance.now();
+    try {
+      return original(fn);
+    } finally {
+      durations.push(performance.now() - t0);
+    }
+  };
+  return {
+    summary: () => {
+      const sorted = [...durations].sort((a, b) => a - b);
+      const at = (p: number) => Math.round((sorted[Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)] ?? 0) * 10) / 10;
+      return { count: sorted.length, p50Ms: at(0.5), p99Ms: at(0.99), maxMs: at(1), over10Ms: sorted.filter((d) => d > 10).length };
+    },
+  };
+}
+
 export async function benchDrain(records = Number(process.env.BENCH_DRAIN_RECORDS ?? 100_000), issuers = 1, options: { filingThread?: boolean } = {}) {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'bench-drain-'));
   const emulators = await startEmulatorProcess(path.join(dataDir, 'emu'));
@@ -137,6 +165,7 @@ export async function benchDrain(records = Number(process.env.BENCH_DRAIN_RECORD
   // CPU per 1,000 records on each side tells which one bounds the drain, whatever the neighbours do.
   const engineCpu0 = process.cpuUsage();
   const emulatorCpu0 = emulators.cpuMs();
+  const holds = options.filingThread === false ? timeWriteTransactions(ctx.db) : undefined;
   const elu0 = performance.eventLoopUtilization();
   const t1 = performance.now();
   const left = () => (ctx.db.sqlite.prepare('SELECT COUNT(*) AS n FROM submission_jobs').get() as { n: number }).n;
@@ -162,6 +191,7 @@ export async function benchDrain(records = Number(process.env.BENCH_DRAIN_RECORD
     engineCpuMsPer1000: perThousand((engineCpu.user + engineCpu.system) / 1000),
     /** Share of the drain the engine's event loop was busy (the bench's 50 ms polls included): what issuing requests would have waited behind. */
     mainThreadEventLoopUtilization: Math.round(mainThreadBusy * 1000) / 1000,
+    ...(holds ? { writeTransactions: holds.summary() } : {}),
     ...(emulatorCpu0 !== undefined && emulatorCpu1 !== undefined ? { emulatorCpuMsPer1000: perThousand(emulatorCpu1 - emulatorCpu0) } : {}),
     rawSqliteUpdatesPerSecond: rawUpdateRate(records),
   };
