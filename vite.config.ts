@@ -1,6 +1,6 @@
 // Builds of the desktop till:
 //   vite build                → out/renderer   the till UI (React), served by the panel API
-//   vite build --mode main    → out/main       Electron main + the engine's utility-process entry and its worker threads' entry (ESM)
+//   vite build --mode main    → out/main       Electron main + the engine's utility-process entry and its worker threads' entries (ESM)
 //   vite build --mode preload → out/preload    the sandboxed preload (one CommonJS file)
 import { builtinModules } from 'node:module';
 import path from 'node:path';
@@ -41,8 +41,10 @@ const main: UserConfig = {
       input: {
         main: path.join(root, 'src-main/main.ts'),
         'engine-utility': path.join(root, 'engine/src/bin/utility.ts'),
-        // The engine's worker threads load this file beside engine-utility.js (issuing/pure-work.ts).
+        // The engine's worker threads load these files beside engine-utility.js (issuing/pure-work.ts).
         'engine-pure-work': path.join(root, 'engine/src/issuing/pure-work-worker.ts'),
+        // The filing thread (submission and webhook workers) loads this one (filing/filing-thread.ts).
+        'engine-filing': path.join(root, 'engine/src/filing/filing-thread-worker.ts'),
       },
       external: isExternal,
       output: { format: 'es', entryFileNames: '[name].js', chunkFileNames: 'chunks/[name]-[hash].js' },

@@ -75,6 +75,13 @@ export interface EngineConfig {
    * that work runs on the main thread (a machine whose other cores the POS itself keeps busy).
    */
   workerThreads?: number;
+  /**
+   * The submission and webhook workers on a thread of their own with its own database connection
+   * (filing/filing-thread.ts). Default: on, unless `workerThreads` is 0 (no threads at all) or a
+   * clock, ids or a back-off random source are injected (tests driving the workers by hand); it
+   * cannot be turned on with those, which the thread cannot share.
+   */
+  filingThread?: boolean;
 }
 
 export const DEFAULT_SOFTWARE: SoftwareIdentity = {
@@ -111,6 +118,8 @@ export interface ResolvedConfig {
   representacionCas: string[];
   /** undefined: the machine's cores − 1; 0: no worker threads. */
   workerThreads: number | undefined;
+  /** The filing workers on their own thread (EngineConfig.filingThread). */
+  filingThread: boolean;
   ticketbai: { endpoints: TbaiEndpoints; certificate: TbaiCertificateConfig; politicasFirma: Record<Provincia, PoliticaFirma> };
 }
 
@@ -164,7 +173,15 @@ export function resolveConfig(config: EngineConfig): ResolvedConfig {
     iaeCatalogue: config.iaeCatalogue ?? path.join(config.assetsDir ?? path.join(REPO_ROOT, 'assets'), 'iae', 'epigrafes-lroe.csv'),
     representacionCas: config.representacionCas ?? [],
     workerThreads: config.workerThreads,
+    filingThread: filingThreadOf(config),
   };
+}
+
+/** EngineConfig.filingThread, resolved: the thread runs on the system clock and ids, never on injected ones. */
+function filingThreadOf(config: EngineConfig): boolean {
+  const injected = (config.clock !== undefined && config.clock !== systemClock) || config.ids !== undefined || config.submission?.random !== undefined;
+  if (config.filingThread === true && injected) throw new Error('filingThread needs the system clock and ids (no clock, ids or submission.random injected)');
+  return config.filingThread ?? (config.workerThreads !== 0 && !injected);
 }
 
 /** Reads the POS_* environment variables of the headless start. */

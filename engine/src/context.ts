@@ -14,10 +14,11 @@ import { InvoiceStore } from './invoices/store';
 import { GroupCommit } from './issuing/group-commit';
 import { PureWork } from './issuing/pure-work';
 import type { Logger } from './platform/logger';
-import { SubmissionWorker } from './submission/worker';
-import { WebhookDeliveryWorker } from './webhooks/delivery-worker';
+import { FilingThread, type FilingThreadData } from './filing/filing-thread';
+import { buildFilingWorkers, InProcessFiling, type Filing, type FilingSettings } from './filing/workers';
+import type { SubmissionWorker } from './submission/worker';
+import type { WebhookDeliveryWorker } from './webhooks/delivery-worker';
 import { WebhookService } from './webhooks/service';
-import { LroeAdapter, TbaiRestAdapter } from './ticketbai/filing';
 import { TicketbaiIssuing } from './ticketbai/service';
 import { tbaiSigner } from './ticketbai/signing-identity';
 import type { SistemaInformatico } from './verifactu/registro';
@@ -40,6 +41,12 @@ export interface EngineContext {
   sistema: SistemaInformatico;
   verifactu: VerifactuIssuing;
   ticketbai: TicketbaiIssuing;
+  /** The submission and webhook workers, on the filing thread or (config.filingThread false) here. */
+  filing: Filing;
+  /**
+   * The workers themselves, for tests that drive them by hand with an injected clock. With the
+   * filing thread they run there, and reading these throws.
+   */
   submissions: SubmissionWorker;
   webhooks: WebhookService;
   webhookDeliveries: WebhookDeliveryWorker;
@@ -56,7 +63,12 @@ export interface EngineContext {
   relaySecret: string;
 }
 
-export function buildContext(config: ResolvedConfig, db: Database, logger: Logger): EngineContext {
+/**
+ * `filingThread`: the engine's filing thread when it was started before the migrations (it loads
+ * its code meanwhile); with config.filingThread and none given, one is made here (started by
+ * engine.start(), never by a context alone such as the admin CLI's).
+ */
+export function buildContext(config: ResolvedConfig, db: Database, logger: Logger, options: { filingThread?: FilingThread } = {}): EngineContext {
   const { clock, ids } = config;
   const invoices = new InvoiceStore(db, ids);
   const issuers = new IssuerStore(db, clock, ids);
@@ -65,11 +77,17 @@ export function buildContext(config: ResolvedConfig, db: Database, logger: Logge
   const deviceStore = new DeviceStore(db);
   const routing = new DeviceRouting(deviceStore, clock, ids);
   const sistema = sistemaInformatico(config, installValue(db, 'numeroInstalacion', () => ids.next('inst')));
-  const submissions = new SubmissionWorker(db, clock, ids, logger, config.submission);
-  invoices.onEnqueued = (queueKey) => submissions.enqueued(queueKey);
-  submissions.register(new TbaiRestAdapter('araba', config.ticketbai.endpoints));
-  submissions.register(new TbaiRestAdapter('gipuzkoa', config.ticketbai.endpoints));
-  submissions.register(new LroeAdapter(config.ticketbai.endpoints, (nif) => epigrafeOf(db, nif)));
+  const filingSettings: FilingSettings = {
+    submission: config.submission,
+    submitAutomatically: config.submitAutomatically,
+    webhooks: config.webhooks,
+    tbaiEndpoints: config.ticketbai.endpoints,
+  };
+  const workers = config.filingThread ? undefined : buildFilingWorkers(db, clock, ids, logger, filingSettings);
+  const filing: Filing = workers
+    ? new InProcessFiling(workers, filingSettings)
+    : (options.filingThread ?? new FilingThread(filingThreadData(config, db.file), logger));
+  invoices.onEnqueued = (queueKey) => filing.enqueued(queueKey);
   const software = config.software;
   const ticketbai = new TicketbaiIssuing({
     invoices,
@@ -83,12 +101,11 @@ export function buildContext(config: ResolvedConfig, db: Database, logger: Logge
     signer: tbaiSigner(db, clock, { nif: software.productorNif, nombre: software.productorNombre }, config.ticketbai.certificate),
     politicas: config.ticketbai.politicasFirma,
   });
-  const webhookDeliveries = new WebhookDeliveryWorker(db, clock, logger, config.webhooks);
   const webhooks = new WebhookService(db, issuers, clock, ids);
-  webhooks.afterChange = () => webhookDeliveries.wake();
+  webhooks.afterChange = () => filing.webhooksChanged();
   const cursors = new CursorCodec(installValue(db, 'cursorSecret', () => ids.secret(32)));
   const clientsModule = buildClientsModule({ config, db, logger, issuers, cursors });
-  return {
+  const context: EngineContext = {
     config,
     db,
     logger,
@@ -102,9 +119,10 @@ export function buildContext(config: ResolvedConfig, db: Database, logger: Logge
     sistema,
     verifactu: new VerifactuIssuing({ invoices, issuers, clock, ids, sistema, groupCommit, pureWork, routing }),
     ticketbai,
-    submissions,
+    filing,
+    submissions: workers?.submissions ?? inFilingThread('submissions'),
     webhooks,
-    webhookDeliveries,
+    webhookDeliveries: workers?.webhookDeliveries ?? inFilingThread('webhookDeliveries'),
     ...clientsModule,
     deviceStore,
     devices: new DeviceService({ db, devices: deviceStore, issuers, clients: clientsModule.clients, clock }),
@@ -116,6 +134,27 @@ export function buildContext(config: ResolvedConfig, db: Database, logger: Logge
       panel: `http://${config.host}:${config.panelPort}`,
     },
   };
+  return context;
+}
+
+/** What the filing thread is started with: the filing settings of `config` and the database file. */
+export function filingThreadData(config: ResolvedConfig, file: string): FilingThreadData {
+  return {
+    file,
+    submission: config.submission,
+    submitAutomatically: config.submitAutomatically,
+    webhooks: config.webhooks,
+    tbaiEndpoints: config.ticketbai.endpoints,
+  };
+}
+
+/** A worker that runs on the filing thread: using it from the main thread is a mistake, said at once. */
+function inFilingThread<T extends object>(name: string): T {
+  return new Proxy({} as T, {
+    get() {
+      throw new Error(`${name} runs on the filing thread; an engine with filingThread: false drives it in process`);
+    },
+  });
 }
 
 /** The SistemaInformatico block every VeriFactu record carries, from configuration. */
@@ -132,16 +171,4 @@ function sistemaInformatico(config: ResolvedConfig, numeroInstalacion: string): 
     tipoUsoPosibleMultiOT: 'S',
     indicadorMultiplesOT: 'S',
   };
-}
-
-/** The IAE heading of a natural-person issuer (LROE model 140), when the client store has one. */
-function epigrafeOf(db: Database, nif: string): string | undefined {
-  try {
-    const row = db.sqlite.prepare('SELECT epigrafeIAE FROM issuers WHERE nif = ? AND epigrafeIAE IS NOT NULL LIMIT 1').get(nif) as
-      | { epigrafeIAE: string }
-      | undefined;
-    return row?.epigrafeIAE;
-  } catch {
-    return undefined;
-  }
 }

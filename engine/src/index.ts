@@ -1,7 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { resolveConfig, type EngineConfig } from './config';
-import { buildContext, type EngineContext } from './context';
+import { buildContext, filingThreadData, type EngineContext } from './context';
 import { Database } from './db/database';
+import { FilingThread } from './filing/filing-thread';
 import { buildBillingApi } from './http/billing-api';
 import { buildManageApi } from './http/manage-api';
 import { buildPanelApi } from './http/panel-api';
@@ -39,8 +40,16 @@ export async function createEngine(input: EngineConfig): Promise<Engine> {
   const config = resolveConfig(input);
   const logger = input.logger ?? fileLogger(config.dataDir);
   const db = Database.open(config.dataDir);
-  await db.migrate();
-  const ctx = buildContext(config, db, logger);
+  // The filing thread loads its code while the database is migrated and the APIs are built.
+  const filingThread = config.filingThread ? new FilingThread(filingThreadData(config, db.file), logger) : undefined;
+  filingThread?.prepare();
+  try {
+    await db.migrate();
+  } catch (error) {
+    await filingThread?.stop();
+    throw error;
+  }
+  const ctx = buildContext(config, db, logger, { ...(filingThread ? { filingThread } : {}) });
   const panelToken = input.panelToken ?? config.ids.secret(24);
   const billing = await buildBillingApi(ctx);
   const manage = await buildManageApi(ctx);
@@ -69,16 +78,14 @@ export async function createEngine(input: EngineConfig): Promise<Engine> {
       ctx.usage.startFlushing(config.usageFlushMs);
       db.startBackgroundCheckpoints();
       ctx.pureWork.warm();
-      if (config.submitAutomatically) ctx.submissions.start();
-      if (config.webhooks.deliverAutomatically) ctx.webhookDeliveries.start();
+      await ctx.filing.start();
       started = true;
       logger.info('engine started', { ...ctx.urls });
       return { ...ctx.urls };
     },
     async stop() {
       await Promise.all([apps.billing.close(), apps.manage.close(), apps.panel.close()]);
-      await ctx.submissions.stop();
-      await ctx.webhookDeliveries.stop();
+      await ctx.filing.stop();
       ctx.usage.stop();
       await ctx.pureWork.close();
       await db.close();

@@ -1,7 +1,8 @@
 /**
  * Drain rate of a backlog through the AEAT emulator (TiempoEsperaEnvio 0), beside raw
  * better-sqlite3 update throughput measured in the same run. The backlog is issued through the
- * real issuing path in process (no HTTP), with the emulator down-free and the worker stopped.
+ * real issuing path in process (no HTTP) while filing is paused (as the panel pauses it), then
+ * filing resumes: on the filing thread, or with BENCH_FILING_THREAD=0 on the main thread.
  */
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -48,7 +49,7 @@ function processCpuMs(pid: number): number | undefined {
 }
 
 /** The authority is another machine: the emulator runs in its own process, as `npm run emulators`. */
-async function startEmulatorProcess(dataDir: string) {
+export async function startEmulatorProcess(dataDir: string) {
   const root = path.resolve(import.meta.dirname, '../..');
   const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'engine/emulators/bin/serve.ts')], {
     cwd: root,
@@ -76,7 +77,48 @@ async function startEmulatorProcess(dataDir: string) {
   };
 }
 
-export async function benchDrain(records = Number(process.env.BENCH_DRAIN_RECORDS ?? 100_000), issuers = 1) {
+/** BENCH_FILING_THREAD=0: the filing workers on the main thread, to compare in one run. */
+export function filingThreadFromEnv(env: NodeJS.ProcessEnv = process.env): { filingThread?: boolean } {
+  const raw = env.BENCH_FILING_THREAD;
+  return raw === undefined ? {} : { filingThread: raw !== '0' };
+}
+
+/** Pauses or resumes filing in TEST, as the panel's sync view does (the worker skips paused queues). */
+export function setFilingPaused(db: { sqlite: BetterSqlite3.Database }, pausado: boolean): void {
+  db.sqlite
+    .prepare('INSERT INTO submission_control (entorno, pausado) VALUES (?, ?) ON CONFLICT (entorno) DO UPDATE SET pausado = excluded.pausado')
+    .run('test', pausado ? 1 : 0);
+}
+
+/**
+ * How long the filing workers hold SQLite's write lock: every outermost Database.transaction of
+ * the drain (building a submission, marking a send, applying an answer) timed from BEGIN IMMEDIATE
+ * to COMMIT. Measured with the workers on the main thread, where they can be wrapped; on the
+ * filing thread the same code runs the same transactions. Issuing's group commits do not go
+ * through Database.transaction, and no issuing runs during the drain.
+ */
+function timeWriteTransactions(db: { transaction<T>(fn: () => T): T; sqlite: BetterSqlite3.Database }) {
+  const durations: number[] = [];
+  const original = db.transaction.bind(db);
+  db.transaction = <T>(fn: () => T): T => {
+    if (db.sqlite.inTransaction) return original(fn);
+    const t0 = performance.now();
+    try {
+      return original(fn);
+    } finally {
+      durations.push(performance.now() - t0);
+    }
+  };
+  return {
+    summary: () => {
+      const sorted = [...durations].sort((a, b) => a - b);
+      const at = (p: number) => Math.round((sorted[Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)] ?? 0) * 10) / 10;
+      return { count: sorted.length, p50Ms: at(0.5), p99Ms: at(0.99), maxMs: at(1), over10Ms: sorted.filter((d) => d > 10).length };
+    },
+  };
+}
+
+export async function benchDrain(records = Number(process.env.BENCH_DRAIN_RECORDS ?? 100_000), issuers = 1, options: { filingThread?: boolean } = {}) {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'bench-drain-'));
   const emulators = await startEmulatorProcess(path.join(dataDir, 'emu'));
   const unlimited = { rps: 1e9, burst: 1e9, monthlyQuota: 1e12 };
@@ -85,10 +127,16 @@ export async function benchDrain(records = Number(process.env.BENCH_DRAIN_RECORD
     dataDir,
     logger: silentLogger,
     limits: { test: unlimited, live: unlimited },
-    submitAutomatically: false,
+    billingPort: 0,
+    managePort: 0,
+    panelPort: 0,
     submission: { aeat: { url: { test: aeatUrl, live: aeatUrl } }, parallelQueues: 4 },
+    ...filingThreadFromEnv(),
+    ...options,
   });
   const ctx = engine.context;
+  setFilingPaused(ctx.db, true);
+  await engine.start();
   seedDemoAccount(ctx);
   const account = ctx.accounts.listAccounts()[0]!;
   const nifs = ['B12345674', 'A58818501', 'B87654323', 'B00000034'].slice(0, issuers);
@@ -117,11 +165,16 @@ export async function benchDrain(records = Number(process.env.BENCH_DRAIN_RECORD
   // CPU per 1,000 records on each side tells which one bounds the drain, whatever the neighbours do.
   const engineCpu0 = process.cpuUsage();
   const emulatorCpu0 = emulators.cpuMs();
+  const holds = options.filingThread === false ? timeWriteTransactions(ctx.db) : undefined;
+  const elu0 = performance.eventLoopUtilization();
   const t1 = performance.now();
   const left = () => (ctx.db.sqlite.prepare('SELECT COUNT(*) AS n FROM submission_jobs').get() as { n: number }).n;
-  while (left() > 0) await ctx.submissions.drainDue();
+  setFilingPaused(ctx.db, false);
+  ctx.filing.wakeSubmissions();
+  while (left() > 0) await new Promise((r) => setTimeout(r, 50));
   const drainMs = performance.now() - t1;
   const engineCpu = process.cpuUsage(engineCpu0);
+  const mainThreadBusy = performance.eventLoopUtilization(elu0).utilization;
   const emulatorCpu1 = emulators.cpuMs();
   const perThousand = (ms: number) => Math.round((ms * 1000) / records);
   const filed = await emulators.countRecords();
@@ -130,11 +183,15 @@ export async function benchDrain(records = Number(process.env.BENCH_DRAIN_RECORD
   return {
     records,
     issuers,
+    filingThread: ctx.config.filingThread,
     filedInLedger: filed,
     issuedInProcessPerSecond: Math.round((records * 1000) / issueMs),
     drainRecordsPerSecond: Math.round((records * 1000) / drainMs),
     /** CPU ms per 1,000 records filed: the engine process (main thread and helpers) and the AEAT emulator process. */
     engineCpuMsPer1000: perThousand((engineCpu.user + engineCpu.system) / 1000),
+    /** Share of the drain the engine's event loop was busy (the bench's 50 ms polls included): what issuing requests would have waited behind. */
+    mainThreadEventLoopUtilization: Math.round(mainThreadBusy * 1000) / 1000,
+    ...(holds ? { writeTransactions: holds.summary() } : {}),
     ...(emulatorCpu0 !== undefined && emulatorCpu1 !== undefined ? { emulatorCpuMsPer1000: perThousand(emulatorCpu1 - emulatorCpu0) } : {}),
     rawSqliteUpdatesPerSecond: rawUpdateRate(records),
   };

@@ -6,7 +6,7 @@ import { pacedLoad } from './paced-load';
 
 export interface ServerHandle {
   /** `devices`: the tills registered in phase `activa` (mode `engine-devices`; empty otherwise). */
-  info: { url: string; key?: string; nif?: string; dataDir?: string; manageUrl?: string; devices?: string[] };
+  info: { url: string; key?: string; nif?: string; dataDir?: string; manageUrl?: string; panelUrl?: string; panelToken?: string; devices?: string[] };
   stop(): Promise<void>;
 }
 
@@ -37,7 +37,7 @@ export async function coldStart(mode: 'echo' | 'engine', path: string, method: '
 
 /** Starts `server-process.ts <mode>` and waits for its first line. */
 export async function startServer(
-  mode: 'echo' | 'engine' | 'engine-devices',
+  mode: 'echo' | 'engine' | 'engine-devices' | 'engine-backlog',
   extra: string[] = [],
   env: Record<string, string> = {},
 ): Promise<ServerHandle> {

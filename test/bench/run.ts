@@ -3,6 +3,7 @@
  * No thresholds: the goals, the machine and the latest figures are in docs/benchmarks.md.
  */
 import { coldStart, load, ratio, startServer, type LoadResult } from './harness';
+import { benchCrearWhileDraining } from './crear-while-draining';
 import { benchDrain } from './drain';
 import { profileCrear } from './profile';
 import { benchReads } from './reads';
@@ -226,5 +227,17 @@ if (!only || only === 'drain') {
     goal: '>= 5000 records/s',
   };
   section('backlogDrain');
+}
+if (!only || only === 'filing') {
+  // Issue 16 part 4: the filing workers on their own thread against the main thread, in one run.
+  const whileDraining = (await benchCrearWhileDraining()).map((r) => ({ ...r, p99RatioToEchoAt250: latencyRatio(r.at250.p99Ms, echo.at250.p99Ms) }));
+  const records = Number(process.env.BENCH_DRAIN_RECORDS ?? 30_000);
+  const drain = [];
+  for (let round = 0; round < 2; round++) {
+    drain.push(await benchDrain(records, 1, { filingThread: false }));
+    drain.push(await benchDrain(records, 1, { filingThread: true }));
+  }
+  report.filingThread = { crearAt250WhileDraining: whileDraining, drainOneObligado: drain, goal: 'crear p99 at 250 req/s <= 5x the echo while a backlog drains' };
+  section('filingThread');
 }
 process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);

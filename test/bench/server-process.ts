@@ -3,8 +3,10 @@
  * `echo`: a bare node:http JSON echo (the baseline). `engine`: the engine with a fresh data dir,
  * limits raised, a demo account. `engine-devices`: the same with both issuers (the demo VeriFactu
  * company and the Gipuzkoa TicketBAI one) in phase `activa` and four tills registered in TEST, so
- * each request can take one of four device chains. Prints one JSON line with what the bench
- * needs, then serves.
+ * each request can take one of four device chains. `engine-backlog`: the `engine` with
+ * BENCH_BACKLOG_RECORDS invoices issued while filing is paused, filing with the AEAT emulator at
+ * BENCH_AEAT_URL once the bench resumes it through the panel. Prints one JSON line with what the
+ * bench needs, then serves.
  */
 import { mkdtempSync } from 'node:fs';
 import http from 'node:http';
@@ -15,6 +17,8 @@ import { createEngine } from '../../engine/src/index';
 import { silentLogger } from '../../engine/src/platform/logger';
 import type { Account } from '../../engine/src/account/store';
 import type { EngineContext } from '../../engine/src/context';
+import type { Caller } from '../../engine/src/http/auth';
+import { filingThreadFromEnv, setFilingPaused } from './drain';
 
 const BENCH_DEVICES = ['tpv-1', 'tpv-2', 'tpv-3', 'tpv-4'];
 
@@ -25,6 +29,25 @@ function registerBenchDevices(ctx: EngineContext, account: Account, nifs: string
     for (const idMaquina of BENCH_DEVICES) ctx.devices.register({ account, entorno: 'test' }, nif, { idMaquina, etiqueta: `Bench ${idMaquina}` });
   }
   return BENCH_DEVICES;
+}
+
+/** `records` simplified invoices of `nif` through the issuing path in process (no HTTP), 1,000 at a time. */
+async function issueBacklog(ctx: EngineContext, account: Account, nif: string, records: number): Promise<void> {
+  const unlimited = { rps: 1e9, burst: 1e9, monthlyQuota: 1e12 };
+  const caller: Caller = { keyId: 'bench', entorno: 'test', account, limits: unlimited };
+  for (let start = 0; start < records; start += 1000) {
+    await Promise.all(
+      Array.from({ length: Math.min(1000, records - start) }, (_, k) =>
+        ctx.verifactu.crear(caller, {
+          version: '1.0',
+          emisor: { nif, nombre: 'COMERCIAL DEMO SL' },
+          cabecera: { serie: 'BL-', numero: String(start + k), fechaExpedicion: '20-11-2026', tipoFactura: 'F2', descripcion: 'Venta' },
+          detalleDesglose: [{ claveRegimen: '01', calificacionOperacion: 'S1', baseImponible: '10.00', tipoImpositivo: '21.00', cuotaRepercutida: '2.10' }],
+          totales: { cuotaTotal: '2.10', importeTotal: '12.10' },
+        }),
+      ),
+    );
+  }
 }
 
 const mode = process.argv[2];
@@ -46,7 +69,7 @@ if (mode === 'echo') {
     const port = typeof address === 'object' && address ? address.port : 0;
     process.stdout.write(`${JSON.stringify({ url: `http://127.0.0.1:${port}` })}\n`);
   });
-} else if (mode === 'engine' || mode === 'engine-devices') {
+} else if (mode === 'engine' || mode === 'engine-devices' || mode === 'engine-backlog') {
   const dataDir = process.argv[3] ?? mkdtempSync(path.join(tmpdir(), 'bench-engine-'));
   const unlimited = { rps: 1e9, burst: 1e9, monthlyQuota: 1e12 };
   const engine = await createEngine({
@@ -58,6 +81,10 @@ if (mode === 'echo') {
     panelPort: 0,
     // BENCH_WORKER_THREADS=0: pure work (QR, signing) on the main thread, to compare in one run.
     ...(process.env.BENCH_WORKER_THREADS !== undefined ? { workerThreads: Number(process.env.BENCH_WORKER_THREADS) } : {}),
+    // BENCH_FILING_THREAD=0: the submission and webhook workers on the main thread.
+    ...filingThreadFromEnv(),
+    // engine-backlog: TiempoEsperaEnvio 0 at the emulator, so the backlog goes back to back.
+    ...(process.env.BENCH_AEAT_URL ? { submission: { aeat: { url: { test: process.env.BENCH_AEAT_URL, live: process.env.BENCH_AEAT_URL } }, parallelQueues: 4 } } : {}),
   });
   const keys = seedDemoAccount(engine.context);
   // A Gipuzkoa issuer too, so TicketBAI issuing can be measured on the same engine.
@@ -66,12 +93,19 @@ if (mode === 'echo') {
     engine.context.issuers.create({ accountId: account.id, entorno: 'test', nif: 'A58818501', nombre: 'EMISOR GIPUZKOA SL', hacienda: 'tbai-gipuzkoa' });
   }
   const devices = mode === 'engine-devices' && account ? registerBenchDevices(engine.context, account, [keys?.nifEmisor ?? '', 'A58818501']) : [];
+  if (mode === 'engine-backlog' && account) {
+    // A backlog waiting while filing is paused (an outage that just ended): the bench resumes it through the panel.
+    setFilingPaused(engine.context.db, true);
+    await issueBacklog(engine.context, account, keys?.nifEmisor ?? '', Number(process.env.BENCH_BACKLOG_RECORDS ?? 30_000));
+  }
   const urls = await engine.start();
-  process.stdout.write(`${JSON.stringify({ url: urls.billing, manageUrl: urls.manage, key: keys?.test, nif: keys?.nifEmisor, dataDir, devices })}\n`);
+  process.stdout.write(
+    `${JSON.stringify({ url: urls.billing, manageUrl: urls.manage, panelUrl: urls.panel, panelToken: engine.panelToken, key: keys?.test, nif: keys?.nifEmisor, dataDir, devices })}\n`,
+  );
   process.on('SIGTERM', () => {
     void engine.stop().then(() => process.exit(0));
   });
 } else {
-  process.stderr.write('usage: server-process.ts echo|engine|engine-devices [dataDir]\n');
+  process.stderr.write('usage: server-process.ts echo|engine|engine-devices|engine-backlog [dataDir]\n');
   process.exit(2);
 }

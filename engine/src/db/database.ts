@@ -49,8 +49,16 @@ export class Database {
   private readonly syncNormal: BetterSqlite3.Statement;
   private readonly syncFull: BetterSqlite3.Statement;
   private readonly commitWatches: CommitWatch[] = [];
+  /** See the constructor's `otherWriters`. */
+  private readonly otherWriters: boolean;
 
-  constructor(readonly file: string) {
+  /**
+   * `otherWriters`: a second connection (the filing thread's) to a file another connection
+   * writes with transactionDurableLater. A row it reads may be committed but not yet fsynced, so
+   * its `whenDurable()` fsyncs the WAL itself; the WAL's descriptor is opened here, so an fsync
+   * error that hits the file later is reported to this connection too.
+   */
+  constructor(readonly file: string, options: { otherWriters?: boolean } = {}) {
     if (file !== ':memory:') mkdirSync(path.dirname(file), { recursive: true });
     this.sqlite = new BetterSqlite3(file);
     // An acknowledged invoice must be on disk: WAL with a full fsync on every commit (issuing's
@@ -73,6 +81,8 @@ export class Database {
     this.syncNormal = this.sqlite.prepare('PRAGMA synchronous = NORMAL');
     this.syncFull = this.sqlite.prepare('PRAGMA synchronous = FULL');
     this.walSync = file === ':memory:' ? undefined : new WalSync(`${file}-wal`);
+    this.otherWriters = options.otherWriters === true && this.walSync !== undefined;
+    if (this.otherWriters) this.walSync?.open();
   }
 
   static open(dataDir: string): Database {
@@ -182,8 +192,9 @@ export class Database {
     return { result, durable };
   }
 
-  /** Resolves once every commit so far is on disk (see transactionDurableLater). */
+  /** Resolves once every commit so far is on disk (see transactionDurableLater; with `otherWriters`, theirs too). */
   whenDurable(): Promise<void> {
+    if (this.otherWriters) return this.walSync?.flush() ?? Promise.resolve();
     return this.walSync?.whenDurable() ?? Promise.resolve();
   }
 
@@ -211,7 +222,9 @@ export class Database {
     this.statements.clear();
     if (this.sqlite.open) this.sqlite.close();
     // After the connection: closing any descriptor of the -shm file drops every POSIX lock this
-    // process holds on it, SQLite's included.
+    // process holds on it, SQLite's included. So the process's other connections to the file are
+    // closed first: the checkpointer's above, the filing thread's by engine.stop() before this.
+    // (The filing thread's own connection watches nothing, so its close never runs this loop.)
     for (const watch of this.commitWatches) watch.close();
   }
 }

@@ -61,6 +61,11 @@ export class WalSync {
     return (this.queued ?? this.running)?.promise ?? Promise.resolve();
   }
 
+  /** Opens the WAL's descriptor now rather than at the first flush (it must exist). */
+  open(): void {
+    this.fd ??= openSync(this.walFile, 'r+');
+  }
+
   get failed(): WalSyncError | null {
     return this.failure;
   }

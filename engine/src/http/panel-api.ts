@@ -69,7 +69,7 @@ export async function buildPanelApi(ctx: EngineContext, token: string, options: 
   });
 
   accountPanelRoutes(app, { accounts: ctx.accounts, dataDir: ctx.config.dataDir, tillKeys: () => readDemoKeys(ctx.config.dataDir) });
-  syncPanelRoutes(app, { db: ctx.db, submissions: ctx.submissions, emulatorUrl: () => ctx.config.emulatorUrl });
+  syncPanelRoutes(app, { db: ctx.db, filing: ctx.filing, emulatorUrl: () => ctx.config.emulatorUrl });
   verificationPanelRoutes(app, { db: ctx.db, clock: ctx.config.clock });
   webhookPanelRoutes(app, ctx.webhooks.store);
   clientPanelRoutes(app, { clients: ctx.clients, accounts: ctx.accounts, emulatorUrl: () => ctx.config.emulatorUrl });

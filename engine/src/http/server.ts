@@ -297,6 +297,15 @@ function sendError(error: FastifyError, request: FastifyRequest, reply: FastifyR
       .header('retry-after', '30')
       .send({ code: 'STORAGE_FULL', message: 'No queda espacio para guardar en el equipo; no se ha guardado nada. Libere espacio y reintente' });
   }
+  if (isDb && error.code?.startsWith('SQLITE_BUSY')) {
+    // Another connection (the filing thread, an admin command) held the write lock past
+    // busy_timeout: the transaction never began or was rolled back, so nothing was stored.
+    logger.warn('database busy', { requestId: request.id, url: request.url });
+    return reply
+      .code(503)
+      .header('retry-after', '1')
+      .send({ code: 'STORAGE_BUSY', message: 'La base de datos está ocupada; no se ha guardado nada. Reintente en un momento' });
+  }
   if (error instanceof WalSyncError) {
     // The commit may not be on disk: not acknowledged. Issuing stays refused until a restart lets
     // SQLite recover from what the disk holds (a retry then finds the invoice or issues it anew).

@@ -51,10 +51,33 @@ export function defaultPoolSize(): number {
 const BOOTSTRAP = String.raw`
 const { workerData } = require('node:worker_threads');
 (async () => {
+  for (const url of workerData.preload) await import(url);
   if (workerData.tsLoader) (await import(workerData.tsLoader)).register();
   await import(workerData.entry);
 })();
 `;
+
+/**
+ * Starts a worker thread running the module `entry` (a `.ts` source under tsx, or a bundled `.js`),
+ * with `data` as its `workerData.data`. Unref'd: it never keeps the process alive by itself.
+ * `preload`: packages the entry imports, loaded before tsx's hooks are registered in the thread;
+ * through the hooks a package of hundreds of modules (kysely) loads three times slower.
+ */
+export function startModuleWorker(entry: URL, data?: unknown, options: { preload?: readonly string[] } = {}): Worker {
+  const href = entry.href;
+  const ts = href.endsWith('.ts');
+  const worker = new Worker(BOOTSTRAP, {
+    eval: true,
+    workerData: {
+      entry: href,
+      tsLoader: ts ? import.meta.resolve('tsx/esm/api') : null,
+      preload: ts ? (options.preload ?? []).map((name) => import.meta.resolve(name)) : [],
+      data,
+    },
+  });
+  worker.unref();
+  return worker;
+}
 
 interface Job {
   id: number;
@@ -86,12 +109,9 @@ export class WorkerPool<H extends TaskHandlers> {
   private pumpScheduled = false;
   private unavailableReason = '';
   readonly size: number;
-  private readonly workerData: { entry: string; tsLoader: string | null };
 
   constructor(private readonly options: WorkerPoolOptions) {
     this.size = Math.max(1, Math.floor(options.size ?? defaultPoolSize()));
-    const entry = options.entry.href;
-    this.workerData = { entry, tsLoader: entry.endsWith('.ts') ? import.meta.resolve('tsx/esm/api') : null };
   }
 
   /** False once workers proved unable to start (their entry does not load) or the pool is closed. */
@@ -171,8 +191,7 @@ export class WorkerPool<H extends TaskHandlers> {
   }
 
   private spawn(): void {
-    const worker = new Worker(BOOTSTRAP, { eval: true, workerData: this.workerData });
-    worker.unref();
+    const worker = startModuleWorker(this.options.entry);
     const slot: Slot = { worker, ready: false, jobs: new Map() };
     this.slots.push(slot);
     worker.on('message', (reply: Reply) => {

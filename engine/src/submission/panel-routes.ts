@@ -12,7 +12,7 @@ import type { Database } from '../db/database';
 import type { SubmissionBatchesTable } from '../db/schema/submission';
 import { mountEmulatorFaultRelay } from '../http/emulator-relay';
 import { notFound } from '../http/errors';
-import type { SubmissionWorker } from './worker';
+import type { Filing } from '../filing/workers';
 
 const lote = (b: SubmissionBatchesTable) => ({
   idLote: b.id,
@@ -34,7 +34,8 @@ const lote = (b: SubmissionBatchesTable) => ({
 
 export interface SyncPanelDeps {
   db: Database;
-  submissions: SubmissionWorker;
+  /** The workers, on the filing thread or here: `wakeSubmissions` is a message to it. */
+  filing: Pick<Filing, 'wakeSubmissions'>;
   /** The emulators' control base URL, when the authorities are played by them. */
   emulatorUrl: () => string | undefined;
 }
@@ -158,7 +159,7 @@ export function syncPanelRoutes(app: FastifyInstance, deps: SyncPanelDeps): void
       let q = db.kysely.updateTable('submission_queues').set({ reintentoEn: null });
       if (request.body.queueKey) q = q.where('queueKey', '=', request.body.queueKey);
       const colas = db.run(q);
-      deps.submissions.wake();
+      deps.filing.wakeSubmissions();
       return { colas };
     },
   );
@@ -174,7 +175,7 @@ export function syncPanelRoutes(app: FastifyInstance, deps: SyncPanelDeps): void
           .values({ entorno, pausado: pausado ? 1 : 0 })
           .onConflict((oc) => oc.column('entorno').doUpdateSet({ pausado: pausado ? 1 : 0 })),
       );
-      if (!pausado) deps.submissions.wake();
+      if (!pausado) deps.filing.wakeSubmissions();
       return { entorno, pausado };
     },
   );

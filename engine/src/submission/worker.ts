@@ -179,14 +179,14 @@ export class SubmissionWorker {
   }
 
   /**
-   * A record was committed into `queueKey` (the invoice store calls this after COMMIT). Under load
+   * `records` were committed into `queueKey` (the invoice store says so after COMMIT). Under load
    * most commits go into queues waiting out TiempoEsperaEnvio: those need no pass until their
    * submission is full or their time comes, so no pass (and no query) runs for them.
    */
-  enqueued(queueKey: string): void {
+  enqueued(queueKey: string, records = 1): void {
     const waiting = this.waiting.get(queueKey);
     if (waiting) {
-      waiting.room -= 1;
+      waiting.room -= records;
       if (waiting.room > 0) return;
       this.waiting.delete(queueKey);
     }

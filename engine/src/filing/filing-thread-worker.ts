@@ -1,0 +1,72 @@
+// Entry of the filing thread (see filing-thread.ts; bundled as engine-filing.js for the desktop app).
+import { parentPort, workerData } from 'node:worker_threads';
+import { Database } from '../db/database';
+import { systemClock } from '../platform/clock';
+import { timeOrderedIds } from '../platform/ids';
+import type { Logger } from '../platform/logger';
+import type { FilingThreadData, FromFilingThread, ToFilingThread } from './filing-thread';
+import { buildFilingWorkers, type FilingWorkers } from './workers';
+
+const port = parentPort;
+if (!port) throw new Error('the filing thread runs in a worker thread');
+const data = (workerData as { data: FilingThreadData }).data;
+const send = (message: FromFilingThread) => port.postMessage(message);
+
+/** Log lines go to the engine's logger on the main thread: one log file, and tests' silent logger stays silent. */
+const relay = (level: 'info' | 'warn' | 'error') => (message: string, extra?: Record<string, unknown>) => {
+  try {
+    send({ type: 'log', level, message, ...(extra ? { data: extra } : {}) });
+  } catch {
+    send({ type: 'log', level, message, data: { detail: String(extra) } });
+  }
+};
+const logger: Logger = { info: relay('info'), warn: relay('warn'), error: relay('error') };
+
+/**
+ * Its own connection, opened at 'start' (the thread loads while the main thread migrates): reads
+ * never wait for issuing (WAL); its commits keep synchronous=FULL, and before each send it fsyncs
+ * the WAL, which may hold issuing commits still in their fsync.
+ */
+let running: { db: Database; workers: FilingWorkers } | undefined;
+let stopping = false;
+
+function start(): void {
+  const db = new Database(data.file, { otherWriters: true });
+  const workers = buildFilingWorkers(db, systemClock, timeOrderedIds(systemClock), logger, data);
+  running = { db, workers };
+  if (data.submitAutomatically) workers.submissions.start();
+  if (data.webhooks.deliverAutomatically) workers.webhookDeliveries.start();
+}
+
+/** Lets what is in flight settle (nothing left half-recorded), then closes the connection. */
+async function stop(): Promise<void> {
+  if (running) {
+    await running.workers.submissions.stop();
+    await running.workers.webhookDeliveries.stop();
+    await running.db.close();
+  }
+  send({ type: 'stopped' });
+}
+
+port.on('message', (message: ToFilingThread) => {
+  if (stopping) return;
+  switch (message.type) {
+    case 'start':
+      if (!running) start();
+      send({ type: 'started' });
+      break;
+    case 'enqueued':
+      for (const [queueKey, records] of message.queues) running?.workers.submissions.enqueued(queueKey, records);
+      break;
+    case 'wake':
+      running?.workers.submissions.wake();
+      break;
+    case 'webhooks-changed':
+      running?.workers.webhookDeliveries.wake();
+      break;
+    case 'stop':
+      stopping = true;
+      void stop();
+      break;
+  }
+});

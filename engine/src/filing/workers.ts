@@ -1,0 +1,88 @@
+import type { Database } from '../db/database';
+import type { Clock } from '../platform/clock';
+import type { IdGenerator } from '../platform/ids';
+import type { Logger } from '../platform/logger';
+import { SubmissionWorker, type SubmissionConfig } from '../submission/worker';
+import { LroeAdapter, TbaiRestAdapter, type TbaiEndpoints } from '../ticketbai/filing';
+import { WebhookDeliveryWorker, type WebhookDeliveryConfig } from '../webhooks/delivery-worker';
+
+/** What the filing workers need of the engine's configuration; plain data, so it crosses to the filing thread. */
+export interface FilingSettings {
+  submission: SubmissionConfig;
+  submitAutomatically: boolean;
+  webhooks: WebhookDeliveryConfig;
+  tbaiEndpoints: TbaiEndpoints;
+}
+
+export interface FilingWorkers {
+  submissions: SubmissionWorker;
+  webhookDeliveries: WebhookDeliveryWorker;
+}
+
+/** The submission worker with every authority (AEAT, TicketBAI Araba/Gipuzkoa REST, Bizkaia LROE) and the webhook worker, on `db`. */
+export function buildFilingWorkers(db: Database, clock: Clock, ids: IdGenerator, logger: Logger, settings: FilingSettings): FilingWorkers {
+  const submissions = new SubmissionWorker(db, clock, ids, logger, settings.submission);
+  submissions.register(new TbaiRestAdapter('araba', settings.tbaiEndpoints));
+  submissions.register(new TbaiRestAdapter('gipuzkoa', settings.tbaiEndpoints));
+  submissions.register(new LroeAdapter(settings.tbaiEndpoints, (nif) => epigrafeOf(db, nif)));
+  return { submissions, webhookDeliveries: new WebhookDeliveryWorker(db, clock, logger, settings.webhooks) };
+}
+
+/** The IAE heading of a natural-person issuer (LROE model 140), when the client store has one. */
+function epigrafeOf(db: Database, nif: string): string | undefined {
+  try {
+    const row = db.sqlite.prepare('SELECT epigrafeIAE FROM issuers WHERE nif = ? AND epigrafeIAE IS NOT NULL LIMIT 1').get(nif) as
+      | { epigrafeIAE: string }
+      | undefined;
+    return row?.epigrafeIAE;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Filing as the rest of the engine sees it, wherever its workers run: on the main thread
+ * (InProcessFiling) or on the filing thread (FilingThread).
+ */
+export interface Filing {
+  /** Starts the workers the configuration starts with the engine; resolves once they run. */
+  start(): Promise<void>;
+  /** Resolves once nothing is in flight any more: no submission or delivery is left half-recorded. */
+  stop(): Promise<void>;
+  /** Records were durably committed into `queueKey` (invoices.onEnqueued). */
+  enqueued(queueKey: string): void;
+  /** Look for due submissions now (the panel's retry and resume). */
+  wakeSubmissions(): void;
+  /** Webhooks were created, changed or deleted. */
+  webhooksChanged(): void;
+}
+
+/** The workers on the engine's main thread and connection: tests with injected clocks drive them by hand. */
+export class InProcessFiling implements Filing {
+  constructor(
+    private readonly workers: FilingWorkers,
+    private readonly settings: Pick<FilingSettings, 'submitAutomatically' | 'webhooks'>,
+  ) {}
+
+  async start(): Promise<void> {
+    if (this.settings.submitAutomatically) this.workers.submissions.start();
+    if (this.settings.webhooks.deliverAutomatically) this.workers.webhookDeliveries.start();
+  }
+
+  async stop(): Promise<void> {
+    await this.workers.submissions.stop();
+    await this.workers.webhookDeliveries.stop();
+  }
+
+  enqueued(queueKey: string): void {
+    this.workers.submissions.enqueued(queueKey);
+  }
+
+  wakeSubmissions(): void {
+    this.workers.submissions.wake();
+  }
+
+  webhooksChanged(): void {
+    this.workers.webhookDeliveries.wake();
+  }
+}
