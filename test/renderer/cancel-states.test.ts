@@ -94,6 +94,49 @@ describe('A cancellation reads pending until the authority accepts it', () => {
     expect(estadoAnulacion(s().detalle!)).toBe('anulada');
     expect(posts).toHaveLength(1);
   });
+
+  it('the detail seeing the cancellation answered refreshes the list at once: the row never reads «Registrada» after «Anulada»', async () => {
+    let anulacion: Reg['estado'] = 'pendiente';
+    let listReads = 0;
+    const { client } = fakeEngine((call) => {
+      const url = new URL(call.url, 'http://till');
+      const accepted = anulacion === 'aceptada';
+      const f = factura({ estadoFactura: accepted ? 'anulada' : 'registrada' });
+      if (url.pathname.endsWith('/facturas/f1')) return ok(envelope(f, [reg('a', 'alta', 'aceptada'), reg('b', 'anulacion', anulacion)]));
+      if (url.pathname.endsWith('/v1/facturas')) {
+        listReads += 1;
+        const item: FacturaItem = { idFactura: 'f1', nifEmisor: 'B12345674', numeroFactura: 'TABCD-1', tipoFactura: 'F2', sistemaFiscal: 'verifactu', estadoFactura: f.estadoFactura as 'registrada', fechaRegistro: TS, ultimaModificacion: TS };
+        return ok({ facturas: [item], total: 1, nifEmisor: 'B12345674', nombreEmisor: 'DEMO', proximaPagina: null });
+      }
+      return undefined;
+    });
+    useSession.setState({ client, emisor: { nif: 'B12345674', nombre: 'DEMO', hacienda: 'verifactu' }, lang: 'es', store: memoryStore(), idMaquina: 'WEB-1' });
+    useInvoices.setState({ anulacionesPendientes: {}, detalle: undefined, mensaje: undefined });
+    const s = () => useInvoices.getState();
+    await s().load(true);
+    await s().open('f1');
+    expect(estadoVisible(s().facturas[0]!, s().anulacionesPendientes)).toBe('anulacion_pendiente');
+    // Still pending: the detail's refresh does not reload the list.
+    const before = listReads;
+    await s().refreshDetail();
+    expect(listReads).toBe(before);
+
+    anulacion = 'aceptada';
+    await s().refreshDetail();
+    expect(listReads).toBe(before + 1);
+    expect(estadoAnulacion(s().detalle!)).toBe('anulada');
+    expect(estadoVisible(s().facturas[0]!, s().anulacionesPendientes)).toBe('anulada');
+
+    // Opened again later (staff came back from the sync view) after it was answered: the same.
+    anulacion = 'pendiente';
+    await s().load(true);
+    await s().open('f1');
+    anulacion = 'aceptada';
+    const reads = listReads;
+    await s().open('f1');
+    expect(listReads).toBe(reads + 1);
+    expect(estadoVisible(s().facturas[0]!, s().anulacionesPendientes)).toBe('anulada');
+  });
 });
 
 describe('Searching a number already in the list opens it; no «not found» above a matching row', () => {

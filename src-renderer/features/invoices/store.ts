@@ -163,6 +163,19 @@ function conAnulacion(pendientes: Record<string, true>, detalle: FacturaEnvelope
 }
 
 export const useInvoices = create<InvoicesState>((set, get) => {
+  /**
+   * Shows a detail just read. When it shows the cancellation answered, the list is read again at
+   * once: its row must not go on reading «Registrada» beside an «Anulada» detail until the list's
+   * next slow refresh (15 s when nothing on screen is being filed).
+   */
+  const showDetalle = async (detalle: FacturaEnvelope): Promise<void> => {
+    const id = detalle.factura.idFactura;
+    const wasPending = get().anulacionesPendientes[id] === true;
+    const anulacionesPendientes = conAnulacion(get().anulacionesPendientes, detalle);
+    set({ detalle, anulacionesPendientes });
+    if (wasPending && !anulacionesPendientes[id]) await get().refresh();
+  };
+
   const session = () => useSession.getState();
 
   /** Every list call; only the newest one started may write the rows (no stale page wins). */
@@ -313,7 +326,7 @@ export const useInvoices = create<InvoicesState>((set, get) => {
       if (!client || !emisor) return;
       try {
         const detalle = await client.billing.get(`/v1/facturas/${encodeURIComponent(idFactura)}?nifEmisor=${encodeURIComponent(emisor.nif)}`, facturaEnvelopeSchema);
-        set({ detalle, anulacionesPendientes: conAnulacion(get().anulacionesPendientes, detalle) });
+        await showDetalle(detalle);
       } catch (error) {
         set({ detalleError: session().problem(error) });
       }
@@ -325,7 +338,7 @@ export const useInvoices = create<InvoicesState>((set, get) => {
       if (!id || !client || !emisor) return;
       try {
         const detalle = await client.billing.get(`/v1/facturas/${encodeURIComponent(id)}?nifEmisor=${encodeURIComponent(emisor.nif)}`, facturaEnvelopeSchema);
-        if (get().detalle?.factura.idFactura === id) set({ detalle, anulacionesPendientes: conAnulacion(get().anulacionesPendientes, detalle) });
+        if (get().detalle?.factura.idFactura === id) await showDetalle(detalle);
       } catch {
         // Keep what is shown; the next refresh tries again.
       }
