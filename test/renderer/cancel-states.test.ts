@@ -48,6 +48,33 @@ describe('One status vocabulary: concluded states, rejected, or pending filing',
   });
 });
 
+/**
+ * A fake engine holding one registered invoice f1 whose cancellation stands at `anulacion` (set it
+ * to move the authority's answer on), and the till's session and invoice store pointed at it.
+ */
+function tillWithOneInvoice(anulacion?: Reg['estado']) {
+  const engine = { anulacion, posts: [] as string[], listReads: 0 };
+  const { client } = fakeEngine((call) => {
+    const url = new URL(call.url, 'http://till');
+    if (call.method === 'POST' && url.pathname.endsWith('/verifactu/anular')) {
+      engine.posts.push(url.pathname);
+      engine.anulacion = 'pendiente';
+      return ok({ code: 'SUCCESS', data: { idFactura: 'f1', idRegistro: 'b', numeroFactura: 'TABCD-1', serie: 'TABCD-', numero: '1', estado: 'pendiente', creadoEn: TS, huella: 'A'.repeat(64) } });
+    }
+    const f = factura({ estadoFactura: engine.anulacion === 'aceptada' ? 'anulada' : 'registrada' });
+    if (url.pathname.endsWith('/facturas/f1')) return ok(envelope(f, [reg('a', 'alta', 'aceptada'), ...(engine.anulacion ? [reg('b', 'anulacion', engine.anulacion)] : [])]));
+    if (url.pathname.endsWith('/v1/facturas')) {
+      engine.listReads += 1;
+      const item: FacturaItem = { idFactura: 'f1', nifEmisor: 'B12345674', numeroFactura: 'TABCD-1', tipoFactura: 'F2', sistemaFiscal: 'verifactu', estadoFactura: f.estadoFactura as 'registrada', fechaRegistro: TS, ultimaModificacion: TS };
+      return ok({ facturas: [item], total: 1, nifEmisor: 'B12345674', nombreEmisor: 'DEMO', proximaPagina: null });
+    }
+    return undefined;
+  });
+  useSession.setState({ client, emisor: { nif: 'B12345674', nombre: 'DEMO', hacienda: 'verifactu' }, lang: 'es', store: memoryStore(), idMaquina: 'WEB-1' });
+  useInvoices.setState({ anulacionesPendientes: {}, detalle: undefined, mensaje: undefined });
+  return engine;
+}
+
 describe('A cancellation reads pending until the authority accepts it', () => {
   it('from the records: none, pending, refused, accepted', () => {
     expect(estadoAnulacion(envelope(factura(), [reg('a', 'alta', 'aceptada')]))).toBeUndefined();
@@ -58,26 +85,7 @@ describe('A cancellation reads pending until the authority accepts it', () => {
   });
 
   it('Anular: the message says pending, the row reads «Anulación pendiente de envío», then «Anulada» once accepted', async () => {
-    let anulacion: Reg['estado'] | undefined;
-    const posts: string[] = [];
-    const { client } = fakeEngine((call) => {
-      const url = new URL(call.url, 'http://till');
-      if (call.method === 'POST' && url.pathname.endsWith('/verifactu/anular')) {
-        posts.push(url.pathname);
-        anulacion = 'pendiente';
-        return ok({ code: 'SUCCESS', data: { idFactura: 'f1', idRegistro: 'b', numeroFactura: 'TABCD-1', serie: 'TABCD-', numero: '1', estado: 'pendiente', creadoEn: TS, huella: 'A'.repeat(64) } });
-      }
-      const accepted = anulacion === 'aceptada';
-      const f = factura({ estadoFactura: accepted ? 'anulada' : 'registrada' });
-      if (url.pathname.endsWith('/facturas/f1')) return ok(envelope(f, [reg('a', 'alta', 'aceptada'), ...(anulacion ? [reg('b', 'anulacion', anulacion)] : [])]));
-      if (url.pathname.endsWith('/v1/facturas')) {
-        const item: FacturaItem = { idFactura: 'f1', nifEmisor: 'B12345674', numeroFactura: 'TABCD-1', tipoFactura: 'F2', sistemaFiscal: 'verifactu', estadoFactura: f.estadoFactura as 'registrada', fechaRegistro: TS, ultimaModificacion: TS };
-        return ok({ facturas: [item], total: 1, nifEmisor: 'B12345674', nombreEmisor: 'DEMO', proximaPagina: null });
-      }
-      return undefined;
-    });
-    useSession.setState({ client, emisor: { nif: 'B12345674', nombre: 'DEMO', hacienda: 'verifactu' }, lang: 'es', store: memoryStore(), idMaquina: 'WEB-1' });
-    useInvoices.setState({ anulacionesPendientes: {}, detalle: undefined, mensaje: undefined });
+    const engine = tillWithOneInvoice();
     const s = () => useInvoices.getState();
     await s().load(true);
     await s().open('f1');
@@ -87,54 +95,39 @@ describe('A cancellation reads pending until the authority accepts it', () => {
     await s().refresh();
     expect(estadoVisible(s().facturas[0]!, s().anulacionesPendientes)).toBe('anulacion_pendiente');
 
-    anulacion = 'aceptada';
+    engine.anulacion = 'aceptada';
     await s().refresh();
     await s().refreshDetail();
     expect(estadoVisible(s().facturas[0]!, s().anulacionesPendientes)).toBe('anulada');
     expect(estadoAnulacion(s().detalle!)).toBe('anulada');
-    expect(posts).toHaveLength(1);
+    expect(engine.posts).toHaveLength(1);
   });
 
   it('the detail seeing the cancellation answered refreshes the list at once: the row never reads «Registrada» after «Anulada»', async () => {
-    let anulacion: Reg['estado'] = 'pendiente';
-    let listReads = 0;
-    const { client } = fakeEngine((call) => {
-      const url = new URL(call.url, 'http://till');
-      const accepted = anulacion === 'aceptada';
-      const f = factura({ estadoFactura: accepted ? 'anulada' : 'registrada' });
-      if (url.pathname.endsWith('/facturas/f1')) return ok(envelope(f, [reg('a', 'alta', 'aceptada'), reg('b', 'anulacion', anulacion)]));
-      if (url.pathname.endsWith('/v1/facturas')) {
-        listReads += 1;
-        const item: FacturaItem = { idFactura: 'f1', nifEmisor: 'B12345674', numeroFactura: 'TABCD-1', tipoFactura: 'F2', sistemaFiscal: 'verifactu', estadoFactura: f.estadoFactura as 'registrada', fechaRegistro: TS, ultimaModificacion: TS };
-        return ok({ facturas: [item], total: 1, nifEmisor: 'B12345674', nombreEmisor: 'DEMO', proximaPagina: null });
-      }
-      return undefined;
-    });
-    useSession.setState({ client, emisor: { nif: 'B12345674', nombre: 'DEMO', hacienda: 'verifactu' }, lang: 'es', store: memoryStore(), idMaquina: 'WEB-1' });
-    useInvoices.setState({ anulacionesPendientes: {}, detalle: undefined, mensaje: undefined });
+    const engine = tillWithOneInvoice('pendiente');
     const s = () => useInvoices.getState();
     await s().load(true);
     await s().open('f1');
     expect(estadoVisible(s().facturas[0]!, s().anulacionesPendientes)).toBe('anulacion_pendiente');
     // Still pending: the detail's refresh does not reload the list.
-    const before = listReads;
+    const before = engine.listReads;
     await s().refreshDetail();
-    expect(listReads).toBe(before);
+    expect(engine.listReads).toBe(before);
 
-    anulacion = 'aceptada';
+    engine.anulacion = 'aceptada';
     await s().refreshDetail();
-    expect(listReads).toBe(before + 1);
+    expect(engine.listReads).toBe(before + 1);
     expect(estadoAnulacion(s().detalle!)).toBe('anulada');
     expect(estadoVisible(s().facturas[0]!, s().anulacionesPendientes)).toBe('anulada');
 
     // Opened again later (staff came back from the sync view) after it was answered: the same.
-    anulacion = 'pendiente';
+    engine.anulacion = 'pendiente';
     await s().load(true);
     await s().open('f1');
-    anulacion = 'aceptada';
-    const reads = listReads;
+    engine.anulacion = 'aceptada';
+    const reads = engine.listReads;
     await s().open('f1');
-    expect(listReads).toBe(reads + 1);
+    expect(engine.listReads).toBe(reads + 1);
     expect(estadoVisible(s().facturas[0]!, s().anulacionesPendientes)).toBe('anulada');
   });
 });

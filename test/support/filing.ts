@@ -2,6 +2,7 @@ import { afterAll, beforeAll, expect } from 'vitest';
 import type { EngineConfig } from '../../engine/src/config';
 import type { ManualClock } from '../../engine/src/platform/clock';
 import type { Hacienda } from '../../src-shared/api/common';
+import { aFacturaF2 } from '../fixtures/verifactu';
 import { makeTestEngine, type TestEngine } from './engine';
 import { startTestEmulators } from './emulators';
 
@@ -83,4 +84,17 @@ export function useEngineWithEmulators(options: EngineWithEmulatorsOptions): Eng
       expect(jobsLeft()).toBe(0);
     },
   };
+}
+
+/** `n` simplified tickets F2 of series `serie` (numbers 0…n−1), each answered 200; their idFactura in order. */
+export async function issueTickets(env: EngineWithEmulators, serie: string, n: number): Promise<string[]> {
+  const ids: string[] = [];
+  for (let i = 0; i < n; i++) {
+    const res = await env.t.billing('POST', '/v1/verifactu/crear', {
+      body: aFacturaF2({ cabecera: { serie, numero: String(i), fechaExpedicion: '20-11-2026', tipoFactura: 'F2', descripcion: 'Ticket' } }),
+    });
+    expect(res.statusCode).toBe(200);
+    ids.push(res.json().idFactura as string);
+  }
+  return ids;
 }

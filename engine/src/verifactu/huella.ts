@@ -78,17 +78,8 @@ export function huellaAlta(campos: CamposHuellaAlta): string {
 }
 
 /** huellaAlta from the fields in hash order, as the record builder has them at hand (hot path). */
-export function huellaAltaDe(
-  idEmisorFactura: string,
-  numSerieFactura: string,
-  fechaExpedicionFactura: string,
-  tipoFactura: string,
-  cuotaTotal: string,
-  importeTotal: string,
-  huellaAnterior: string | null | undefined,
-  fechaHoraHusoGenRegistro: string,
-): string {
-  return sha256Hex(cadenaAlta(idEmisorFactura, numSerieFactura, fechaExpedicionFactura, tipoFactura, cuotaTotal, importeTotal, huellaAnterior, fechaHoraHusoGenRegistro));
+export function huellaAltaDe(...campos: Parameters<typeof cadenaAlta>): string {
+  return sha256Hex(cadenaAlta(...campos));
 }
 
 export function huellaAnulacion(campos: CamposHuellaAnulacion): string {

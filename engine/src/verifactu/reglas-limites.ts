@@ -35,22 +35,26 @@ export const LIMITE_F2_RD = 400_00n;
 export const LIMITE_F2 = 3000_00n;
 export const LIMITE_F2_AEAT = 3010_00n; // 3000.00 plus AEAT's 10.00 margin
 
-/** Aviso on totales.importeTotal (2005 beyond the tolerance); `delta` = importeTotal − suma, never 0. */
-export function avisoImporteTotal(importeTotal: string, delta: bigint, suma: bigint): string {
+/**
+ * Aviso of a total that differs from the sum of its parts by `delta` (never 0): within AEAT's
+ * 10.00 tolerance it is said, beyond it AEAT accepts the record with errors (`codigo`).
+ */
+function avisoDescuadre(campo: string, valor: string, codigo: string, partes: string, delta: bigint, suma: bigint): string {
   const abs = delta < 0n ? -delta : delta;
   const diff = textoCentimos(abs);
   return abs > DIEZ_EUROS
-    ? `AEAT 2005: importeTotal ${importeTotal} differs by ${diff} from the sum of the desglose (${textoCentimos(suma)}); AEAT accepts the record with errors and it must be corrected (subsanar)`
-    : `importeTotal ${importeTotal} differs by ${diff} from the sum of the desglose (${textoCentimos(suma)}); within AEAT's 10.00 tolerance (code 2005 beyond it)`;
+    ? `AEAT ${codigo}: ${campo} ${valor} differs by ${diff} from the sum of ${partes} (${textoCentimos(suma)}); AEAT accepts the record with errors and it must be corrected (subsanar)`
+    : `${campo} ${valor} differs by ${diff} from the sum of ${partes} (${textoCentimos(suma)}); within AEAT's 10.00 tolerance (code ${codigo} beyond it)`;
+}
+
+/** Aviso on totales.importeTotal (2005 beyond the tolerance); `delta` = importeTotal − suma, never 0. */
+export function avisoImporteTotal(importeTotal: string, delta: bigint, suma: bigint): string {
+  return avisoDescuadre('importeTotal', importeTotal, '2005', 'the desglose', delta, suma);
 }
 
 /** Aviso on totales.cuotaTotal (2006 beyond the tolerance); `delta` = cuotaTotal − suma, never 0. */
 export function avisoCuotaTotal(cuotaTotal: string, delta: bigint, suma: bigint): string {
-  const abs = delta < 0n ? -delta : delta;
-  const diff = textoCentimos(abs);
-  return abs > DIEZ_EUROS
-    ? `AEAT 2006: cuotaTotal ${cuotaTotal} differs by ${diff} from the sum of the cuotas (${textoCentimos(suma)}); AEAT accepts the record with errors and it must be corrected (subsanar)`
-    : `cuotaTotal ${cuotaTotal} differs by ${diff} from the sum of the cuotas (${textoCentimos(suma)}); within AEAT's 10.00 tolerance (code 2006 beyond it)`;
+  return avisoDescuadre('cuotaTotal', cuotaTotal, '2006', 'the cuotas', delta, suma);
 }
 
 /** Aviso of a simplified invoice between 400,00 and 3.000,00 € (RD 1619/2012 art. 4.1). */

@@ -1,8 +1,7 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../engine/src/platform/clock';
-import { aFacturaF2 } from '../../fixtures/verifactu';
-import { useEngineWithEmulators } from '../../support/filing';
+import { issueTickets, useEngineWithEmulators } from '../../support/filing';
 
 // A submission that leaves at once is built and has its first attempt counted in one
 // transaction. These are the two states a crash right after that commit can leave: the request
@@ -19,17 +18,7 @@ type Worker = { buildBatch(q: string, a: unknown, withAttempt?: boolean): { id: 
 const worker = () => env.t.engine.context.submissions as unknown as Worker;
 const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
 
-async function issue(serie: string, n: number): Promise<string[]> {
-  const ids: string[] = [];
-  for (let i = 0; i < n; i++) {
-    const res = await env.t.billing('POST', '/v1/verifactu/crear', {
-      body: aFacturaF2({ cabecera: { serie, numero: String(i), fechaExpedicion: '20-11-2026', tipoFactura: 'F2', descripcion: 'Ticket' } }),
-    });
-    expect(res.statusCode).toBe(200);
-    ids.push(res.json().idFactura as string);
-  }
-  return ids;
-}
+const issue = (serie: string, n: number) => issueTickets(env, serie, n);
 
 /** What the crash leaves: the submission and its first attempt committed, nothing answered. */
 function buildWithAttempt(): { id: string; peticion: string } {

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../engine/src/platform/clock';
-import { aFacturaF2 } from '../../fixtures/verifactu';
-import { useEngineWithEmulators } from '../../support/filing';
+import { issueTickets, useEngineWithEmulators } from '../../support/filing';
 
 const clock = new ManualClock('2026-11-20T10:00:00.000Z');
 const NIF = 'B12345674';
@@ -17,17 +16,7 @@ const queue = () =>
     alcanzable: number | null;
   };
 
-async function issue(serie: string, n: number): Promise<string[]> {
-  const ids: string[] = [];
-  for (let i = 0; i < n; i++) {
-    const res = await env.t.billing('POST', '/v1/verifactu/crear', {
-      body: aFacturaF2({ cabecera: { serie, numero: String(i), fechaExpedicion: '20-11-2026', tipoFactura: 'F2', descripcion: 'Ticket' } }),
-    });
-    expect(res.statusCode).toBe(200);
-    ids.push(res.json().idFactura as string);
-  }
-  return ids;
-}
+const issue = (serie: string, n: number) => issueTickets(env, serie, n);
 
 const estados = (ids: string[]) =>
   ids.map((id) => env.db().prepare('SELECT estadoFactura, estadoEnvio FROM invoices WHERE id = ?').get(id) as { estadoFactura: string | null; estadoEnvio: string });
