@@ -23,8 +23,29 @@ export type Verdict =
       extra?: Record<string, unknown> | undefined;
     };
 
+/** What applying a verdict reads of a record: callers read only these columns. */
+export const VERDICT_RECORD_COLUMNS = ['id', 'invoiceId', 'tipo', 'extra', 'huella'] as const satisfies readonly (keyof RegistroRow)[];
+export type VerdictRecord = Pick<RegistroRow, (typeof VERDICT_RECORD_COLUMNS)[number]>;
+
+/** What applying a verdict reads of an invoice: its state and what its event carries. */
+const VERDICT_INVOICE_COLUMNS = [
+  'id',
+  'accountId',
+  'entorno',
+  'nifEmisor',
+  'sistemaFiscal',
+  'provincia',
+  'numeroFactura',
+  'tipoFactura',
+  'importeTotal',
+  'cuotaTotal',
+  'estadoFactura',
+  'csvAeat',
+] as const satisfies readonly (keyof InvoiceRow)[];
+type VerdictInvoice = Pick<InvoiceRow, (typeof VERDICT_INVOICE_COLUMNS)[number]>;
+
 export interface VerdictItem {
-  registro: RegistroRow;
+  registro: VerdictRecord;
   verdict: Verdict;
 }
 
@@ -39,7 +60,7 @@ const NONE = '\u0001';
  */
 interface VerdictStatements {
   openRecords: BetterSqlite3.Statement<[string], { id: string }>;
-  invoices: BetterSqlite3.Statement<[string], InvoiceRow>;
+  invoices: BetterSqlite3.Statement<[string], VerdictInvoice>;
   accept: BetterSqlite3.Statement<[number, string | null, string | null, string | null, string, string, string, string]>;
   reject: BetterSqlite3.Statement<[string, string, string, string, string, string]>;
   extra: BetterSqlite3.Statement<[string, string]>;
@@ -55,7 +76,7 @@ function statementsOf(db: Database): VerdictStatements {
   const sqlite = db.sqlite;
   st = {
     openRecords: sqlite.prepare(`SELECT id FROM registros WHERE id ${IN_IDS} AND estadoEnvioFinal IS NULL`),
-    invoices: sqlite.prepare(`SELECT * FROM invoices WHERE id ${IN_IDS}`),
+    invoices: sqlite.prepare(`SELECT ${VERDICT_INVOICE_COLUMNS.join(', ')} FROM invoices WHERE id ${IN_IDS}`),
     // An acceptance with errors shows in estadoEnvio; a clean one leaves it as it was.
     accept: sqlite.prepare(`UPDATE registros SET estado = 'aceptada',
       estadoEnvio = CASE WHEN ? THEN 'aceptada_con_errores' ELSE estadoEnvio END, estadoEnvioFinal = 'registrada',
@@ -119,7 +140,7 @@ export function applyVerdicts(
   const open = new Set(st.openRecords.all(JSON.stringify(items.map((i) => i.registro.id))).map((r) => r.id));
   const pending = items.filter((i) => open.has(i.registro.id));
   if (pending.length === 0) return;
-  const invoices = new Map<string, InvoiceRow>();
+  const invoices = new Map<string, VerdictInvoice>();
   for (const inv of st.invoices.all(JSON.stringify([...new Set(pending.map((i) => i.registro.invoiceId))]))) invoices.set(inv.id, inv);
 
   // Records: grouped by identical outcome, one UPDATE per group.
@@ -210,7 +231,7 @@ export function applyVerdicts(
 export function applyVerdict(
   db: Database,
   ids: IdGenerator,
-  registro: RegistroRow,
+  registro: VerdictRecord,
   verdict: Verdict,
   context: { idLote: string; now: string },
 ): void {
@@ -218,7 +239,7 @@ export function applyVerdict(
 }
 
 /** An accepted rectifying invoice turns the registered invoices it names into `rectificada`. */
-function markRectified(db: Database, invoice: InvoiceRow, now: string): void {
+function markRectified(db: Database, invoice: Pick<InvoiceRow, 'id'>, now: string): void {
   const refs = db.all(
     db.kysely.selectFrom('invoice_refs').selectAll().where('invoiceId', '=', invoice.id).where('tipo', '=', 'rectificada'),
   );
@@ -236,30 +257,37 @@ function markRectified(db: Database, invoice: InvoiceRow, now: string): void {
   }
 }
 
-/** The event and its `datos` as the spec's Events section lists them. */
+/**
+ * The event and its `datos` as the spec's Events section lists them, in this key order (the
+ * stored JSON and every webhook body keep it). Assigned one by one: a thousand events per answer.
+ */
 function eventRow(
   ids: IdGenerator,
   evento: EventsTable['evento'],
-  invoice: InvoiceRow,
-  registro: RegistroRow,
+  invoice: VerdictInvoice,
+  registro: VerdictRecord,
   now: string,
   extra: Record<string, unknown>,
 ): EventsTable {
+  const rechazada = evento === 'factura.rechazada';
   const datos: Record<string, unknown> = {
     sistemaFiscal: invoice.sistemaFiscal,
     nifEmisor: invoice.nifEmisor,
     idFactura: invoice.id,
     numeroFactura: invoice.numeroFactura,
-    ...(invoice.tipoFactura ? { tipoFactura: invoice.tipoFactura } : {}),
-    ...(invoice.importeTotal ? { importeTotal: invoice.importeTotal } : {}),
-    ...(invoice.cuotaTotal ? { cuotaTotal: invoice.cuotaTotal } : {}),
-    estadoFactura: evento === 'factura.rechazada' ? 'rechazada' : (invoice.estadoFactura ?? 'registrada'),
-    ...(evento !== 'factura.rechazada' ? { fechaRegistro: now } : {}),
-    ...(invoice.sistemaFiscal === 'verifactu'
-      ? { ...(invoice.csvAeat ? { csvAeat: invoice.csvAeat } : {}), ...(registro.huella ? { hashVerifactu: registro.huella } : {}) }
-      : { ...(invoice.provincia ? { provincia: invoice.provincia } : {}) }),
-    ...extra,
   };
+  if (invoice.tipoFactura) datos.tipoFactura = invoice.tipoFactura;
+  if (invoice.importeTotal) datos.importeTotal = invoice.importeTotal;
+  if (invoice.cuotaTotal) datos.cuotaTotal = invoice.cuotaTotal;
+  datos.estadoFactura = rechazada ? 'rechazada' : (invoice.estadoFactura ?? 'registrada');
+  if (!rechazada) datos.fechaRegistro = now;
+  if (invoice.sistemaFiscal === 'verifactu') {
+    if (invoice.csvAeat) datos.csvAeat = invoice.csvAeat;
+    if (registro.huella) datos.hashVerifactu = registro.huella;
+  } else if (invoice.provincia) {
+    datos.provincia = invoice.provincia;
+  }
+  for (const key in extra) datos[key] = extra[key];
   return {
     id: ids.next('evt'),
     evento,

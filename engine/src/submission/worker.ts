@@ -1,16 +1,14 @@
 import type BetterSqlite3 from 'better-sqlite3';
-import { sql } from 'kysely';
 import type { Entorno } from '../../../src-shared/api/common';
 import type { Database } from '../db/database';
 import type { SubmissionBatchesTable, SubmissionQueuesTable } from '../db/schema/submission';
-import type { RegistroRow } from '../invoices/store';
 import type { Clock } from '../platform/clock';
 import type { IdGenerator } from '../platform/ids';
 import type { Logger } from '../platform/logger';
 import { PollLoop } from '../platform/poll-loop';
 import { AeatAdapter, type AeatEndpointConfig } from './aeat-adapter';
 import { SubmissionBlocked, type AuthorityAdapter, type Interpretation, type OutgoingRecord } from './authority';
-import { applyVerdicts, type Verdict, type VerdictItem } from './verdicts';
+import { applyVerdicts, VERDICT_RECORD_COLUMNS, type Verdict, type VerdictItem, type VerdictRecord } from './verdicts';
 
 export type { AeatEndpointConfig } from './aeat-adapter';
 
@@ -31,6 +29,17 @@ export interface SubmissionConfig {
 export const DEFAULT_AEAT_EMULATOR_URL = 'http://127.0.0.1:8790/wlpl/TIKE-CONT/ws/SistemaFacturacion/VerifactuSOAP';
 
 type Batch = SubmissionBatchesTable;
+
+/** A queued job with what an adapter needs of its record; `enviadoAntes` is set once read. */
+type OutgoingJob = OutgoingRecord & { jobId: string };
+
+/** Jobs joined to their records; ordered by the job's rowid, which is chain order (jobs are written in the issuing transaction). */
+const OUTGOING_JOBS = `
+  SELECT j.id AS jobId, r.id AS registroId, r.tipo, d.xml, r.creadoEn, r.entorno, i.nifEmisor, i.numeroFactura, i.fechaExpedicion
+  FROM submission_jobs j
+  JOIN registros r ON r.id = j.registroId
+  JOIN invoices i ON i.id = r.invoiceId
+  JOIN registro_documentos d ON d.registroId = r.id`;
 type QueueState = SubmissionQueuesTable;
 
 /** Submissions one queue may chain back to back before its lane is handed to other queues. */
@@ -42,11 +51,12 @@ const PIPELINE_ROUNDS = 20;
  */
 const LATE_MARGIN_MS = 5_000;
 
-/** A submission about to leave; `built`: new, with its first attempt committed in the same transaction. */
-interface NextSubmission {
-  batch: Batch;
-  built: boolean;
-}
+/**
+ * A submission about to leave; `built`: new, with its first attempt committed in the same
+ * transaction, and `records` what it was built from (so its answer is matched without reading
+ * them again).
+ */
+type NextSubmission = { batch: Batch; built: false } | { batch: Batch; built: true; records: OutgoingRecord[] };
 
 type SendResult =
   | { kind: 'answered'; outcome: Interpretation; raw: string; records: number }
@@ -99,7 +109,9 @@ export class SubmissionWorker {
     openBatch: BetterSqlite3.Statement<[string], Batch>;
     openBatchExcept: BetterSqlite3.Statement<[string, string], Batch>;
     pendingAtLeast: BetterSqlite3.Statement<[string, number], { n: number }>;
-    batchRecords: BetterSqlite3.Statement<[string], RegistroRow>;
+    batchRecords: BetterSqlite3.Statement<[string], VerdictRecord>;
+    waitingJobs: BetterSqlite3.Statement<[string, number], OutgoingJob>;
+    batchJobs: BetterSqlite3.Statement<[string], OutgoingJob>;
     jobsIntoBatch: BetterSqlite3.Statement<[string, string]>;
     recordsIntoBatch: BetterSqlite3.Statement<['en_lote' | 'en_cola', string, string, string]>;
   };
@@ -138,10 +150,14 @@ export class SubmissionWorker {
       pendingAtLeast: sqlite.prepare(
         "SELECT COUNT(*) AS n FROM (SELECT 1 FROM submission_jobs WHERE queueKey = ? AND estado = 'pendiente' LIMIT ?)",
       ),
-      // A submission's records in chain order (jobs are written in the issuing transaction).
+      // A submission's records in chain order (jobs are written in the issuing transaction), with
+      // only the columns applying a verdict reads.
       batchRecords: sqlite.prepare(`
-        SELECT r.* FROM submission_jobs j JOIN registros r ON r.id = j.registroId
+        SELECT ${VERDICT_RECORD_COLUMNS.map((c) => `r.${c}`).join(', ')} FROM submission_jobs j JOIN registros r ON r.id = j.registroId
         WHERE j.idLote = ? ORDER BY j.rowid`),
+      // A queue's waiting jobs and a submission's jobs, with what an adapter needs of their records.
+      waitingJobs: sqlite.prepare(`${OUTGOING_JOBS} WHERE j.queueKey = ? AND j.estado = 'pendiente' ORDER BY j.rowid LIMIT ?`),
+      batchJobs: sqlite.prepare(`${OUTGOING_JOBS} WHERE j.idLote = ? ORDER BY j.rowid`),
       // A thousand ids as one JSON array: no SQL with a thousand parameters built per submission.
       jobsIntoBatch: sqlite.prepare(
         "UPDATE submission_jobs SET estado = 'en_lote', idLote = ? WHERE id IN (SELECT value FROM json_each(?))",
@@ -311,14 +327,16 @@ export class SubmissionWorker {
   }
 
   private buildNew(queueKey: string, adapter: AuthorityAdapter): NextSubmission | undefined {
-    const batch = this.buildBatch(queueKey, adapter, true);
-    return batch && { batch, built: true };
+    const built = this.buildSubmission(queueKey, adapter, true);
+    return built && { ...built, built: true };
   }
 
   /** Sends a submission: a new one as built (its attempt is committed with it), an open one marked first. */
   private launch(adapter: AuthorityAdapter, next: NextSubmission, onWritten?: () => void): Promise<SendResult> {
     // A new submission has never left: its records go as first sends.
-    return next.built ? this.transmit(adapter, next.batch, { id: next.batch.id, intentos: 0 }, onWritten) : this.sendBatch(adapter, next.batch, onWritten);
+    return next.built
+      ? this.transmit(adapter, next.batch, { id: next.batch.id, intentos: 0 }, onWritten, next.records)
+      : this.sendBatch(adapter, next.batch, onWritten);
   }
 
   /** The submission that may leave now, before `answered`'s reply is applied, if any. */
@@ -382,12 +400,14 @@ export class SubmissionWorker {
   /**
    * Sends a submission whose attempt is committed and reads the answer; never throws. `before`:
    * the attempts counted before this one (earlier ones may have reached the authority unanswered).
+   * `built`: the records a new submission was just built from, exactly its jobs in chain order.
    */
   private async transmit(
     adapter: AuthorityAdapter,
     batch: Batch,
     before: Pick<Batch, 'id' | 'intentos'>,
     onWritten?: () => void,
+    built?: readonly OutgoingRecord[],
   ): Promise<SendResult> {
     try {
       // Its records were read from commits that may still be in their fsync (issuing's group
@@ -402,7 +422,7 @@ export class SubmissionWorker {
       // The records are read while the authority works, not after its answer: nothing changes a
       // submission's records before its answer is applied (one send per queue at a time).
       await Promise.race([onWire, sending]);
-      const records = this.outgoing(before);
+      const records = built ?? this.outgoing(before);
       const sent = await sending;
       return { kind: 'answered', outcome: adapter.interpret(sent, records), raw: sent.body, records: records.length };
     } catch (error) {
@@ -449,19 +469,19 @@ export class SubmissionWorker {
    * submission waits `en_lote` for sendBatch to mark its first attempt.
    */
   private buildBatch(queueKey: string, adapter: AuthorityAdapter, withAttempt = false): Batch | undefined {
+    return this.buildSubmission(queueKey, adapter, withAttempt)?.batch;
+  }
+
+  /** buildBatch, with the records the submission was built from (its jobs, in chain order). */
+  private buildSubmission(queueKey: string, adapter: AuthorityAdapter, withAttempt: boolean): { batch: Batch; records: OutgoingRecord[] } | undefined {
     return this.db.transaction(() => {
-      const jobs = this.db.all(
-        this.jobRecords()
-          .where('submission_jobs.queueKey', '=', queueKey)
-          .where('submission_jobs.estado', '=', 'pendiente')
-          .limit(adapter.maxRecords),
-      );
+      const jobs = this.sql.waitingJobs.all(queueKey, adapter.maxRecords);
       if (jobs.length === 0) return undefined;
-      // Waiting records have never left: a new submission is their first send.
-      const candidates = jobs.map((j) => ({ ...j, enviadoAntes: false }));
       const seen = new Set<string>();
-      const chosen: typeof candidates = [];
-      for (const job of candidates) {
+      const chosen: OutgoingJob[] = [];
+      for (const job of jobs) {
+        // Waiting records have never left: a new submission is their first send.
+        job.enviadoAntes = false;
         const key = adapter.lineKey(job);
         if (seen.has(key)) break;
         if (chosen[0] && adapter.sameSubmission && !adapter.sameSubmission(chosen[0], job)) break;
@@ -505,7 +525,7 @@ export class SubmissionWorker {
           .where('id', 'in', (eb) => eb.selectFrom('registros').select('invoiceId').where('idLote', '=', batch.id)),
       );
       this.ensureQueue(queueKey, batch.entorno, adapter.autoridad, obligado);
-      return batch;
+      return { batch, records: chosen };
     });
   }
 
@@ -549,7 +569,7 @@ export class SubmissionWorker {
     );
   }
 
-  private batchRegistros(idLote: string): RegistroRow[] {
+  private batchRegistros(idLote: string): VerdictRecord[] {
     return this.sql.batchRecords.all(idLote);
   }
 
@@ -559,32 +579,9 @@ export class SubmissionWorker {
    */
   private outgoing(batch: Pick<Batch, 'id' | 'intentos'>): OutgoingRecord[] {
     const enviadoAntes = batch.intentos > 0;
-    const rows = this.db.all(this.jobRecords().where('submission_jobs.idLote', '=', batch.id));
-    return rows.map(({ jobId: _jobId, ...r }) => ({ ...r, enviadoAntes }));
-  }
-
-  /** Queued jobs with what an adapter needs of their records, in chain order. */
-  private jobRecords() {
-    return (
-      this.db.kysely
-        .selectFrom('submission_jobs')
-        .innerJoin('registros', 'registros.id', 'submission_jobs.registroId')
-        .innerJoin('invoices', 'invoices.id', 'registros.invoiceId')
-        .innerJoin('registro_documentos', 'registro_documentos.registroId', 'registros.id')
-        .select([
-          'submission_jobs.id as jobId',
-          'registros.id as registroId',
-          'registros.tipo',
-          'registro_documentos.xml',
-          'registros.creadoEn',
-          'registros.entorno',
-          'invoices.nifEmisor',
-          'invoices.numeroFactura',
-          'invoices.fechaExpedicion',
-        ])
-        // Jobs are written in the issuing transaction, so their rowid order is chain order.
-        .orderBy(sql`submission_jobs.rowid`)
-    );
+    const rows = this.sql.batchJobs.all(batch.id);
+    for (const row of rows) row.enviadoAntes = enviadoAntes;
+    return rows;
   }
 
   /**

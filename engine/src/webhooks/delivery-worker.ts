@@ -1,3 +1,4 @@
+import type { EventoWebhook } from '../../../src-shared/api/webhooks';
 import type { Database } from '../db/database';
 import type { Clock } from '../platform/clock';
 import type { Logger } from '../platform/logger';
@@ -102,10 +103,19 @@ export class WebhookDeliveryWorker {
         const last = events.at(-1);
         if (!last) return { count: 0, more: false };
         const now = this.clock.now().toISOString();
+        // A chunk's events come from a few issuers: their webhooks are read once per issuer, not
+        // per event (no webhook changes inside this transaction).
+        const targets = new Map<string, { idWebhook: string; eventos: EventoWebhook[] }[]>();
         let n = 0;
         for (const event of events) {
-          for (const target of this.store.targetsOf(event)) {
-            if (!eventosOf(target).includes(event.evento)) continue;
+          const issuer = `${event.accountId}|${event.entorno}|${event.nifEmisor}`;
+          let ofIssuer = targets.get(issuer);
+          if (!ofIssuer) {
+            ofIssuer = this.store.targetsOf(event).map((t) => ({ idWebhook: t.idWebhook, eventos: eventosOf(t) }));
+            targets.set(issuer, ofIssuer);
+          }
+          for (const target of ofIssuer) {
+            if (!target.eventos.includes(event.evento)) continue;
             const id = idEntrega(target.idWebhook, event.registroId, event.evento);
             const inserted = this.store.insertDelivery({
               id,
