@@ -43,6 +43,8 @@ const VERDICT_INVOICE_COLUMNS = [
   'csvAeat',
 ] as const satisfies readonly (keyof InvoiceRow)[];
 type VerdictInvoice = Pick<InvoiceRow, (typeof VERDICT_INVOICE_COLUMNS)[number]>;
+/** A LEFT JOIN's columns: null when the row has no match. */
+type NullableColumns<T> = { [K in keyof T]: T[K] | null };
 
 export interface VerdictItem {
   registro: VerdictRecord;
@@ -59,8 +61,7 @@ const NONE = '\u0001';
  * no SQL is built or compiled per call.
  */
 interface VerdictStatements {
-  openRecords: BetterSqlite3.Statement<[string], { id: string }>;
-  invoices: BetterSqlite3.Statement<[string], VerdictInvoice>;
+  openRecords: BetterSqlite3.Statement<[string], { registroId: string } & NullableColumns<VerdictInvoice>>;
   accept: BetterSqlite3.Statement<[number, string | null, string | null, string | null, string, string, string, string]>;
   reject: BetterSqlite3.Statement<[string, string, string, string, string, string]>;
   extra: BetterSqlite3.Statement<[string, string]>;
@@ -75,8 +76,10 @@ function statementsOf(db: Database): VerdictStatements {
   if (st) return st;
   const sqlite = db.sqlite;
   st = {
-    openRecords: sqlite.prepare(`SELECT id FROM registros WHERE id ${IN_IDS} AND estadoEnvioFinal IS NULL`),
-    invoices: sqlite.prepare(`SELECT ${VERDICT_INVOICE_COLUMNS.join(', ')} FROM invoices WHERE id ${IN_IDS}`),
+    // The records still without a final state, each with its invoice, in one pass.
+    openRecords: sqlite.prepare(`SELECT r.id AS registroId, ${VERDICT_INVOICE_COLUMNS.map((c) => `i.${c}`).join(', ')}
+      FROM registros r LEFT JOIN invoices i ON i.id = r.invoiceId
+      WHERE r.id ${IN_IDS} AND r.estadoEnvioFinal IS NULL`),
     // An acceptance with errors shows in estadoEnvio; a clean one leaves it as it was.
     accept: sqlite.prepare(`UPDATE registros SET estado = 'aceptada',
       estadoEnvio = CASE WHEN ? THEN 'aceptada_con_errores' ELSE estadoEnvio END, estadoEnvioFinal = 'registrada',
@@ -137,11 +140,15 @@ export function applyVerdicts(
   const { now, idLote } = context;
   if (items.length === 0) return;
   const st = statementsOf(db);
-  const open = new Set(st.openRecords.all(JSON.stringify(items.map((i) => i.registro.id))).map((r) => r.id));
+  const open = new Set<string>();
+  // One object per invoice: two records of one invoice see each other's changes below.
+  const invoices = new Map<string, VerdictInvoice>();
+  for (const { registroId, ...invoice } of st.openRecords.all(JSON.stringify(items.map((i) => i.registro.id)))) {
+    open.add(registroId);
+    if (invoice.id !== null && !invoices.has(invoice.id)) invoices.set(invoice.id, invoice as VerdictInvoice);
+  }
   const pending = items.filter((i) => open.has(i.registro.id));
   if (pending.length === 0) return;
-  const invoices = new Map<string, VerdictInvoice>();
-  for (const inv of st.invoices.all(JSON.stringify([...new Set(pending.map((i) => i.registro.invoiceId))]))) invoices.set(inv.id, inv);
 
   // Records: grouped by identical outcome, one UPDATE per group.
   const groups = new Map<string, { outcome: RecordOutcome; ids: string[] }>();

@@ -33,7 +33,8 @@ export const DEFAULT_WEBHOOK_DELIVERY: WebhookDeliveryConfig = {
 
 /** Consecutive failed attempts after which the platform suspends a webhook (spec). */
 export const SUSPEND_AFTER_FAILURES = 20;
-const FAN_OUT_CHUNK = 500;
+/** Events fanned out per transaction: one answered submission's (≤ 1,000 verdicts) in one commit. */
+const FAN_OUT_CHUNK = 1000;
 
 /**
  * Turns final-verdict events into signed webhook deliveries and sends them, at least once.
