@@ -29,6 +29,7 @@ export interface SubmissionConfig {
 export const DEFAULT_AEAT_EMULATOR_URL = 'http://127.0.0.1:8790/wlpl/TIKE-CONT/ws/SistemaFacturacion/VerifactuSOAP';
 
 type Batch = SubmissionBatchesTable;
+type QueueState = SubmissionQueuesTable;
 
 /** A queued job with what an adapter needs of its record; `enviadoAntes` is set once read. */
 type OutgoingJob = OutgoingRecord & { jobId: string };
@@ -40,7 +41,6 @@ const OUTGOING_JOBS = `
   JOIN registros r ON r.id = j.registroId
   JOIN invoices i ON i.id = r.invoiceId
   JOIN registro_documentos d ON d.registroId = r.id`;
-type QueueState = SubmissionQueuesTable;
 
 /** Submissions one queue may chain back to back before its lane is handed to other queues. */
 const PIPELINE_ROUNDS = 20;
