@@ -1,15 +1,23 @@
 // Entry of the filing thread (see filing-thread.ts; bundled as engine-filing.js for the desktop app).
 import { parentPort, workerData } from 'node:worker_threads';
 import { Database } from '../db/database';
+import { WritePriority } from '../db/write-priority';
 import { systemClock } from '../platform/clock';
 import { timeOrderedIds } from '../platform/ids';
 import type { Logger } from '../platform/logger';
-import type { FilingThreadData, FromFilingThread, ToFilingThread } from './filing-thread';
+import type { FilingThreadStart, FromFilingThread, ToFilingThread } from './filing-thread';
 import { buildFilingWorkers, type FilingWorkers } from './workers';
 
 const port = parentPort;
 if (!port) throw new Error('the filing thread runs in a worker thread');
-const data = (workerData as { data: FilingThreadData }).data;
+const data = (workerData as { data: FilingThreadStart }).data;
+
+/**
+ * The longest one write transaction of the filing thread waits while issuing keeps queuing
+ * commits: the floor under the drain when the tills never pause (each transaction applies up to
+ * VERDICTS_PER_TRANSACTION verdicts, so ≈ 1,000 records/s at the very least).
+ */
+const MAX_DEFER_TO_ISSUING_MS = 100;
 const send = (message: FromFilingThread) => port.postMessage(message);
 
 /** Log lines go to the engine's logger on the main thread: one log file, and tests' silent logger stays silent. */
@@ -32,7 +40,8 @@ let stopping = false;
 
 function start(): void {
   const db = new Database(data.file, { otherWriters: true });
-  const workers = buildFilingWorkers(db, systemClock, timeOrderedIds(systemClock), logger, data);
+  const turns = new WritePriority(data.writePriority).filingTurns(MAX_DEFER_TO_ISSUING_MS);
+  const workers = buildFilingWorkers(db, systemClock, timeOrderedIds(systemClock), logger, data, turns);
   running = { db, workers };
   if (data.submitAutomatically) workers.submissions.start();
   if (data.webhooks.deliverAutomatically) workers.webhookDeliveries.start();
