@@ -7,7 +7,7 @@ import { WritePriority } from '../../../engine/src/db/write-priority';
 const { file, buffer, holdMs } = (workerData as { data: { file: string; buffer: SharedArrayBuffer; holdMs: number } }).data;
 const port = parentPort!;
 const db = new BetterSqlite3(file);
-const turns = new WritePriority(buffer).filingTurns(0);
+const turns = new WritePriority(buffer).filingTurns({ maxDeferMs: 0, shareWhileIssuing: 1, issuingWindowMs: 0, maxRestMs: 0 });
 
 port.on('message', (message: string) => {
   if (message !== 'hold') return;

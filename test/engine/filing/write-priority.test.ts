@@ -14,11 +14,13 @@ import { GroupCommit } from '../../../engine/src/issuing/group-commit';
 import { startModuleWorker } from '../../../engine/src/platform/worker-pool';
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** Turns that defer at the lock only, never rest. */
+const lockOnly = (maxDeferMs: number) => ({ maxDeferMs, shareWhileIssuing: 1, issuingWindowMs: 0, maxRestMs: 0 });
 
 describe("The filing thread's turn", () => {
   it('waits while issuing requests are queued for the lock and runs once they are done', async () => {
     const issuing = new WritePriority();
-    const filing = new WritePriority(issuing.buffer).filingTurns(60_000);
+    const filing = new WritePriority(issuing.buffer).filingTurns(lockOnly(60_000));
     const order: string[] = [];
     issuing.issuingQueued(2);
     const turn = filing.take(() => order.push('filing'));
@@ -33,7 +35,7 @@ describe("The filing thread's turn", () => {
 
   it('runs after its longest deferral even while issuing never stops queuing (the drain never stalls)', async () => {
     const issuing = new WritePriority();
-    const filing = new WritePriority(issuing.buffer).filingTurns(30);
+    const filing = new WritePriority(issuing.buffer).filingTurns(lockOnly(30));
     issuing.issuingQueued();
     let ran = 0;
     for (let i = 0; i < 3; i++) await filing.take(() => (ran += 1));
@@ -41,9 +43,36 @@ describe("The filing thread's turn", () => {
     issuing.issuingDone();
   });
 
+  it('rests before its transaction while issuing is busy, as long as it worked since its last turn; not while issuing is idle', async () => {
+    const issuing = new WritePriority();
+    const halfWhileIssuing = { maxDeferMs: 0, shareWhileIssuing: 0.5, issuingWindowMs: 60_000, maxRestMs: 60_000 };
+    const work = (ms: number) => {
+      for (const end = performance.now() + ms; performance.now() < end; );
+    };
+    /** Whether the turn's transaction ran before the event loop's next round (no rest). */
+    const ranAtOnce = async (turns: ReturnType<WritePriority['filingTurns']>) => {
+      let ran = false;
+      const turn = turns.take(() => (ran = true));
+      await new Promise((resolve) => setImmediate(resolve));
+      const atOnce = ran;
+      await turn;
+      return atOnce;
+    };
+
+    const quiet = new WritePriority(issuing.buffer).filingTurns(halfWhileIssuing);
+    work(20);
+    expect(await ranAtOnce(quiet)).toBe(true);
+
+    const busy = new WritePriority(issuing.buffer).filingTurns(halfWhileIssuing);
+    issuing.issuingQueued();
+    issuing.issuingDone();
+    work(20);
+    expect(await ranAtOnce(busy)).toBe(false);
+  });
+
   it('passes on what its transaction throws, and leaves the lock to issuing after it', async () => {
     const issuing = new WritePriority();
-    const filing = new WritePriority(issuing.buffer).filingTurns(0);
+    const filing = new WritePriority(issuing.buffer).filingTurns(lockOnly(0));
     await expect(
       filing.take(() => {
         expect(issuing.filingLeft()).toBeDefined();
