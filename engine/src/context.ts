@@ -72,7 +72,6 @@ export function buildContext(config: ResolvedConfig, db: Database, logger: Logge
   const { clock, ids } = config;
   const invoices = new InvoiceStore(db, ids);
   const issuers = new IssuerStore(db, clock, ids);
-  const groupCommit = new GroupCommit(db);
   const pureWork = new PureWork({ size: config.workerThreads, logger });
   const deviceStore = new DeviceStore(db);
   const routing = new DeviceRouting(deviceStore, clock, ids);
@@ -87,6 +86,8 @@ export function buildContext(config: ResolvedConfig, db: Database, logger: Logge
   const filing: Filing = workers
     ? new InProcessFiling(workers, filingSettings)
     : (options.filingThread ?? new FilingThread(filingThreadData(config, db.file), logger));
+  // Issuing goes first at the write lock it shares with the filing thread (workers on this thread yield between transactions instead).
+  const groupCommit = new GroupCommit(db, undefined, filing instanceof FilingThread ? filing.priority : undefined);
   invoices.onEnqueued = (queueKey) => filing.enqueued(queueKey);
   const software = config.software;
   const ticketbai = new TicketbaiIssuing({

@@ -1,4 +1,5 @@
 import type { Worker } from 'node:worker_threads';
+import { WritePriority } from '../db/write-priority';
 import type { Logger } from '../platform/logger';
 import { startModuleWorker } from '../platform/worker-pool';
 import type { Filing, FilingSettings } from './workers';
@@ -16,6 +17,11 @@ const PRELOAD = ['kysely', 'better-sqlite3', 'fast-xml-parser', 'zod'];
 export interface FilingThreadData extends FilingSettings {
   /** The engine's database file, migrated by the main thread before the thread starts. */
   file: string;
+}
+
+/** What the thread is spawned with: its settings and the write-lock priority it shares with issuing. */
+export interface FilingThreadStart extends FilingThreadData {
+  writePriority: SharedArrayBuffer;
 }
 
 /** Main thread → filing thread. */
@@ -47,6 +53,8 @@ const RESTART_DELAY_MS = { first: 250, max: 30_000 };
  * full pass); while it is down issuing goes on as before.
  */
 export class FilingThread implements Filing {
+  /** Shared with the thread: issuing's group commit goes first at the write lock (GroupCommit). */
+  readonly priority = new WritePriority();
   private worker: Worker | undefined;
   /** loaded: the thread is up (or loading) with its workers idle; running: told to start. */
   private state: 'idle' | 'loaded' | 'running' | 'stopping' | 'stopped' = 'idle';
@@ -146,7 +154,8 @@ export class FilingThread implements Filing {
   }
 
   private spawn(): void {
-    const worker = startModuleWorker(this.entry, this.data, { preload: PRELOAD });
+    const start: FilingThreadStart = { ...this.data, writePriority: this.priority.buffer };
+    const worker = startModuleWorker(this.entry, start, { preload: PRELOAD });
     this.worker = worker;
     this.startedAt = Date.now();
     worker.on('message', (message: FromFilingThread) => {
@@ -154,6 +163,8 @@ export class FilingThread implements Filing {
     });
     worker.on('error', (error) => this.logger.error('filing thread failed', { error: error.stack ?? error.message }));
     worker.on('exit', (code) => {
+      // It may have died inside a write transaction: issuing no longer waits for it.
+      this.priority.filingReleased();
       if (this.worker !== worker || (this.state !== 'running' && this.state !== 'loaded')) return;
       this.worker = undefined;
       this.quickDeaths = Date.now() - this.startedAt >= HEALTHY_RUN_MS ? 0 : this.quickDeaths + 1;

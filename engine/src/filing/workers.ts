@@ -1,4 +1,5 @@
 import type { Database } from '../db/database';
+import type { WriteTurns } from '../db/write-priority';
 import type { Clock } from '../platform/clock';
 import type { IdGenerator } from '../platform/ids';
 import type { Logger } from '../platform/logger';
@@ -19,9 +20,13 @@ export interface FilingWorkers {
   webhookDeliveries: WebhookDeliveryWorker;
 }
 
-/** The submission worker with every authority (AEAT, TicketBAI Araba/Gipuzkoa REST, Bizkaia LROE) and the webhook worker, on `db`. */
-export function buildFilingWorkers(db: Database, clock: Clock, ids: IdGenerator, logger: Logger, settings: FilingSettings): FilingWorkers {
-  const submissions = new SubmissionWorker(db, clock, ids, logger, settings.submission);
+/**
+ * The submission worker with every authority (AEAT, TicketBAI Araba/Gipuzkoa REST, Bizkaia LROE)
+ * and the webhook worker, on `db`; `turns`: when the submission worker's write transactions may
+ * take the lock (default: after what the event loop already has due).
+ */
+export function buildFilingWorkers(db: Database, clock: Clock, ids: IdGenerator, logger: Logger, settings: FilingSettings, turns?: WriteTurns): FilingWorkers {
+  const submissions = new SubmissionWorker(db, clock, ids, logger, settings.submission, turns);
   submissions.register(new TbaiRestAdapter('araba', settings.tbaiEndpoints));
   submissions.register(new TbaiRestAdapter('gipuzkoa', settings.tbaiEndpoints));
   submissions.register(new LroeAdapter(settings.tbaiEndpoints, (nif) => epigrafeOf(db, nif)));

@@ -24,7 +24,7 @@ export type Verdict =
     };
 
 /** What applying a verdict reads of a record: callers read only these columns. */
-export const VERDICT_RECORD_COLUMNS = ['id', 'invoiceId', 'tipo', 'extra', 'huella'] as const satisfies readonly (keyof RegistroRow)[];
+export const VERDICT_RECORD_COLUMNS = ['id', 'invoiceId', 'tipo', 'extra', 'huella', 'estadoEnvioFinal'] as const satisfies readonly (keyof RegistroRow)[];
 export type VerdictRecord = Pick<RegistroRow, (typeof VERDICT_RECORD_COLUMNS)[number]>;
 
 /** What applying a verdict reads of an invoice: its state and what its event carries. */

@@ -1,6 +1,7 @@
 import type BetterSqlite3 from 'better-sqlite3';
 import type { Entorno } from '../../../src-shared/api/common';
 import type { Database } from '../db/database';
+import { afterPendingEvents, type WriteTurns } from '../db/write-priority';
 import type { SubmissionBatchesTable, SubmissionQueuesTable } from '../db/schema/submission';
 import type { Clock } from '../platform/clock';
 import type { IdGenerator } from '../platform/ids';
@@ -44,6 +45,13 @@ const OUTGOING_JOBS = `
 
 /** Submissions one queue may chain back to back before its lane is handed to other queues. */
 const PIPELINE_ROUNDS = 20;
+
+/**
+ * Acceptances applied per write transaction. A 1,000-verdict answer in one transaction held
+ * SQLite's write lock for ≈ 45 ms (p99 ≈ 150 ms), and every issuing commit meanwhile waited;
+ * in chunks of this size each holds it a few ms (docs/benchmarks.md, "The filing thread").
+ */
+export const VERDICTS_PER_TRANSACTION = 100;
 
 /**
  * The request reaches the authority a little after we decide its header: a record this close to
@@ -109,6 +117,7 @@ export class SubmissionWorker {
     openBatch: BetterSqlite3.Statement<[string], Batch>;
     openBatchExcept: BetterSqlite3.Statement<[string, string], Batch>;
     pendingAtLeast: BetterSqlite3.Statement<[string, number], { n: number }>;
+    stillPending: BetterSqlite3.Statement<[string], { n: number }>;
     batchRecords: BetterSqlite3.Statement<[string], VerdictRecord>;
     waitingJobs: BetterSqlite3.Statement<[string, number], OutgoingJob>;
     batchJobs: BetterSqlite3.Statement<[string], OutgoingJob>;
@@ -122,6 +131,8 @@ export class SubmissionWorker {
     private readonly ids: IdGenerator,
     private readonly logger: Logger,
     private readonly config: SubmissionConfig,
+    /** When each write transaction may take the lock (the filing thread lets issuing go first). */
+    private readonly turns: WriteTurns = afterPendingEvents,
   ) {
     this.register(new AeatAdapter(config.aeat));
     this.loop = new PollLoop('submission', () => this.tick(), () => this.nextPassInMs(), logger);
@@ -149,6 +160,9 @@ export class SubmissionWorker {
       // Counted in SQLite up to the cap: no row reaches JavaScript.
       pendingAtLeast: sqlite.prepare(
         "SELECT COUNT(*) AS n FROM (SELECT 1 FROM submission_jobs WHERE queueKey = ? AND estado = 'pendiente' LIMIT ?)",
+      ),
+      stillPending: sqlite.prepare(
+        "SELECT COUNT(*) AS n FROM submission_jobs WHERE id IN (SELECT value FROM json_each(?)) AND estado = 'pendiente' AND idLote IS NULL",
       ),
       // A submission's records in chain order (jobs are written in the issuing transaction), with
       // only the columns applying a verdict reads.
@@ -299,13 +313,13 @@ export class SubmissionWorker {
    */
   private async processQueue(queueKey: string): Promise<boolean> {
     const adapter = this.adapterFor(queueKey);
-    const first = this.nextToSend(queueKey, adapter);
+    const first = await this.nextToSend(queueKey, adapter);
     if (!first) return false;
     let batch: Batch = first.batch;
     let inFlight = this.launch(adapter, first);
     for (let round = 0; ; round++) {
       const result = await inFlight;
-      const next = round < PIPELINE_ROUNDS ? this.nextToPipeline(queueKey, adapter, batch, result) : undefined;
+      const next = round < PIPELINE_ROUNDS ? await this.nextToPipeline(queueKey, adapter, batch, result) : undefined;
       if (next) {
         let written!: () => void;
         const onWire = new Promise<void>((resolve) => (written = resolve));
@@ -314,20 +328,20 @@ export class SubmissionWorker {
         // authority first, so both sides work at the same time.
         await Promise.race([onWire, inFlight]);
       }
-      this.settle(batch, result);
+      await this.settle(batch, result);
       if (!next) return true;
       batch = next.batch;
     }
   }
 
   /** The queue's oldest open submission, else a new one built with its first attempt. */
-  private nextToSend(queueKey: string, adapter: AuthorityAdapter): NextSubmission | undefined {
+  private async nextToSend(queueKey: string, adapter: AuthorityAdapter): Promise<NextSubmission | undefined> {
     const open = this.openBatch(queueKey);
     return open ? { batch: open, built: false } : this.buildNew(queueKey, adapter);
   }
 
-  private buildNew(queueKey: string, adapter: AuthorityAdapter): NextSubmission | undefined {
-    const built = this.buildSubmission(queueKey, adapter, true);
+  private async buildNew(queueKey: string, adapter: AuthorityAdapter): Promise<NextSubmission | undefined> {
+    const built = await this.buildSubmission(queueKey, adapter, true);
     return built && { ...built, built: true };
   }
 
@@ -340,7 +354,7 @@ export class SubmissionWorker {
   }
 
   /** The submission that may leave now, before `answered`'s reply is applied, if any. */
-  private nextToPipeline(queueKey: string, adapter: AuthorityAdapter, answered: Batch, result: SendResult): NextSubmission | undefined {
+  private async nextToPipeline(queueKey: string, adapter: AuthorityAdapter, answered: Batch, result: SendResult): Promise<NextSubmission | undefined> {
     if (result.kind !== 'answered' || result.outcome.kind !== 'verdicts') return undefined;
     if (this.stopping || this.isPaused(answered.entorno)) return undefined;
     const { outcome } = result;
@@ -353,10 +367,15 @@ export class SubmissionWorker {
     return outcome.waitSeconds <= 0 || full ? this.buildNew(queueKey, adapter) : undefined;
   }
 
-  private settle(batch: Batch, result: SendResult): void {
-    if (result.kind === 'failed') this.recordFailure(batch, result.error);
-    else if (result.outcome.kind === 'refused') this.refuseBatch(batch, result.outcome, result.raw);
-    else this.applyReply(batch, result.outcome, result.raw);
+  private settle(batch: Batch, result: SendResult): Promise<void> {
+    if (result.kind === 'failed') return this.recordFailure(batch, result.error);
+    if (result.outcome.kind === 'refused') return this.refuseBatch(batch, result.outcome, result.raw);
+    return this.applyReply(batch, result.outcome, result.raw);
+  }
+
+  /** One write transaction, in its turn (on the filing thread: after issuing's). */
+  private write<T>(fn: () => T): Promise<T> {
+    return this.turns.take(() => this.db.transaction(fn));
   }
 
   private isPaused(entorno: Entorno): boolean {
@@ -374,16 +393,18 @@ export class SubmissionWorker {
     const nowIso = now.toISOString();
     // Taken before this attempt is counted: earlier attempts may have reached the authority unanswered.
     const before = { id: batch.id, intentos: batch.intentos };
-    this.db.transaction(() => {
-      let { peticion, incidencia } = batch;
-      if (incidencia === 0 && this.oldestIsLate(batch.id, now)) {
-        const rebuilt = this.request(adapter, batch, this.outgoing(before), true);
-        // An authority without the notion (TicketBAI) builds the same bytes: nothing to change.
-        if (rebuilt !== peticion) {
-          peticion = rebuilt;
-          incidencia = 1;
-        }
+    // Built before the write transaction: nothing changes a submission's records while it is
+    // this queue's send in progress (one at a time per queue, on this worker).
+    let { peticion, incidencia } = batch;
+    if (incidencia === 0 && this.oldestIsLate(batch.id, now)) {
+      const rebuilt = this.request(adapter, batch, this.outgoing(before), true);
+      // An authority without the notion (TicketBAI) builds the same bytes: nothing to change.
+      if (rebuilt !== peticion) {
+        peticion = rebuilt;
+        incidencia = 1;
       }
+    }
+    await this.write(() => {
       // The stored bytes (≈ 2 MB for 1,000 records) are rewritten only when they changed.
       this.db.run(
         this.db.kysely
@@ -467,55 +488,70 @@ export class SubmissionWorker {
    * between marking an attempt and sending it always left: an open submission with one attempt
    * counted, resent byte for byte with its records as possibly sent before. Without it the
    * submission waits `en_lote` for sendBatch to mark its first attempt.
+   *
+   * The records are read and the request built before the write transaction, which only inserts
+   * and marks: jobs leave `pendiente` only here (issuing inserts them, each after every existing
+   * one; nothing else writes them), and a queue builds one submission at a time. The
+   * transaction checks that every chosen job is still waiting all the same, and builds nothing
+   * if one is not (the next pass reads again).
    */
-  private buildBatch(queueKey: string, adapter: AuthorityAdapter, withAttempt = false): Batch | undefined {
-    return this.buildSubmission(queueKey, adapter, withAttempt)?.batch;
+  private async buildBatch(queueKey: string, adapter: AuthorityAdapter, withAttempt = false): Promise<Batch | undefined> {
+    return (await this.buildSubmission(queueKey, adapter, withAttempt))?.batch;
   }
 
   /** buildBatch, with the records the submission was built from (its jobs, in chain order). */
-  private buildSubmission(queueKey: string, adapter: AuthorityAdapter, withAttempt: boolean): { batch: Batch; records: OutgoingRecord[] } | undefined {
-    return this.db.transaction(() => {
-      const jobs = this.sql.waitingJobs.all(queueKey, adapter.maxRecords);
-      if (jobs.length === 0) return undefined;
-      const seen = new Set<string>();
-      const chosen: OutgoingJob[] = [];
-      for (const job of jobs) {
-        // Waiting records have never left: a new submission is their first send.
-        job.enviadoAntes = false;
-        const key = adapter.lineKey(job);
-        if (seen.has(key)) break;
-        if (chosen[0] && adapter.sameSubmission && !adapter.sameSubmission(chosen[0], job)) break;
-        seen.add(key);
-        chosen.push(job);
+  private async buildSubmission(
+    queueKey: string,
+    adapter: AuthorityAdapter,
+    withAttempt: boolean,
+  ): Promise<{ batch: Batch; records: OutgoingRecord[] } | undefined> {
+    const jobs = this.sql.waitingJobs.all(queueKey, adapter.maxRecords);
+    if (jobs.length === 0) return undefined;
+    const seen = new Set<string>();
+    const chosen: OutgoingJob[] = [];
+    for (const job of jobs) {
+      // Waiting records have never left: a new submission is their first send.
+      job.enviadoAntes = false;
+      const key = adapter.lineKey(job);
+      if (seen.has(key)) break;
+      if (chosen[0] && adapter.sameSubmission && !adapter.sameSubmission(chosen[0], job)) break;
+      seen.add(key);
+      chosen.push(job);
+    }
+    const first = chosen[0];
+    if (!first) return undefined;
+    const now = this.clock.now();
+    const obligado = first.nifEmisor;
+    const late = this.isLate(chosen, now);
+    const peticion = this.request(adapter, { entorno: first.entorno, obligado }, chosen, late);
+    const batch: Batch = {
+      id: this.ids.next('lote'),
+      queueKey,
+      entorno: first.entorno,
+      autoridad: adapter.autoridad,
+      obligado,
+      numRegistros: chosen.length,
+      incidencia: late ? 1 : 0,
+      peticion,
+      estado: 'pendiente_respuesta',
+      intentos: withAttempt ? 1 : 0,
+      respuesta: null,
+      csv: null,
+      estadoEnvio: null,
+      creadoEn: now.toISOString(),
+      enviadoEn: withAttempt ? now.toISOString() : null,
+      respondidoEn: null,
+      ultimoError: null,
+    };
+    const jobIds = JSON.stringify(chosen.map((j) => j.jobId));
+    return this.write(() => {
+      if (this.sql.stillPending.get(jobIds)?.n !== chosen.length) {
+        this.logger.warn('records chosen for a submission changed before it was stored; reading them again', { queueKey });
+        return undefined;
       }
-      const first = chosen[0];
-      if (!first) return undefined;
-      const now = this.clock.now();
-      const obligado = first.nifEmisor;
-      const late = this.isLate(chosen, now);
-      const peticion = this.request(adapter, { entorno: first.entorno, obligado }, chosen, late);
-      const batch: Batch = {
-        id: this.ids.next('lote'),
-        queueKey,
-        entorno: first.entorno,
-        autoridad: adapter.autoridad,
-        obligado,
-        numRegistros: chosen.length,
-        incidencia: late ? 1 : 0,
-        peticion,
-        estado: 'pendiente_respuesta',
-        intentos: withAttempt ? 1 : 0,
-        respuesta: null,
-        csv: null,
-        estadoEnvio: null,
-        creadoEn: now.toISOString(),
-        enviadoEn: withAttempt ? now.toISOString() : null,
-        respondidoEn: null,
-        ultimoError: null,
-      };
       this.db.run(this.db.kysely.insertInto('submission_batches').values(batch));
       const estadoEnvio = withAttempt ? 'en_cola' : 'en_lote';
-      this.sql.jobsIntoBatch.run(batch.id, JSON.stringify(chosen.map((j) => j.jobId)));
+      this.sql.jobsIntoBatch.run(batch.id, jobIds);
       this.sql.recordsIntoBatch.run(estadoEnvio, batch.id, batch.creadoEn, JSON.stringify(chosen.map((j) => j.registroId)));
       this.db.run(
         this.db.kysely
@@ -588,30 +624,54 @@ export class SubmissionWorker {
    * Applies an answer. Lines the answer leaves out stay in this submission, which is rebuilt with
    * only them (committed here, before any resend) and goes again before anything newer, so the
    * chain order holds; being a resend, an "already registered" answer for them is reconciled.
+   *
+   * In short write transactions, so that issuing never waits long for the lock: acceptances
+   * first, VERDICTS_PER_TRANSACTION at a time, then one closing transaction with the rejections,
+   * the rest of the acceptances and the submission's own bookkeeping. A crash between two leaves
+   * the submission open with some of its records final; it is resent with the same bytes, the
+   * authority answers "already registered" for those, and applyVerdicts skips them (final), so
+   * each record gets one verdict and one event. Rejections wait for the closing transaction: a
+   * record rejected and then resent after a crash could be accepted that time, so it may only
+   * become final together with the submission. An acceptance that follows a rejection of the
+   * same invoice waits with it, so each invoice's records apply in chain order.
    */
-  private applyReply(batch: Batch, reply: Extract<Interpretation, { kind: 'verdicts' }>, raw: string): void {
+  private async applyReply(batch: Batch, reply: Extract<Interpretation, { kind: 'verdicts' }>, raw: string): Promise<void> {
     const now = this.clock.now();
     const nowIso = now.toISOString();
     const registros = this.batchRegistros(batch.id);
-    const items: VerdictItem[] = [];
+    const early: VerdictItem[] = [];
+    const closing: VerdictItem[] = [];
+    const rejectedInvoices = new Set<string>();
     for (const registro of registros) {
       const verdict = reply.verdicts.get(registro.id);
-      if (verdict) items.push({ registro, verdict });
+      if (!verdict) continue;
+      if (verdict.kind === 'rechazado') rejectedInvoices.add(registro.invoiceId);
+      (verdict.kind === 'aceptado' && !rejectedInvoices.has(registro.invoiceId) ? early : closing).push({ registro, verdict });
     }
-    if (items.length === 0 && registros.length > 0) {
+    if (early.length + closing.length === 0 && registros.length > 0) {
       // An answer about none of our records: retried like a failed send, with back-off.
-      this.recordFailure(batch, new Error(`la respuesta no trae ninguna línea de los ${registros.length} registros del envío`));
+      await this.recordFailure(batch, new Error(`la respuesta no trae ninguna línea de los ${registros.length} registros del envío`));
       return;
     }
-    const partial = items.length < registros.length;
-    this.db.transaction(() => {
-      applyVerdicts(this.db, this.ids, items, { idLote: batch.id, now: nowIso });
-      const queue = this.db.kysely
-        .updateTable('submission_queues')
-        .set({ siguienteEnvioEn: new Date(now.getTime() + reply.waitSeconds * 1000).toISOString(), reintentoEn: null, fallosSeguidos: 0, alcanzable: 1 })
-        .where('queueKey', '=', batch.queueKey);
-      const answered = { respuesta: raw, csv: reply.csv ?? null, estadoEnvio: reply.estadoEnvio ?? null, respondidoEn: nowIso };
-      if (!partial) {
+    const context = { idLote: batch.id, now: nowIso };
+    // The last chunk of acceptances closes with the rest, so no transaction is spent on nothing but bookkeeping.
+    while (early.length > VERDICTS_PER_TRANSACTION) {
+      const chunk = early.splice(0, VERDICTS_PER_TRANSACTION);
+      await this.write(() => applyVerdicts(this.db, this.ids, chunk, context));
+    }
+    const position = new Map(registros.map((r, i) => [r.id, i]));
+    const last = [...early, ...closing].sort((a, b) => (position.get(a.registro.id) ?? 0) - (position.get(b.registro.id) ?? 0));
+    // Lines left out go again: built before the closing transaction (nothing else changes them).
+    const unanswered = registros.filter((r) => !reply.verdicts.has(r.id) && r.estadoEnvioFinal === null).map((r) => r.id);
+    const resend = unanswered.length > 0 ? this.resendOf(batch, new Set(unanswered), now) : undefined;
+    const queue = this.db.kysely
+      .updateTable('submission_queues')
+      .set({ siguienteEnvioEn: new Date(now.getTime() + reply.waitSeconds * 1000).toISOString(), reintentoEn: null, fallosSeguidos: 0, alcanzable: 1 })
+      .where('queueKey', '=', batch.queueKey);
+    const answered = { respuesta: raw, csv: reply.csv ?? null, estadoEnvio: reply.estadoEnvio ?? null, respondidoEn: nowIso };
+    await this.write(() => {
+      applyVerdicts(this.db, this.ids, last, context);
+      if (!resend) {
         this.db.run(this.db.kysely.deleteFrom('submission_jobs').where('idLote', '=', batch.id));
         this.db.run(
           this.db.kysely
@@ -630,27 +690,32 @@ export class SubmissionWorker {
             eb.selectFrom('registros').select('id').where('idLote', '=', batch.id).where('estadoEnvioFinal', 'is not', null),
           ),
       );
-      const rest = this.outgoing(batch);
-      const adapter = this.adapterFor(batch.queueKey);
-      const incidencia = batch.incidencia === 1 || this.isLate(rest, now);
-      const peticion = this.request(adapter, batch, rest, incidencia);
-      const message = `${rest.length} registros sin respuesta: se reenvían`;
+      const message = `${resend.records} registros sin respuesta: se reenvían`;
       this.db.run(
         this.db.kysely
           .updateTable('submission_batches')
-          .set({ ...answered, numRegistros: rest.length, peticion, incidencia: incidencia ? 1 : 0, ultimoError: message })
+          .set({ ...answered, numRegistros: resend.records, peticion: resend.peticion, incidencia: resend.incidencia ? 1 : 0, ultimoError: message })
           .where('id', '=', batch.id),
       );
       this.setEstadoEnvio(batch.id, 'pendiente_envio', nowIso);
       this.db.run(queue);
-      this.logger.warn('answer left records out, they go again first', { idLote: batch.id, registros: rest.length });
+      this.logger.warn('answer left records out, they go again first', { idLote: batch.id, registros: resend.records });
     });
   }
 
+  /** The request that resends a submission's unanswered records (`registroIds`), in chain order. */
+  private resendOf(batch: Batch, registroIds: ReadonlySet<string>, now: Date): { peticion: string; incidencia: boolean; records: number } {
+    const rest = this.outgoing(batch).filter((r) => registroIds.has(r.registroId));
+    const incidencia = batch.incidencia === 1 || this.isLate(rest, now);
+    return { peticion: this.request(this.adapterFor(batch.queueKey), batch, rest, incidencia), incidencia, records: rest.length };
+  }
+
   /** The whole submission was refused for its content: every record in it is rejected (final). */
-  private refuseBatch(batch: Batch, refusal: { codigo: string; descripcion: string }, raw: string | null = null): void {
+  private async refuseBatch(batch: Batch, refusal: { codigo: string; descripcion: string }, raw: string | null = null): Promise<void> {
     const nowIso = this.clock.now().toISOString();
-    this.db.transaction(() => {
+    // One transaction, however many records: rejections become final only with the submission
+    // (applyReply says why). A refusal of a whole submission's content is rare.
+    await this.write(() => {
       const verdict: Verdict = { kind: 'rechazado', codigo: refusal.codigo, descripcion: refusal.descripcion };
       applyVerdicts(
         this.db,
@@ -678,7 +743,7 @@ export class SubmissionWorker {
    * A failed send (transport, Server fault, an answer we could not read) or a blocking Client
    * fault: nothing is final, the submission waits for its resend with back-off.
    */
-  private recordFailure(batch: Batch, error: unknown): void {
+  private async recordFailure(batch: Batch, error: unknown): Promise<void> {
     const now = this.clock.now();
     const nowIso = now.toISOString();
     const message = error instanceof Error ? error.message : String(error);
@@ -690,7 +755,7 @@ export class SubmissionWorker {
     // A blocking fault is an answer: the authority is reachable, the cause is on our side.
     const alcanzable = error instanceof SubmissionBlocked ? 1 : 0;
     this.logger.warn('submission failed, will resend it', { idLote: batch.id, error: message, retryAt });
-    this.db.transaction(() => {
+    await this.write(() => {
       this.db.run(this.db.kysely.updateTable('submission_batches').set({ ultimoError: message }).where('id', '=', batch.id));
       this.setEstadoEnvio(batch.id, 'pendiente_envio', nowIso);
       this.db.run(

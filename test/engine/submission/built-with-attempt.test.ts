@@ -14,15 +14,15 @@ const QUEUE = `test|aeat|${NIF}`;
 
 const env = useEngineWithEmulators({ clock, waitSeconds: 0, aeat: { timeoutMs: 3000 }, submission: { random: () => 0.5 } });
 
-type Worker = { buildBatch(q: string, a: unknown, withAttempt?: boolean): { id: string; peticion: string } | undefined; adapterFor(q: string): unknown };
+type Worker = { buildBatch(q: string, a: unknown, withAttempt?: boolean): Promise<{ id: string; peticion: string } | undefined>; adapterFor(q: string): unknown };
 const worker = () => env.t.engine.context.submissions as unknown as Worker;
 const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
 
 const issue = (serie: string, n: number) => issueTickets(env, serie, n);
 
 /** What the crash leaves: the submission and its first attempt committed, nothing answered. */
-function buildWithAttempt(): { id: string; peticion: string } {
-  const batch = worker().buildBatch(QUEUE, worker().adapterFor(QUEUE), true);
+async function buildWithAttempt(): Promise<{ id: string; peticion: string }> {
+  const batch = await worker().buildBatch(QUEUE, worker().adapterFor(QUEUE), true);
   if (!batch) throw new Error('nothing to build');
   const row = env.db().prepare('SELECT intentos, enviadoEn, estado FROM submission_batches WHERE id = ?').get(batch.id);
   expect(row).toEqual({ intentos: 1, enviadoEn: clock.now().toISOString(), estado: 'pendiente_respuesta' });
@@ -43,7 +43,7 @@ const sendsOf = (peticion: string) => env.emu.aeat.ledger.submissions().filter((
 describe('A submission built with its first attempt, then the engine crashed', () => {
   it('before the request left: its records wait en_cola, and the resend registers each once', async () => {
     const ids = await issue('W', 3);
-    const batch = buildWithAttempt();
+    const batch = await buildWithAttempt();
     const estados = env.db().prepare('SELECT r.estadoEnvio AS registro, i.estadoEnvio AS factura FROM registros r JOIN invoices i ON i.id = r.invoiceId WHERE r.idLote = ?').all(batch.id);
     expect(estados).toEqual(ids.map(() => ({ registro: 'en_cola', factura: 'en_cola' })));
 
@@ -55,7 +55,7 @@ describe('A submission built with its first attempt, then the engine crashed', (
 
   it('after the request reached AEAT: the resend\'s duplicates are reconciled, never rejected, one event each', async () => {
     const ids = await issue('X', 3);
-    const batch = buildWithAttempt();
+    const batch = await buildWithAttempt();
     // The killed engine's request got through; its answer was lost with the process.
     const res = await fetch(env.emu.aeatUrl, { method: 'POST', headers: { 'content-type': 'text/xml; charset=utf-8' }, body: batch.peticion });
     expect(res.status).toBe(200);

@@ -14,7 +14,7 @@ const env = useEngineWithEmulators({ clock, waitSeconds: 0, aeat: { timeoutMs: 3
 type WorkerInternals = {
   adapters: Map<string, AuthorityAdapter>;
   register(a: AuthorityAdapter): void;
-  buildBatch(q: string, a: unknown): { id: string };
+  buildBatch(q: string, a: unknown): Promise<{ id: string }>;
   adapterFor(q: string): AuthorityAdapter;
   drainDue(): Promise<void>;
 };
@@ -53,7 +53,7 @@ describe('An answer that leaves a line out does not let newer records overtake i
     worker.register(lossy);
     try {
       await issue(0, 5);
-      worker.buildBatch(QUEUE, lossy);
+      await worker.buildBatch(QUEUE, lossy);
       await issue(5, 5);
       await worker.drainDue();
       for (let i = 0; i < 5 && env.jobsLeft() > 0; i++) {

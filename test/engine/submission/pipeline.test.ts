@@ -25,10 +25,10 @@ describe('Back-to-back submissions (TiempoEsperaEnvio 0) keep the chain order', 
   it('after a crash left two submissions unanswered, both go again, oldest first, before any new one', async () => {
     await issue(0, 2500);
     // Two submissions committed but never answered, as a crash would leave them.
-    const worker = env.t.engine.context.submissions as unknown as { buildBatch(q: string, a: unknown): unknown; adapterFor(q: string): unknown };
+    const worker = env.t.engine.context.submissions as unknown as { buildBatch(q: string, a: unknown): Promise<unknown>; adapterFor(q: string): unknown };
     const queue = `test|aeat|${NIF}`;
-    worker.buildBatch(queue, worker.adapterFor(queue));
-    worker.buildBatch(queue, worker.adapterFor(queue));
+    await worker.buildBatch(queue, worker.adapterFor(queue));
+    await worker.buildBatch(queue, worker.adapterFor(queue));
     await (env.t.engine.context.submissions as SubmissionWorker).drainDue();
     const left = env.t.engine.context.db.sqlite.prepare('SELECT COUNT(*) AS n FROM submission_jobs').get() as { n: number };
     expect(left.n).toBe(0);

@@ -26,8 +26,8 @@ const eventCount = (ids: string[]) =>
 describe('Whole-request SOAP Client faults', () => {
   it('4102 (our bytes break the schema) rejects the records finally, never resent', async () => {
     const ids = await issue('S', 2);
-    const worker = env.t.engine.context.submissions as unknown as { buildBatch(q: string, a: unknown): { id: string }; adapterFor(q: string): unknown };
-    const batch = worker.buildBatch(QUEUE, worker.adapterFor(QUEUE));
+    const worker = env.t.engine.context.submissions as unknown as { buildBatch(q: string, a: unknown): Promise<{ id: string }>; adapterFor(q: string): unknown };
+    const batch = await worker.buildBatch(QUEUE, worker.adapterFor(QUEUE));
     // A defect in the committed bytes: an element the schema does not allow in the header.
     const peticion = (env.db().prepare('SELECT peticion FROM submission_batches WHERE id = ?').get(batch.id) as { peticion: string }).peticion;
     env.db().prepare('UPDATE submission_batches SET peticion = ? WHERE id = ?').run(
