@@ -51,6 +51,7 @@ export class Database {
   private readonly commitWatches: CommitWatch[] = [];
   /** See the constructor's `otherWriters`. */
   private readonly otherWriters: boolean;
+  private serial = 0;
 
   /**
    * `otherWriters`: a second connection (the filing thread's) to a file another connection
@@ -148,11 +149,21 @@ export class Database {
   }
 
   /**
+   * Which outermost transaction this connection is in, or was last in: a new number at every
+   * BEGIN of `transaction` and `transactionDurableLater` (the only ways this wrapper begins one).
+   * Caches that serve reads inside a transaction tell transactions apart with it.
+   */
+  get transactionSerial(): number {
+    return this.serial;
+  }
+
+  /**
    * Runs `fn` in one IMMEDIATE transaction (nested calls become savepoints). Hooks registered
    * with `onCommit` inside it run only after the outermost commit succeeds.
    */
   transaction<T>(fn: () => T): T {
     if (this.sqlite.inTransaction) return this.sqlite.transaction(fn)();
+    this.serial++;
     this.commitHooks = [];
     let hooks: (() => void)[] = [];
     try {
@@ -174,6 +185,7 @@ export class Database {
    */
   transactionDurableLater<T>(fn: () => T): { result: T; durable: Promise<void> } {
     if (!this.walSync || this.sqlite.inTransaction) return { result: this.transaction(fn), durable: Promise.resolve() };
+    this.serial++;
     this.commitHooks = [];
     let hooks: (() => void)[];
     let result: T;
