@@ -3,7 +3,9 @@
  * (server-process.ts) runs under `node --cpu-prof`, and every sample is charged to the stage of
  * the innermost frame that names one (parse/validate, rules, record + hash + XML, QR, store,
  * commit, serialize…). Figures are µs of engine CPU per answered request.
- * Run: npx tsx test/bench/profile.ts   (or `npm run bench profile`)
+ * Run: npx tsx test/bench/profile.ts   (or `npm run bench profile`). BENCH_PROFILE_DEVICES=4: the
+ * engine in run.ts's `engine-devices` mode, each request on one of the four tills' chains
+ * round-robin, each till on a series of its own.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
@@ -37,6 +39,7 @@ const STAGES: { stage: string; match: (f: CallFrame) => boolean }[] = [
   { stage: 'rules (AEAT local validation)', match: (f) => f.url.includes('verifactu/reglas') },
   { stage: 'record + hash + XML', match: (f) => /verifactu\/(registro|huella|importes|fecha-hora|xml-escape)|issuing\/fingerprint/.test(f.url) },
   { stage: 'store (SQL statements)', match: (f) => /invoices\/store|better-sqlite3|db\/database/.test(f.url) },
+  { stage: 'device routing (phase, device, series)', match: (f) => /engine\/src\/devices\//.test(f.url) },
   { stage: 'parse + validate (JSON, zod)', match: (f) => /node_modules\/zod|src-shared\/|type-provider-zod|content-type-parser|secure-json-parse/.test(f.url) },
   { stage: 'key, account, issuer admission', match: (f) => /http\/auth|account\/|issuing\/issuer-gate|clients\/store|db\/read-cache/.test(f.url) },
   { stage: 'issuing service (rest)', match: (f) => /verifactu\/service|issuing\/group-commit/.test(f.url) },
@@ -89,39 +92,54 @@ function budget(profile: CpuProfile, requests: number, fromMicros: number, toMic
   return out;
 }
 
-/** A distinct simplified invoice per request (the same body as run.ts's crear). */
-function facturaBody(nif: string, run: string) {
-  return (i: number) =>
-    JSON.stringify({
+/** A distinct simplified invoice per request (the same body as run.ts's crear), round-robin over `devices` when there are any. */
+function facturaBody(nif: string, run: string, devices: readonly string[]) {
+  return (i: number) => {
+    const idMaquina = devices.length > 0 ? devices[i % devices.length] : undefined;
+    return JSON.stringify({
       version: '1.0',
       emisor: { nif, nombre: 'COMERCIAL DEMO SL' },
-      cabecera: { serie: `P${run}-`, numero: String(i), fechaExpedicion: '20-11-2026', tipoFactura: 'F2', descripcion: 'Venta' },
+      cabecera: { serie: idMaquina === undefined ? `P${run}-` : `P${run}-${idMaquina}-`, numero: String(i), fechaExpedicion: '20-11-2026', tipoFactura: 'F2', descripcion: 'Venta' },
       detalleDesglose: [{ claveRegimen: '01', calificacionOperacion: 'S1', baseImponible: '10.00', tipoImpositivo: '21.00', cuotaRepercutida: '2.10' }],
       totales: { cuotaTotal: '2.10', importeTotal: '12.10' },
+      ...(idMaquina !== undefined ? { idMaquina } : {}),
     });
+  };
 }
 
-export async function profileCrear(seconds = 5): Promise<{ requestsPerSecond: number; requests: number; profile: string; microsPerRequest: Record<string, number> }> {
+/** BENCH_PROFILE_DEVICES=4 profiles the four-device case; unset or 0, the issuer's single chain. */
+function modeFromEnv(): 'engine' | 'engine-devices' {
+  const devices = process.env.BENCH_PROFILE_DEVICES;
+  if (devices === undefined || devices === '' || devices === '0') return 'engine';
+  if (devices === '4') return 'engine-devices';
+  throw new Error('BENCH_PROFILE_DEVICES: 0 or 4 (the bench registers four tills)');
+}
+
+export async function profileCrear(
+  seconds = 5,
+  mode = modeFromEnv(),
+): Promise<{ mode: string; requestsPerSecond: number; requests: number; profile: string; microsPerRequest: Record<string, number> }> {
   const profDir = mkdtempSync(path.join(tmpdir(), 'bench-prof-'));
   const child = spawn(
     process.execPath,
-    ['--cpu-prof', `--cpu-prof-dir=${profDir}`, '--import', 'tsx', path.join(import.meta.dirname, 'server-process.ts'), 'engine'],
+    ['--cpu-prof', `--cpu-prof-dir=${profDir}`, '--import', 'tsx', path.join(import.meta.dirname, 'server-process.ts'), mode],
     { stdio: ['ignore', 'pipe', 'inherit'] },
   );
   const first = await new Promise<string>((resolve, reject) => {
     createInterface({ input: child.stdout! }).once('line', resolve);
     child.once('exit', (code) => reject(new Error(`engine exited with ${code}`)));
   });
-  const info = JSON.parse(first) as { url: string; key: string; nif: string };
+  const info = JSON.parse(first) as { url: string; key: string; nif: string; devices?: string[] };
+  const devices = info.devices ?? [];
   const options = {
     url: `${info.url}/v1/verifactu/crear`,
     method: 'POST' as const,
     headers: { 'x-api-key': info.key },
     warmupSeconds: 0,
   };
-  await load({ ...options, body: facturaBody(info.nif, 'w'), seconds: 1 });
+  await load({ ...options, body: facturaBody(info.nif, 'w', devices), seconds: 1 });
   const from = Number(process.hrtime.bigint() / 1000n);
-  const result = await load({ ...options, body: facturaBody(info.nif, 'm'), seconds });
+  const result = await load({ ...options, body: facturaBody(info.nif, 'm', devices), seconds });
   const to = Number(process.hrtime.bigint() / 1000n);
   const requests = result.requestsPerSecond * seconds;
   await new Promise<void>((resolve) => {
@@ -132,7 +150,7 @@ export async function profileCrear(seconds = 5): Promise<{ requestsPerSecond: nu
   const file = readdirSync(profDir).find((f) => /\.\d+\.0\.\d+\.cpuprofile$/.test(f));
   if (!file) throw new Error('no CPU profile written');
   const profile = JSON.parse(readFileSync(path.join(profDir, file), 'utf8')) as CpuProfile;
-  return { requestsPerSecond: result.requestsPerSecond, requests, profile: path.join(profDir, file), microsPerRequest: budget(profile, requests, from, to) };
+  return { mode, requestsPerSecond: result.requestsPerSecond, requests, profile: path.join(profDir, file), microsPerRequest: budget(profile, requests, from, to) };
 }
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {

@@ -9,6 +9,7 @@ import {
   type ModoCadena,
 } from '../db/schema/devices';
 import { deviceChainKeyOf } from './chain-keys';
+import { RoutingRowCache } from './routing-cache';
 
 export type Device = DevicesTable;
 export type SeriesClaim = DeviceSeriesTable;
@@ -33,14 +34,19 @@ export function modoCadenaOf(fase: FaseAltaCapacidad): ModoCadena {
 
 type Key = { entorno: Entorno; nif: string };
 
+/** Rows kept in the routing cache are shared by every caller: frozen, so none can change another's. */
+const frozen = <T extends object>(row: T | undefined): Readonly<T> | undefined => (row === undefined ? undefined : Object.freeze(row));
+
 /**
  * Devices, series ownership, observed identifiers and the phase. Every method is synchronous and
  * runs inside the caller's transaction when there is one: issuing reads the phase, the device and
  * the series owner, and writes the claim, the installation number and the observation in the
  * same SQLite transaction as the chain head (DESIGN.md §4). The reads issuing does on every
- * request are prepared once.
+ * request are prepared once and their rows kept in memory (RoutingRowCache): so every write to
+ * issuer_phases, devices and device_series goes through this class, which tells the cache first.
  */
 export class DeviceStore {
+  private readonly cache: RoutingRowCache;
   private readonly hot: {
     phase: PreparedQuery<Phase, 'accountId' | 'nif'>;
     device: PreparedQuery<Device, 'entorno' | 'nif' | 'idMaquina'>;
@@ -51,6 +57,7 @@ export class DeviceStore {
   };
 
   constructor(private readonly db: Database) {
+    this.cache = RoutingRowCache.of(db);
     const k = db.kysely;
     this.hot = {
       phase: db.prepare((slot) =>
@@ -103,7 +110,7 @@ export class DeviceStore {
 
   /** The issuer's phase; `no_contratada` / `unica` when none is stored. */
   phase(accountId: string, nif: string): Phase {
-    return this.hot.phase.first({ accountId, nif }) ?? NO_PHASE;
+    return this.cache.get(`phase\u0000${accountId}\u0000${nif}`, () => frozen(this.hot.phase.first({ accountId, nif })) ?? NO_PHASE);
   }
 
   /**
@@ -118,6 +125,7 @@ export class DeviceStore {
       observandoDesde: fase === 'preparacion' ? (before.faseAltaCapacidad === 'preparacion' ? before.observandoDesde : now) : null,
       activacionSolicitadaEn: before.activacionSolicitadaEn,
     };
+    this.cache.noteWrite();
     this.db.run(
       this.db.kysely
         .insertInto('issuer_phases')
@@ -129,6 +137,7 @@ export class DeviceStore {
 
   /** Records the activation notice once: the first call counts. Returns the stored date. */
   requestActivation(accountId: string, nif: string, now: string): string {
+    this.cache.noteWrite();
     this.db.run(
       this.db.kysely
         .updateTable('issuer_phases')
@@ -143,7 +152,7 @@ export class DeviceStore {
   // ------------------------------------------------------------------ devices (per environment)
 
   device(entorno: Entorno, nif: string, idMaquina: string): Device | undefined {
-    return this.hot.device.first({ entorno, nif, idMaquina });
+    return this.cache.get(`device\u0000${entorno}\u0000${nif}\u0000${idMaquina}`, () => frozen(this.hot.device.first({ entorno, nif, idMaquina })));
   }
 
   devices({ entorno, nif }: Key): Device[] {
@@ -162,12 +171,14 @@ export class DeviceStore {
       reactivadoEn: null,
       numeroInstalacion: null,
     };
+    this.cache.noteWrite();
     this.db.run(this.db.kysely.insertInto('devices').values(row));
     return row;
   }
 
   /** Deactivation keeps the first `dadoDeBajaEn`; history, series and installation stay. */
   deactivate(entorno: Entorno, nif: string, idMaquina: string, now: string): void {
+    this.cache.noteWrite();
     this.db.run(
       this.db.kysely
         .updateTable('devices')
@@ -183,6 +194,7 @@ export class DeviceStore {
    * deactivation is a new one); a new label, when given, replaces the old.
    */
   reactivate(entorno: Entorno, nif: string, idMaquina: string, now: string, etiqueta?: string): void {
+    this.cache.noteWrite();
     this.db.run(
       this.db.kysely
         .updateTable('devices')
@@ -195,6 +207,7 @@ export class DeviceStore {
 
   /** Issuing: the device's VeriFactu installation number, given with its first invoice. */
   assignNumeroInstalacion(entorno: Entorno, nif: string, idMaquina: string, numeroInstalacion: string): void {
+    this.cache.noteWrite();
     this.db.run(
       this.db.kysely
         .updateTable('devices')
@@ -225,7 +238,7 @@ export class DeviceStore {
   // ------------------------------------------------------------------ series ownership
 
   seriesOwner(entorno: Entorno, nif: string, serie: string): SeriesClaim | undefined {
-    return this.hot.seriesOwner.first({ entorno, nif, serie });
+    return this.cache.get(`serie\u0000${entorno}\u0000${nif}\u0000${serie}`, () => frozen(this.hot.seriesOwner.first({ entorno, nif, serie })));
   }
 
   series({ entorno, nif }: Key): SeriesClaim[] {
@@ -237,11 +250,13 @@ export class DeviceStore {
    * device's idMaquina or SHARD0). Never overwrites: returns false when it was already owned.
    */
   claimSeries(entorno: Entorno, nif: string, serie: string, idMaquinaPropietaria: string, now: string): boolean {
+    this.cache.noteWrite();
     return this.hot.claimSeries.run({ entorno, nif, serie, idMaquinaPropietaria, reclamadaEn: now }) === 1;
   }
 
   /** series-centralizadas: reserves for SHARD0 when unclaimed; returns false when already owned. */
   reserveSeries(entorno: Entorno, nif: string, serie: string, now: string): boolean {
+    this.cache.noteWrite();
     return (
       this.db.run(
         this.db.kysely
@@ -254,6 +269,7 @@ export class DeviceStore {
 
   /** Releases a SHARD0 reservation (only a reservation: a claim by an invoice is for ever). */
   releaseReservation(entorno: Entorno, nif: string, serie: string): boolean {
+    this.cache.noteWrite();
     return (
       this.db.run(
         this.db.kysely

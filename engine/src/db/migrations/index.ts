@@ -7,6 +7,7 @@ import * as clients from './20261122T1600Z-clients';
 import * as devices from './20261125T1400Z-devices';
 import * as readCacheGeneration from './20261125T1616Z-read-cache-generation';
 import * as submissionJobsLotePartial from './20261125T2000Z-submission-jobs-lote-partial';
+import * as deviceRoutingGeneration from './20261125T2300Z-device-routing-generation';
 
 /** Static index: bundling and packaging keep every migration; names sort by ISO date. */
 export const migrations: Record<string, Migration> = {
@@ -18,4 +19,5 @@ export const migrations: Record<string, Migration> = {
   '20261125T1400Z-devices': devices,
   '20261125T1616Z-read-cache-generation': readCacheGeneration,
   '20261125T2000Z-submission-jobs-lote-partial': submissionJobsLotePartial,
+  '20261125T2300Z-device-routing-generation': deviceRoutingGeneration,
 };
