@@ -1,3 +1,4 @@
+import { isAscii } from 'node:buffer';
 import { createHash, randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { TLSSocket } from 'node:tls';
@@ -131,6 +132,13 @@ function incidenciaOf(xml: string): 'S' | 'N' {
   return /<(?:[\w.-]+:)?Incidencia>\s*S\s*</.test(xml) ? 'S' : 'N';
 }
 
+/** The bytes of an ASCII string, in an ArrayBuffer of their own (never Buffer's shared pool: it is transferred). */
+function asciiBytes(s: string): Uint8Array {
+  const bytes = Buffer.allocUnsafeSlow(s.length);
+  bytes.write(s, 0, 'latin1');
+  return bytes;
+}
+
 interface Reply {
   status: number;
   contentType: string;
@@ -196,7 +204,9 @@ export function createAeatEmulator(opts: AeatEmulatorOptions = {}): AeatEmulator
 
   /** Runs the service on one request body; never throws for client errors. */
   const serve = async (req: IncomingMessage, body: Buffer): Promise<Reply> => {
-    const xml = body.toString('utf8');
+    // What tills send is ASCII (names escaped or plain): then latin1 is UTF-8, decoded and encoded by copy.
+    const ascii = isAscii(body);
+    const xml = body.toString(ascii ? 'latin1' : 'utf8');
     let validateMs: number | null = null;
     try {
       const payload = extractBodyPayload(xml);
@@ -215,7 +225,7 @@ export function createAeatEmulator(opts: AeatEmulatorOptions = {}): AeatEmulator
       }
       // Parse on this thread while libxml2 validates in a worker; schema errors win.
       const t0 = performance.now();
-      const validation = cfg.validateXsd ? xsd.validate(payload.xml) : null;
+      const validation = cfg.validateXsd ? xsd.validate(ascii ? asciiBytes(payload.xml) : payload.xml) : null;
       let parsed: ReturnType<typeof parseRegFactu> | undefined;
       let parseError: unknown;
       try {

@@ -388,11 +388,11 @@ export class Ledger extends SqliteLedger implements LedgerApi {
       lastProcessed: p(`SELECT received_ms, wait_seconds FROM submissions
         WHERE obligado = ? AND outcome = 'processed' ORDER BY id DESC LIMIT 1`),
       getRecord: p('SELECT * FROM records WHERE key = ?'),
+      // Positional parameters, bound straight from the fields: named ones cost an object per row.
       upsertRecord: p(`INSERT INTO records (key, obligado, emisor, num_serie, fecha, tipo, estado, registered, codigo,
         descripcion, warnings, huella, huella_check, csv, submission_id, id_peticion, received_count,
         first_received_at, updated_at)
-        VALUES (@key, @obligado, @emisor, @numSerie, @fecha, @tipo, @estado, @registered, @codigo, @descripcion,
-        @warnings, @huella, @huellaCheck, @csv, @submissionId, @idPeticion, 1, @at, @at)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?)
         ON CONFLICT (key) DO UPDATE SET tipo = excluded.tipo, estado = excluded.estado,
         registered = excluded.registered, codigo = excluded.codigo, descripcion = excluded.descripcion,
         warnings = excluded.warnings, huella = excluded.huella, huella_check = excluded.huella_check,
@@ -402,9 +402,7 @@ export class Ledger extends SqliteLedger implements LedgerApi {
       insertPresentation: p(`INSERT INTO presentations (submission_id, line, obligado, key, tipo, subsanacion,
         rechazo_previo, sin_registro_previo, huella, huella_check, prev_key, prev_huella, primer_registro,
         fecha_hora_gen, estado, codigo, retransmission, chain_ok, chain_problem, received_at)
-        VALUES (@submissionId, @line, @obligado, @key, @tipo, @subsanacion, @rechazoPrevio, @sinRegistroPrevio,
-        @huella, @huellaCheck, @prevKey, @prevHuella, @primerRegistro, @fechaHoraHusoGenRegistro, @estado,
-        @codigo, @retransmission, @chainOk, @chainProblem, @receivedAt)`),
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
       seen: p('SELECT 1 FROM presentations WHERE key = ? AND huella = ? LIMIT 1'),
       getHead: p('SELECT * FROM sif_chain_heads WHERE obligado = ? AND sistema = ?'),
       // INSERT OR REPLACE gives the row a new rowid: the highest rowid is the latest advanced chain.
@@ -449,11 +447,11 @@ export class Ledger extends SqliteLedger implements LedgerApi {
   }
 
   writeRecord(w: RecordWrite): void {
-    this.st.upsertRecord!.run({
-      ...w,
-      registered: w.registered ? 1 : 0,
-      warnings: JSON.stringify(w.warnings),
-    });
+    this.st.upsertRecord!.run(
+      w.key, w.obligado, w.emisor, w.numSerie, w.fecha, w.tipo, w.estado, w.registered ? 1 : 0, w.codigo,
+      w.descripcion, w.warnings.length === 0 ? '[]' : JSON.stringify(w.warnings), w.huella, w.huellaCheck, w.csv,
+      w.submissionId, w.idPeticion, w.at, w.at,
+    );
   }
 
   bumpReceived(key: string): void {
@@ -461,12 +459,12 @@ export class Ledger extends SqliteLedger implements LedgerApi {
   }
 
   writePresentation(p: PresentationWrite): void {
-    this.st.insertPresentation!.run({
-      ...p,
-      primerRegistro: p.primerRegistro ? 1 : 0,
-      retransmission: p.retransmission ? 1 : 0,
-      chainOk: p.chainOk === null ? null : p.chainOk ? 1 : 0,
-    });
+    this.st.insertPresentation!.run(
+      p.submissionId, p.line, p.obligado, p.key, p.tipo, p.subsanacion, p.rechazoPrevio, p.sinRegistroPrevio,
+      p.huella, p.huellaCheck, p.prevKey, p.prevHuella, p.primerRegistro ? 1 : 0, p.fechaHoraHusoGenRegistro,
+      p.estado, p.codigo, p.retransmission ? 1 : 0, p.chainOk === null ? null : p.chainOk ? 1 : 0, p.chainProblem,
+      p.receivedAt,
+    );
   }
 
   alreadyReceived(key: string, huella: string): boolean {

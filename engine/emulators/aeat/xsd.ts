@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import type { XsdFile } from '../common/xsd-pool';
+import type { EncodedFile, XsdFile } from '../common/xsd-pool';
 import { XsdWorkerPool, localXmldsig } from '../common/xsd-pool';
 
 // XSD validation of VeriFactu documents, one document per call, in the warm
@@ -57,8 +57,10 @@ export class XsdValidator {
     );
   }
 
-  async validate(xml: string): Promise<XsdResult> {
-    const { exitCode: code, stderr, ms } = await this.pool.run(SET, [{ fileName: 'doc.xml', contents: xml }]);
+  /** `xml` as text, or as UTF-8 bytes in an ArrayBuffer of their own (handed over to the worker, not copied). */
+  async validate(xml: string | Uint8Array): Promise<XsdResult> {
+    const doc: XsdFile | EncodedFile = typeof xml === 'string' ? { fileName: 'doc.xml', contents: xml } : { fileName: 'doc.xml', contents: xml };
+    const { exitCode: code, stderr, ms } = await this.pool.run(SET, [doc]);
     // xmllint: 0 valid, 3/4 invalid; anything else is a crash of the tool.
     if (code === 0 || code === 3 || code === 4) return { valid: code === 0, errors: code === 0 ? [] : parseErrors(stderr), ms };
     throw new Error(`xmllint failed (exit ${code}): ${stderr.slice(0, 500)}`);

@@ -18,8 +18,11 @@ export interface XsdFile {
   contents: string;
 }
 
-/** A document on its way to a worker: its UTF-8 bytes, whose buffer is transferred. */
-interface EncodedFile {
+/**
+ * A document on its way to a worker: its UTF-8 bytes, whose buffer is transferred. A caller that
+ * has the bytes already hands them over this way (a view of a whole ArrayBuffer it gives up).
+ */
+export interface EncodedFile {
   fileName: string;
   contents: Uint8Array;
 }
@@ -189,11 +192,13 @@ export class XsdWorkerPool {
   }
 
   /** One xmllint run of the documents against the set (its first file is the root schema). */
-  run(set: string, docs: XsdFile[]): Promise<XsdRun> {
+  run(set: string, docs: ReadonlyArray<XsdFile | EncodedFile>): Promise<XsdRun> {
     if (this.isClosed) return Promise.reject(new Error(`${this.name} is closed`));
     const encoder = new TextEncoder();
     // TextEncoder gives each document a buffer of its own, safe to transfer.
-    const encoded = docs.map((d) => ({ fileName: d.fileName, contents: encoder.encode(d.contents) }));
+    const encoded = docs.map((d) =>
+      typeof d.contents === 'string' ? { fileName: d.fileName, contents: encoder.encode(d.contents) } : (d as EncodedFile),
+    );
     return new Promise((resolve, reject) => {
       this.queue.push({ id: this.nextId++, set, docs: encoded, resolve, reject });
       this.pump();
