@@ -1,8 +1,9 @@
 /**
  * A backlog of LIVE VeriFactu records issued straight at the billing API (as POS software would),
  * 24 requests at a time, honouring 429 Retry-After. LIVE because TEST keys are capped at 1,000
- * requests a month (account/plans.ts); the demo account's LIVE plan allows 250 req/s.
+ * requests a month (account/plans.ts); the demo account's LIVE plan allows 250 req/s per key.
  */
+import { admin } from '../../support/admin-cli';
 import type { DemoKeys } from './headless';
 
 function todayInMadrid(): string {
@@ -10,15 +11,32 @@ function todayInMadrid(): string {
   return p.replaceAll('/', '-');
 }
 
-export async function issueBacklog(keys: DemoKeys, count: number, serie = 'BL'): Promise<{ ms: number }> {
+/**
+ * `extra` more LIVE keys of the demo account, created as the service team would (the admin
+ * command line on the running engine's data dir). The per-second limit is per key, so a backlog
+ * issued over several keys is bound by the engine, not by the plan's 250 req/s.
+ */
+export async function moreLiveKeys(dataDir: string, nifEmisor: string, extra: number): Promise<string[]> {
+  const accounts = (await admin(dataDir, 'account', 'list')) as { id: string; nif: string }[];
+  const account = accounts.find((a) => a.nif === nifEmisor);
+  if (!account) throw new Error(`no account for ${nifEmisor}`);
+  const created = await Promise.all(
+    Array.from({ length: extra }, () => admin(dataDir, 'key', 'create', '--account', account.id, '--entorno', 'live') as Promise<{ key: string }>),
+  );
+  return created.map((c) => c.key);
+}
+
+/** Issues `count` records; request n goes with key n mod keys.length (all LIVE keys of the demo account). */
+export async function issueBacklog(keys: DemoKeys, liveKeys: readonly string[], count: number, serie = 'BL'): Promise<{ ms: number }> {
   const fecha = todayInMadrid();
   const t0 = performance.now();
   let next = 0;
   const one = async (n: number): Promise<void> => {
+    const apiKey = liveKeys[n % liveKeys.length]!;
     for (;;) {
       const res = await fetch(`${keys.billingUrl}/v1/verifactu/crear`, {
         method: 'POST',
-        headers: { 'x-api-key': keys.live, 'content-type': 'application/json' },
+        headers: { 'x-api-key': apiKey, 'content-type': 'application/json' },
         body: JSON.stringify({
           version: '1.0',
           emisor: { nif: keys.nifEmisor, nombre: 'COMERCIAL DEMO SL' },
