@@ -3,7 +3,10 @@
  * 24 requests at a time, honouring 429 Retry-After. LIVE because TEST keys are capped at 1,000
  * requests a month (account/plans.ts); the demo account's LIVE plan allows 250 req/s per key.
  */
-import { admin } from '../../support/admin-cli';
+import { AccountStore } from '../../../engine/src/account/store';
+import { Database } from '../../../engine/src/db/database';
+import { systemClock } from '../../../engine/src/platform/clock';
+import { timeOrderedIds } from '../../../engine/src/platform/ids';
 import type { DemoKeys } from './headless';
 
 function todayInMadrid(): string {
@@ -12,18 +15,21 @@ function todayInMadrid(): string {
 }
 
 /**
- * `extra` more LIVE keys of the demo account, created as the service team would (the admin
- * command line on the running engine's data dir). The per-second limit is per key, so a backlog
- * issued over several keys is bound by the engine, not by the plan's 250 req/s.
+ * `extra` more LIVE keys of the demo account, created in the running engine's database as the
+ * admin command line does (`key create`: AccountStore.createKey on a connection of its own), in
+ * this process, since an admin process per key costs seconds of CPU. The per-second limit is per
+ * key, so a backlog issued over several keys is bound by the engine, not by the plan's 250 req/s.
  */
 export async function moreLiveKeys(dataDir: string, nifEmisor: string, extra: number): Promise<string[]> {
-  const accounts = (await admin(dataDir, 'account', 'list')) as { id: string; nif: string }[];
-  const account = accounts.find((a) => a.nif === nifEmisor);
-  if (!account) throw new Error(`no account for ${nifEmisor}`);
-  const created = await Promise.all(
-    Array.from({ length: extra }, () => admin(dataDir, 'key', 'create', '--account', account.id, '--entorno', 'live') as Promise<{ key: string }>),
-  );
-  return created.map((c) => c.key);
+  const db = Database.open(dataDir);
+  try {
+    const accounts = new AccountStore(db, systemClock, timeOrderedIds(systemClock));
+    const account = accounts.findAccountByNif(nifEmisor);
+    if (!account) throw new Error(`no account for ${nifEmisor}`);
+    return Array.from({ length: extra }, () => accounts.createKey(account.id, 'live').rawKey);
+  } finally {
+    await db.close();
+  }
 }
 
 /** Issues `count` records; request n goes with key n mod keys.length (all LIVE keys of the demo account). */
