@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 // The till's end-to-end tests (test/e2e, Chromium against `npm start`) are part of `npm test`;
@@ -30,8 +31,8 @@ export default defineConfig({
           name: 'shared',
           include: ['test/**/*.test.ts'],
           exclude: [...exclude, ...ALONE],
-          // Two files at a time on the 2-core CI machine (vitest's default there is one).
-          maxWorkers: 2,
+          // vitest's default is cores − 1, one file at a time on the 2-core CI machine: at least two.
+          maxWorkers: Math.max(2, availableParallelism() - 1),
         },
       },
       {
