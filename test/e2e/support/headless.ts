@@ -4,7 +4,7 @@
  * prints READY and demo-keys.json is written.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
@@ -80,9 +80,12 @@ export async function startHeadless(env: Record<string, string> = {}): Promise<H
     keys,
     dataDir,
     output,
+    /** Stops the start (its exit code) and removes its data dir. */
     async stop() {
       child.kill('SIGTERM');
-      return exited;
+      const code = await exited;
+      rmSync(dataDir, { recursive: true, force: true });
+      return code;
     },
   };
 }

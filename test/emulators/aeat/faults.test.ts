@@ -1,5 +1,5 @@
 import { DOMParser } from '@xmldom/xmldom';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ChainBuilder, buildEnvelope } from './builders';
 import type { Harness } from './helpers';
 import { DEMO, T0, closeRespValidator, parseFault, parseRespuesta, startHarness, validateRespuesta } from './helpers';
@@ -69,9 +69,15 @@ describe('fault injection', () => {
 
   it('slow after processing: records are registered before the delayed answer', async () => {
     await setFaults({ mode: 'slow', delayMs: 400, afterProcessing: true });
-    const pending = h.post(envelope());
-    await new Promise((r) => setTimeout(r, 200));
-    expect(h.emu.ledger.countRecords()).toBe(1);
+    // Registered while the answer is still held back: seen before the reply arrives, whenever
+    // processing finishes (a fixed 200 ms wait failed on a loaded machine).
+    let answered = false;
+    const pending = h.post(envelope()).then((r) => {
+      answered = true;
+      return r;
+    });
+    await vi.waitFor(() => expect(h.emu.ledger.countRecords()).toBe(1), { timeout: 30_000, interval: 5 });
+    expect(answered).toBe(false);
     expect(parseRespuesta((await pending).text).estadoEnvio).toBe('Correcto');
   });
 

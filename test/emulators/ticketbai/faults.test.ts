@@ -1,6 +1,6 @@
 import { gunzipSync } from 'node:zlib';
 import { DOMParser } from '@xmldom/xmldom';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { TBAI_PATHS } from '../../../engine/emulators/ticketbai/index';
 import { BIZKAIA_POLICY, TbaiChain, gz, lroeHeaders, lroeXml } from './builders';
 import type { Harness } from './helpers';
@@ -87,9 +87,15 @@ describe('fault injection (Araba / Gipuzkoa)', () => {
 
   it('slow after processing: the invoice is registered before the delayed answer', async () => {
     await setFaults('gipuzkoa', { mode: 'slow', delayMs: 400, afterProcessing: true });
-    const pending = h.post(G.alta, chain.next().xml);
-    await new Promise((r) => setTimeout(r, 200));
-    expect(h.emu.ledger.countInvoices('gipuzkoa')).toBe(1);
+    // Registered while the answer is still held back: seen before the reply arrives, whenever
+    // processing finishes (a fixed 200 ms wait failed on a loaded machine).
+    let answered = false;
+    const pending = h.post(G.alta, chain.next().xml).then((r) => {
+      answered = true;
+      return r;
+    });
+    await vi.waitFor(() => expect(h.emu.ledger.countInvoices('gipuzkoa')).toBe(1), { timeout: 30_000, interval: 5 });
+    expect(answered).toBe(false);
     expect(parseSalida((await pending).text).estado).toBe('00');
   });
 
