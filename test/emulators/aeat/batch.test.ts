@@ -1,21 +1,11 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ChainBuilder, buildEnvelope } from './builders';
 import type { Harness } from './helpers';
-import { DEMO, T0, closeRespValidator, parseFault, parseRespuesta, startHarness, validateRespuesta } from './helpers';
+import { DEMO, T0, parseFault, parseRespuesta, validateRespuesta, useHarness } from './helpers';
 
 let h: Harness;
 
-beforeAll(async () => {
-  h = await startHarness({ xsdPoolSize: 2 });
-});
-afterAll(async () => {
-  await h.close();
-  await closeRespValidator();
-});
-beforeEach(() => {
-  h.emu.reset();
-  h.clock.ms = T0;
-});
+useHarness((harness) => (h = harness), { emulator: { xsdPoolSize: 2 } });
 
 function batch(chain: ChainBuilder, n: number, obligado = DEMO): string {
   return buildEnvelope({ obligado, records: Array.from({ length: n }, () => chain.alta()) });

@@ -1,24 +1,14 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ChainBuilder, buildEnvelope } from './builders';
 import type { Harness } from './helpers';
-import { DEMO, T0, closeRespValidator, parseFault, parseRespuesta, startHarness, validateRespuesta } from './helpers';
+import { DEMO, T0, parseFault, parseRespuesta, validateRespuesta, useHarness } from './helpers';
 
 // Bodies in plain ASCII take a copying path (latin1 = UTF-8 there); any other byte takes UTF-8
 // decoding and encoding. Both must reach the parser and libxml2 as the same text.
 
 let h: Harness;
 
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterAll(async () => {
-  await h.close();
-  await closeRespValidator();
-});
-beforeEach(() => {
-  h.emu.reset({ census: true });
-  h.clock.ms = T0;
-});
+useHarness((harness) => (h = harness), { reset: { census: true } });
 
 describe('AEAT emulator: request bytes', () => {
   it('accepts a UTF-8 body with accented names and echoes them intact', async () => {

@@ -1,19 +1,14 @@
 import { DOMParser } from '@xmldom/xmldom';
-import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { ChainBuilder, buildEnvelope } from './builders';
 import type { Harness } from './helpers';
-import { DEMO, T0, closeRespValidator, parseFault, parseRespuesta, startHarness, validateRespuesta } from './helpers';
+import { DEMO, T0, parseFault, parseRespuesta, validateRespuesta, useHarness } from './helpers';
 
 let h: Harness;
 let chain: ChainBuilder;
 
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterAll(async () => {
-  await h.close();
-  await closeRespValidator();
-});
+// Each test resets through the control route, which is what these tests drive the emulator by.
+useHarness((harness) => (h = harness), { reset: false });
 beforeEach(async () => {
   const r = await h.control('POST', '/__control/reset');
   expect(r.status).toBe(200);

@@ -1,4 +1,5 @@
 import { DOMParser } from '@xmldom/xmldom';
+import { afterAll, beforeAll, beforeEach } from 'vitest';
 import type { Element } from '@xmldom/xmldom';
 import type { AeatEmulator, AeatEmulatorOptions } from '../../../engine/emulators/aeat/index';
 import { createAeatEmulator, extractBodyPayload, loadVerifactuSchemas, XsdValidator } from '../../../engine/emulators/aeat/index';
@@ -43,6 +44,30 @@ export async function startHarness(opts: Partial<AeatEmulatorOptions> = {}): Pro
     control: controlClient(base),
     close: () => emu.close(),
   };
+}
+
+/**
+ * One emulator for a test file: started before its tests and handed to `onStart`, closed after
+ * them together with the answer validator. Before each test the ledger is emptied (`reset`, as
+ * AeatEmulator.reset takes it; false: the file resets in its own way) and the clock is back at T0.
+ */
+export function useHarness(
+  onStart: (harness: Harness) => void,
+  options: { emulator?: Partial<AeatEmulatorOptions>; reset?: Parameters<AeatEmulator['reset']>[0] | false } = {},
+): void {
+  let harness: Harness | undefined;
+  beforeAll(async () => {
+    harness = await startHarness(options.emulator);
+    onStart(harness);
+  });
+  afterAll(async () => {
+    await harness?.close();
+    await closeRespValidator();
+  });
+  beforeEach(() => {
+    if (options.reset !== false) harness?.emu.reset(options.reset);
+    if (harness) harness.clock.ms = T0;
+  });
 }
 
 let respValidator: XsdValidator | null = null;

@@ -1,23 +1,15 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { amountVariants, huellaAlta as emuHuellaAlta, huellaAnulacion as emuHuellaAnulacion } from '../../../engine/emulators/aeat/huella';
 import type { BuiltRecord } from './builders';
 import { ChainBuilder, buildAlta, buildAnulacion, buildEnvelope, huellaAlta, huellaAnulacion, isoWithOffset } from './builders';
 import type { Harness, ParsedRespuesta } from './helpers';
-import { DEMO, T0, closeRespValidator, parseRespuesta, startHarness, validateRespuesta } from './helpers';
+import { DEMO, T0, parseRespuesta, validateRespuesta, useHarness } from './helpers';
 
 let h: Harness;
 let chain: ChainBuilder;
 
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterAll(async () => {
-  await h.close();
-  await closeRespValidator();
-});
+useHarness((harness) => (h = harness));
 beforeEach(() => {
-  h.emu.reset();
-  h.clock.ms = T0;
   chain = new ChainBuilder(DEMO.nif, new Date(T0 - 3600_000));
 });
 

@@ -1,21 +1,13 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { ChainBuilder, NS_LR, NS_SI, NS_SOAP, buildAlta, buildEnvelope, isoWithOffset } from './builders';
 import type { Harness } from './helpers';
-import { DEMO, T0, closeRespValidator, parseFault, parseRespuesta, startHarness, validateRespuesta } from './helpers';
+import { DEMO, T0, parseFault, parseRespuesta, validateRespuesta, useHarness } from './helpers';
 
 let h: Harness;
 let chain: ChainBuilder;
 
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterAll(async () => {
-  await h.close();
-  await closeRespValidator();
-});
+useHarness((harness) => (h = harness), { reset: { census: true } });
 beforeEach(() => {
-  h.emu.reset({ census: true });
-  h.clock.ms = T0;
   chain = new ChainBuilder(DEMO.nif, new Date(T0 - 3600_000));
 });
 
