@@ -8,6 +8,7 @@ import { benchDrain } from './drain';
 import { profileCrear } from './profile';
 import { benchReads } from './reads';
 import { benchTail } from './tail';
+import { benchWalSync } from './wal-sync';
 import { benchTicketbaiSign } from './ticketbai-sign';
 import { benchVerifactuRecord } from './verifactu-record';
 
@@ -185,7 +186,7 @@ if (!only || only === 'crear') {
 }
 if (only === 'tail') {
   // Diagnosis, not a figure (tail.ts): only when asked for by name.
-  report.crearTail = { singleChain: await benchTail(), fourDevices: await benchTail({ devices: true }) };
+  report.crearTail = { walSync: await benchWalSync(), singleChain: await benchTail(), fourDevices: await benchTail({ devices: true }) };
   section('crearTail');
 }
 if (!only || only === 'record') {

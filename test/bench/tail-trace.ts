@@ -12,6 +12,7 @@ import type { IncomingMessage } from 'node:http';
 import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 import { openSync, readSync, writeFileSync } from 'node:fs';
 import { WalSync } from '../../engine/src/db/wal-sync';
+import { WritePriority } from '../../engine/src/db/write-priority';
 import { GroupCommit } from '../../engine/src/issuing/group-commit';
 import { PureWork } from '../../engine/src/issuing/pure-work';
 import { VerifactuIssuing } from '../../engine/src/verifactu/service';
@@ -26,6 +27,8 @@ export interface RequestMoments {
   crear?: number;
   qrStart?: number;
   qrDone?: number;
+  /** QR jobs already at the pool's workers or waiting for one when this request's was asked for. */
+  qrAhead?: number;
   workStart?: number;
   workEnd?: number;
   /** The group commit settled its promise (after the batch's fsync). */
@@ -50,6 +53,8 @@ export interface ServerTrace {
   gc: { start: number; ms: number; kind: number }[];
   /** Gaps of the event loop longer than STALL_MS between two ticks of a 1 ms timer. */
   stalls: { start: number; ms: number }[];
+  /** A group commit's flush that found the filing thread in a write transaction and waited for it. */
+  filingWaits: { start: number; end?: number }[];
   /** Background checkpoints as the WAL-index shows them: copying began (nBackfillAttempted rose) / ended (nBackfill rose). */
   checkpoints: { start: number; end?: number; frames: number }[];
   eventLoopDelayMs: { p50: number; p99: number; max: number; mean: number };
@@ -69,8 +74,14 @@ function wrap(proto: object, name: string, make: (original: Method) => Method): 
 const N_BACKFILL = 96;
 const N_BACKFILL_ATTEMPTED = 128;
 
+interface PoolHolder {
+  pool: { slots: { jobs: Map<number, unknown> }[]; queue: unknown[]; urgent: unknown[] } | null;
+}
+const qrJobsOut = (work: PoolHolder) =>
+  work.pool ? work.pool.queue.length + work.pool.urgent.length + work.pool.slots.reduce((sum, slot) => sum + slot.jobs.size, 0) : 0;
+
 export function installTrace(file: string, databaseFile: string): void {
-  const trace: ServerTrace = { requests: {}, batches: [], fsyncs: [], gc: [], stalls: [], checkpoints: [], eventLoopDelayMs: { p50: 0, p99: 0, max: 0, mean: 0 } };
+  const trace: ServerTrace = { requests: {}, batches: [], fsyncs: [], gc: [], stalls: [], checkpoints: [], filingWaits: [], eventLoopDelayMs: { p50: 0, p99: 0, max: 0, mean: 0 } };
   const moments = (seq: string): RequestMoments => (trace.requests[seq] ??= {});
   const seqOf = (request: IncomingMessage): string | undefined => {
     const value = request.headers[SEQ_HEADER];
@@ -107,7 +118,10 @@ export function installTrace(file: string, databaseFile: string): void {
   wrap(PureWork.prototype, 'qrPngBase64', (original) =>
     function (this: unknown, ...args: unknown[]) {
       const m = current;
-      if (m) m.qrStart = monotonicMs();
+      if (m) {
+        m.qrStart = monotonicMs();
+        m.qrAhead = qrJobsOut(this as PoolHolder);
+      }
       const png = original.apply(this, args) as Promise<unknown>;
       if (m) void png.then(() => (m.qrDone = monotonicMs()), () => undefined);
       return png;
@@ -143,6 +157,17 @@ export function installTrace(file: string, databaseFile: string): void {
         batch.txEnd = monotonicMs();
         trace.batches.push(batch);
       }
+    },
+  );
+  wrap(WritePriority.prototype, 'filingLeft', (original) =>
+    function (this: unknown, ...args: unknown[]) {
+      const left = original.apply(this, args) as Promise<void> | undefined;
+      if (left) {
+        const wait: { start: number; end?: number } = { start: monotonicMs() };
+        trace.filingWaits.push(wait);
+        void left.then(() => (wait.end = monotonicMs()));
+      }
+      return left;
     },
   );
   // settle(entry, error): the entry start() pushed last onto inFlight.

@@ -28,6 +28,9 @@ const STAGES: { stage: string; from: string; to: string }[] = [
   { stage: 'QR wait + answer (committed → answered)', from: 'committed', to: 'answered' },
   { stage: 'serialize + write (answered → finish)', from: 'answered', to: 'finish' },
   { stage: 'back to the generator (finish → end)', from: 'finish', to: 'end' },
+  // Beside the stages above, from before the transaction: it delays the answer only past `committed`.
+  { stage: '(beside) QR round trip on the pool', from: 'qrStart', to: 'qrDone' },
+  { stage: '(beside) QR jobs ahead at the pool', from: 'zero', to: 'qrAhead' },
 ];
 
 type Timeline = Record<string, number | undefined>;
@@ -84,7 +87,7 @@ export async function benchTail(options: { rate?: number; devices?: boolean; env
   const joined = client.map((c) => {
     const s = server.requests[String(c.seq)] ?? {};
     const batch = s.batch === undefined ? undefined : server.batches[s.batch];
-    const t: Timeline = { ...c, ...s, txEnd: batch?.txEnd, durable: batch?.durable };
+    const t: Timeline = { ...c, ...s, txEnd: batch?.txEnd, durable: batch?.durable, zero: 0 };
     return { seq: c.seq, latency: round(c.end - c.due), t, stages: stagesOf(t), batchSize: batch?.size };
   });
   joined.sort((a, b) => b.latency - a.latency);
@@ -97,6 +100,13 @@ export async function benchTail(options: { rate?: number; devices?: boolean; env
   const stalls = inWindow(server.stalls);
   const fsyncs = inWindow(server.fsyncs);
   const checkpoints = inWindow(server.checkpoints);
+  const filingWaits = inWindow(server.filingWaits);
+  const duringCheckpoint = (f: { start: number; end: number }) => checkpoints.some((c) => overlaps(f.start, f.end, c.start, c.end ?? c.start));
+  const fsyncStats = (rows: { start: number; end: number }[]) => ({
+    count: rows.length,
+    p50: percentile(rows.map((f) => f.end - f.start), 50),
+    p99: percentile(rows.map((f) => f.end - f.start), 99),
+  });
   const batches = server.batches.filter((b) => b.txStart >= from && b.txStart <= to);
   const context = (t: Timeline) => {
     const a = t.due ?? 0;
@@ -118,6 +128,11 @@ export async function benchTail(options: { rate?: number; devices?: boolean; env
     medianStagesSlowest1pct: medians(slow.map((j) => j.stages)),
     slowest: slow.slice(0, 8).map((j) => ({ seq: j.seq, latency: j.latency, batchSize: j.batchSize, stages: j.stages, meanwhile: context(j.t) })),
     engine: {
+      waitsForTheFilingThread: {
+        count: filingWaits.length,
+        p50Ms: percentile(filingWaits.map((w) => (w.end ?? to) - w.start), 50),
+        maxMs: percentile(filingWaits.map((w) => (w.end ?? to) - w.start), 100),
+      },
       eventLoopDelayMs: server.eventLoopDelayMs,
       gc: { count: gc.length, totalMs: round(gc.reduce((s, g) => s + g.ms, 0)), p99Ms: percentile(gc.map((g) => g.ms), 99), maxMs: percentile(gc.map((g) => g.ms), 100) },
       stalls: { count: stalls.length, p50Ms: percentile(stalls.map((s) => s.ms), 50), maxMs: percentile(stalls.map((s) => s.ms), 100) },
@@ -135,6 +150,9 @@ export async function benchTail(options: { rate?: number; devices?: boolean; env
         frames: { p50: percentile(checkpoints.map((c) => c.frames), 50), max: percentile(checkpoints.map((c) => c.frames), 100) },
         ms: { p50: percentile(checkpoints.map((c) => (c.end ?? c.start) - c.start), 50), max: percentile(checkpoints.map((c) => (c.end ?? c.start) - c.start), 100) },
       },
+      // An fsync that overlaps a checkpoint's copy and database fsync shares the disk with it.
+      fsyncMsDuringCheckpoint: fsyncStats(fsyncs.filter((f) => duringCheckpoint(f))),
+      fsyncMsOtherwise: fsyncStats(fsyncs.filter((f) => !duringCheckpoint(f))),
       fsyncMs: { count: fsyncs.length, p50: percentile(fsyncs.map((f) => f.end - f.start), 50), p99: percentile(fsyncs.map((f) => f.end - f.start), 99), max: percentile(fsyncs.map((f) => f.end - f.start), 100) },
     },
     generator: { eventLoopDelayMs: { p50: round(clientDelay.percentile(50) / 1e6), p99: round(clientDelay.percentile(99) / 1e6), max: round(clientDelay.max / 1e6) } },
