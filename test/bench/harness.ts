@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import autocannon from 'autocannon';
-import { pacedLoad } from './paced-load';
+import { pacedLoad, type PacedOptions } from './paced-load';
 
 export interface ServerHandle {
   /** `devices`: the tills registered in phase `activa` (mode `engine-devices`; empty otherwise). */
@@ -87,12 +87,14 @@ export interface LoadOptions {
    * first-use work (e.g. the TicketBAI TEST certificate an install generates on its first invoice).
    */
   warmupSeconds?: number;
+  /** Paced only: the measured requests' moments (tail.ts); the warm-up's are not kept. */
+  trace?: PacedOptions['trace'];
 }
 
 export async function load(options: LoadOptions): Promise<LoadResult> {
   if (options.rate) {
     const counter = { next: 0 };
-    const paced = (seconds: number) =>
+    const paced = (seconds: number, trace?: PacedOptions['trace']) =>
       pacedLoad(
         {
           url: options.url,
@@ -102,11 +104,12 @@ export async function load(options: LoadOptions): Promise<LoadResult> {
           rate: options.rate!,
           seconds,
           connections: options.connections ?? 50,
+          trace,
         },
         counter,
       );
     if ((options.warmupSeconds ?? 1) > 0) await paced(options.warmupSeconds ?? 1);
-    return paced(options.seconds ?? 5);
+    return paced(options.seconds ?? 5, options.trace);
   }
   let counter = 0;
   const run = (duration: number) => autocannon({
@@ -138,3 +141,27 @@ export async function load(options: LoadOptions): Promise<LoadResult> {
 }
 
 export const ratio = (a: number, b: number) => Math.round((a / b) * 1000) / 1000;
+
+/**
+ * The till a request comes from: none (the issuer's single chain), or one of the registered
+ * devices round-robin, each on a series of its own (in `activa` a series belongs to one device).
+ */
+export function writerOf(devices: readonly string[], run: string, i: number): { serie: string; idMaquina?: string } {
+  const idMaquina = devices.length > 0 ? devices[i % devices.length] : undefined;
+  return idMaquina === undefined ? { serie: `B${run}-` } : { serie: `B${run}-${idMaquina}-`, idMaquina };
+}
+
+/** A distinct simplified invoice per request, so every request is a new chained record. */
+export function facturaBody(nif: string, run: string, devices: readonly string[]) {
+  return (i: number) => {
+    const { serie, idMaquina } = writerOf(devices, run, i);
+    return JSON.stringify({
+      version: '1.0',
+      emisor: { nif, nombre: 'COMERCIAL DEMO SL' },
+      cabecera: { serie, numero: String(i), fechaExpedicion: '20-11-2026', tipoFactura: 'F2', descripcion: 'Venta' },
+      detalleDesglose: [{ claveRegimen: '01', calificacionOperacion: 'S1', baseImponible: '10.00', tipoImpositivo: '21.00', cuotaRepercutida: '2.10' }],
+      totales: { cuotaTotal: '2.10', importeTotal: '12.10' },
+      ...(idMaquina ? { idMaquina } : {}),
+    });
+  };
+}

@@ -25,6 +25,18 @@ export interface PacedOptions {
   seconds: number;
   /** Sockets kept alive; a request due while all are busy waits for one (and that wait counts). */
   connections: number;
+  /**
+   * Bench trace (tail.ts): each request carries its body's index in this header, and its due,
+   * send and end times (monotonic ms, as tail-trace.ts records the engine's) are pushed here.
+   */
+  trace?: { header: string; requests: ClientMoments[] } | undefined;
+}
+
+export interface ClientMoments {
+  seq: number;
+  due: number;
+  sent: number;
+  end: number;
 }
 
 function percentile(sorted: number[], p: number): number {
@@ -41,9 +53,13 @@ export async function pacedLoad(options: PacedOptions, counter: { next: number }
   let errors = 0;
   const total = Math.round(options.rate * options.seconds);
   const intervalMs = 1000 / options.rate;
+  // performance.now() counts from timeOrigin; the trace's times are process.hrtime's (monotonic).
+  const toMonotonic = Number(process.hrtime.bigint()) / 1e6 - performance.now();
   const send = (dueAt: number) =>
     new Promise<void>((resolve) => {
-      const body = options.body ? options.body(counter.next++) : undefined;
+      const seq = counter.next++;
+      const body = options.body ? options.body(seq) : undefined;
+      const traced = options.trace ? { seq, due: dueAt + toMonotonic, sent: performance.now() + toMonotonic, end: 0 } : undefined;
       const req = http.request(
         {
           agent,
@@ -51,12 +67,18 @@ export async function pacedLoad(options: PacedOptions, counter: { next: number }
           port: target.port,
           path: target.pathname + target.search,
           method: options.method,
-          headers: { ...options.headers, ...(body !== undefined ? { 'content-length': Buffer.byteLength(body) } : {}) },
+          headers: {
+            ...options.headers,
+            ...(body !== undefined ? { 'content-length': Buffer.byteLength(body) } : {}),
+            ...(options.trace ? { [options.trace.header]: String(seq) } : {}),
+          },
         },
         (res) => {
           res.resume();
           res.on('end', () => {
-            latencies.push(performance.now() - dueAt);
+            const end = performance.now();
+            latencies.push(end - dueAt);
+            if (traced && options.trace) options.trace.requests.push({ ...traced, end: end + toMonotonic });
             if ((res.statusCode ?? 0) < 200 || (res.statusCode ?? 0) >= 300) non2xx++;
             resolve();
           });

@@ -2,11 +2,13 @@
  * `npm run bench`: every figure next to a baseline measured in the same run, printed as JSON.
  * No thresholds: the goals, the machine and the latest figures are in docs/benchmarks.md.
  */
-import { coldStart, load, ratio, startServer, type LoadResult } from './harness';
+import { coldStart, facturaBody, load, ratio, startServer, writerOf, type LoadResult } from './harness';
 import { benchCrearWhileDraining } from './crear-while-draining';
 import { benchDrain } from './drain';
 import { profileCrear } from './profile';
 import { benchReads } from './reads';
+import { benchTail } from './tail';
+import { benchWalSync } from './wal-sync';
 import { benchTicketbaiSign } from './ticketbai-sign';
 import { benchVerifactuRecord } from './verifactu-record';
 
@@ -46,30 +48,6 @@ async function cuenta(report: Report, echo: { saturated: number }): Promise<void
   } finally {
     await engine.stop();
   }
-}
-
-/**
- * The till a request comes from: none (the issuer's single chain), or one of the registered
- * devices round-robin, each on a series of its own (in `activa` a series belongs to one device).
- */
-function writerOf(devices: readonly string[], run: string, i: number): { serie: string; idMaquina?: string } {
-  const idMaquina = devices.length > 0 ? devices[i % devices.length] : undefined;
-  return idMaquina === undefined ? { serie: `B${run}-` } : { serie: `B${run}-${idMaquina}-`, idMaquina };
-}
-
-/** A distinct simplified invoice per request, so every request is a new chained record. */
-function facturaBody(nif: string, run: string, devices: readonly string[]) {
-  return (i: number) => {
-    const { serie, idMaquina } = writerOf(devices, run, i);
-    return JSON.stringify({
-      version: '1.0',
-      emisor: { nif, nombre: 'COMERCIAL DEMO SL' },
-      cabecera: { serie, numero: String(i), fechaExpedicion: '20-11-2026', tipoFactura: 'F2', descripcion: 'Venta' },
-      detalleDesglose: [{ claveRegimen: '01', calificacionOperacion: 'S1', baseImponible: '10.00', tipoImpositivo: '21.00', cuotaRepercutida: '2.10' }],
-      totales: { cuotaTotal: '2.10', importeTotal: '12.10' },
-      ...(idMaquina ? { idMaquina } : {}),
-    });
-  };
 }
 
 function ticketbaiBody(run: string, devices: readonly string[]) {
@@ -205,6 +183,11 @@ if (!only || only === 'cuenta') {
 if (!only || only === 'crear') {
   await verifactuCrear(report, echo);
   section('verifactuCrear');
+}
+if (only === 'tail') {
+  // Diagnosis, not a figure (tail.ts): only when asked for by name.
+  report.crearTail = { walSync: await benchWalSync(), singleChain: await benchTail(), fourDevices: await benchTail({ devices: true }) };
+  section('crearTail');
 }
 if (!only || only === 'record') {
   await recordBuilding(report);

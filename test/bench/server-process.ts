@@ -72,6 +72,8 @@ if (mode === 'echo') {
 } else if (mode === 'engine' || mode === 'engine-devices' || mode === 'engine-backlog') {
   const dataDir = process.argv[3] ?? mkdtempSync(path.join(tmpdir(), 'bench-engine-'));
   const unlimited = { rps: 1e9, burst: 1e9, monthlyQuota: 1e12 };
+  // BENCH_TRACE=<file>: the per-request timeline of `npm run bench tail`, written there at SIGTERM.
+  if (process.env.BENCH_TRACE) (await import('./tail-trace')).installTrace(process.env.BENCH_TRACE, path.join(dataDir, 'engine.sqlite'));
   const engine = await createEngine({
     dataDir,
     logger: silentLogger,

