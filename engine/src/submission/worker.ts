@@ -69,14 +69,14 @@ const LATE_MARGIN_MS = 5_000;
 type NextSubmission = { batch: Batch; built: false } | { batch: BatchWithRequest; built: true; records: OutgoingRecord[] };
 
 /**
- * A queue's next submission read and built, not yet stored. `full`: the read found a whole
- * submission's worth of waiting jobs, so (jobs only ever join after the existing ones, and only
- * this queue's builds take them) it still holds the same chosen records later, as long as they
- * still wait; the write transaction checks that.
+ * A queue's next submission read and built, not yet stored. `waiting`: how many waiting jobs the
+ * read found (at most one submission's worth). Jobs only ever join after the existing ones, and
+ * only this queue's builds take them, so while the queue still counts as many waiting jobs a
+ * fresh read would choose the same records; the write transaction checks they still wait.
  */
 interface Draft {
   chosen: OutgoingJob[];
-  full: boolean;
+  waiting: number;
   late: boolean;
   peticion: string;
 }
@@ -405,8 +405,10 @@ export class SubmissionWorker {
     // An older submission still unanswered (after a crash) goes before any new one.
     const open = this.openBatch(queueKey, answered.id);
     if (open) return outcome.waitSeconds <= 0 || open.numRegistros >= adapter.maxRecords ? { batch: open, built: false } : undefined;
-    const full = this.pendingCount(queueKey, adapter.maxRecords) >= adapter.maxRecords;
-    return outcome.waitSeconds <= 0 || full ? this.buildNew(queueKey, adapter, ready) : undefined;
+    const pending = this.pendingCount(queueKey, adapter.maxRecords);
+    if (outcome.waitSeconds > 0 && pending < adapter.maxRecords) return undefined;
+    // The draft built ahead stands for a fresh read while the queue holds what it read (Draft).
+    return this.buildNew(queueKey, adapter, ready?.waiting === pending ? ready : undefined);
   }
 
   private settle(batch: Batch, result: SendResult): Promise<void> {
@@ -554,11 +556,10 @@ export class SubmissionWorker {
     ready?: Draft,
   ): Promise<{ batch: BatchWithRequest; records: OutgoingRecord[] } | undefined> {
     const now = this.clock.now();
-    // A draft built ahead stands for a fresh read only when it took a whole submission (Draft);
-    // its header is decided again now, as a fresh build would.
-    let draft = ready?.full ? ready : this.draft(queueKey, adapter, now);
+    let draft = ready ?? this.draft(queueKey, adapter, now);
     if (!draft) return undefined;
-    if (this.isLate(draft.chosen, now) !== draft.late) draft = this.draftOf(draft.chosen, draft.full, adapter, now);
+    // A draft built ahead has its header decided again now, as a fresh build would.
+    if (this.isLate(draft.chosen, now) !== draft.late) draft = this.draftOf(draft.chosen, draft.waiting, adapter, now);
     const { chosen, late, peticion } = draft;
     const first = chosen[0]!;
     const obligado = first.nifEmisor;
@@ -618,13 +619,13 @@ export class SubmissionWorker {
       seen.add(key);
       chosen.push(job);
     }
-    return chosen.length === 0 ? undefined : this.draftOf(chosen, jobs.length === adapter.maxRecords, adapter, now);
+    return chosen.length === 0 ? undefined : this.draftOf(chosen, jobs.length, adapter, now);
   }
 
-  private draftOf(chosen: OutgoingJob[], full: boolean, adapter: AuthorityAdapter, now: Date): Draft {
+  private draftOf(chosen: OutgoingJob[], waiting: number, adapter: AuthorityAdapter, now: Date): Draft {
     const first = chosen[0]!;
     const late = this.isLate(chosen, now);
-    return { chosen, full, late, peticion: this.request(adapter, { entorno: first.entorno, obligado: first.nifEmisor }, chosen, late) };
+    return { chosen, waiting, late, peticion: this.request(adapter, { entorno: first.entorno, obligado: first.nifEmisor }, chosen, late) };
   }
 
   private setEstadoEnvio(idLote: string, estadoEnvio: 'en_cola' | 'pendiente_envio', now: string): void {
