@@ -145,7 +145,14 @@ export function syncPanelRoutes(app: FastifyInstance, deps: SyncPanelDeps): void
     '/panel/v1/sync/lotes/:idLote',
     { schema: { tags: ['sync'], params: z.object({ idLote: z.string() }), response: { 200: loteDetalleSchema } } },
     async (request) => {
-      const b = db.first(db.kysely.selectFrom('submission_batches').selectAll().where('id', '=', request.params.idLote));
+      const b = db.first(
+        db.kysely
+          .selectFrom('submission_batches as b')
+          .innerJoin('submission_requests as p', 'p.idLote', 'b.id')
+          .selectAll('b')
+          .select('p.peticion')
+          .where('b.id', '=', request.params.idLote),
+      );
       if (!b) throw notFound('Lote no encontrado');
       return { ...lote(b), peticion: b.peticion, respuesta: b.respuesta };
     },

@@ -30,6 +30,8 @@ export interface SubmissionConfig {
 export const DEFAULT_AEAT_EMULATOR_URL = 'http://127.0.0.1:8790/wlpl/TIKE-CONT/ws/SistemaFacturacion/VerifactuSOAP';
 
 type Batch = SubmissionBatchesTable;
+/** A submission with its exact request bytes (stored apart, in submission_requests). */
+type BatchWithRequest = Batch & { peticion: string };
 type QueueState = SubmissionQueuesTable;
 
 /** A queued job with what an adapter needs of its record; `enviadoAntes` is set once read. */
@@ -64,7 +66,20 @@ const LATE_MARGIN_MS = 5_000;
  * transaction, and `records` what it was built from (so its answer is matched without reading
  * them again).
  */
-type NextSubmission = { batch: Batch; built: false } | { batch: Batch; built: true; records: OutgoingRecord[] };
+type NextSubmission = { batch: Batch; built: false } | { batch: BatchWithRequest; built: true; records: OutgoingRecord[] };
+
+/**
+ * A queue's next submission read and built, not yet stored. `waiting`: how many waiting jobs the
+ * read found (at most one submission's worth). Jobs only ever join after the existing ones, and
+ * only this queue's builds take them, so while the queue still counts as many waiting jobs a
+ * fresh read would choose the same records; the write transaction checks they still wait.
+ */
+interface Draft {
+  chosen: OutgoingJob[];
+  waiting: number;
+  late: boolean;
+  peticion: string;
+}
 
 type SendResult =
   | { kind: 'answered'; outcome: Interpretation; raw: string; records: number }
@@ -123,6 +138,9 @@ export class SubmissionWorker {
     batchJobs: BetterSqlite3.Statement<[string], OutgoingJob>;
     jobsIntoBatch: BetterSqlite3.Statement<[string, string]>;
     recordsIntoBatch: BetterSqlite3.Statement<['en_lote' | 'en_cola', string, string, string]>;
+    insertRequest: BetterSqlite3.Statement<[string, string]>;
+    updateRequest: BetterSqlite3.Statement<[string, string]>;
+    requestOf: BetterSqlite3.Statement<[string], { peticion: string }>;
   };
 
   constructor(
@@ -179,6 +197,9 @@ export class SubmissionWorker {
       recordsIntoBatch: sqlite.prepare(
         "UPDATE registros SET estadoEnvio = ?, idLote = ?, ultimaModificacion = ? WHERE id IN (SELECT value FROM json_each(?))",
       ),
+      insertRequest: sqlite.prepare('INSERT INTO submission_requests (idLote, peticion) VALUES (?, ?)'),
+      updateRequest: sqlite.prepare('UPDATE submission_requests SET peticion = ? WHERE idLote = ?'),
+      requestOf: sqlite.prepare('SELECT peticion FROM submission_requests WHERE idLote = ?'),
     };
   }
 
@@ -317,9 +338,11 @@ export class SubmissionWorker {
     if (!first) return false;
     let batch: Batch = first.batch;
     let inFlight = this.launch(adapter, first);
+    let ready: Draft | undefined;
     for (let round = 0; ; round++) {
       const result = await inFlight;
-      const next = round < PIPELINE_ROUNDS ? await this.nextToPipeline(queueKey, adapter, batch, result) : undefined;
+      const next = round < PIPELINE_ROUNDS ? await this.nextToPipeline(queueKey, adapter, batch, result, ready) : undefined;
+      ready = undefined;
       if (next) {
         let written!: () => void;
         const onWire = new Promise<void>((resolve) => (written = resolve));
@@ -331,6 +354,19 @@ export class SubmissionWorker {
       await this.settle(batch, result);
       if (!next) return true;
       batch = next.batch;
+      // The order rule keeps the submission after `next` home until `next`'s answer is in: read
+      // and build it while the authority works, so it leaves as soon as that answer allows.
+      if (round + 1 < PIPELINE_ROUNDS && !this.stopping) ready = this.draftAhead(queueKey, adapter);
+    }
+  }
+
+  /** draft() for later; a failure only means the submission is built when it is due, as without it. */
+  private draftAhead(queueKey: string, adapter: AuthorityAdapter): Draft | undefined {
+    try {
+      return this.draft(queueKey, adapter, this.clock.now());
+    } catch (error) {
+      this.logger.warn('could not build the next submission ahead; it is built when due', { queueKey, error: String(error) });
+      return undefined;
     }
   }
 
@@ -340,8 +376,8 @@ export class SubmissionWorker {
     return open ? { batch: open, built: false } : this.buildNew(queueKey, adapter);
   }
 
-  private async buildNew(queueKey: string, adapter: AuthorityAdapter): Promise<NextSubmission | undefined> {
-    const built = await this.buildSubmission(queueKey, adapter, true);
+  private async buildNew(queueKey: string, adapter: AuthorityAdapter, ready?: Draft): Promise<NextSubmission | undefined> {
+    const built = await this.buildSubmission(queueKey, adapter, true, ready);
     return built && { ...built, built: true };
   }
 
@@ -349,12 +385,18 @@ export class SubmissionWorker {
   private launch(adapter: AuthorityAdapter, next: NextSubmission, onWritten?: () => void): Promise<SendResult> {
     // A new submission has never left: its records go as first sends.
     return next.built
-      ? this.transmit(adapter, next.batch, { id: next.batch.id, intentos: 0 }, onWritten, next.records)
+      ? this.transmit(adapter, next.batch, next.batch.peticion, { id: next.batch.id, intentos: 0 }, onWritten, next.records)
       : this.sendBatch(adapter, next.batch, onWritten);
   }
 
   /** The submission that may leave now, before `answered`'s reply is applied, if any. */
-  private async nextToPipeline(queueKey: string, adapter: AuthorityAdapter, answered: Batch, result: SendResult): Promise<NextSubmission | undefined> {
+  private async nextToPipeline(
+    queueKey: string,
+    adapter: AuthorityAdapter,
+    answered: Batch,
+    result: SendResult,
+    ready: Draft | undefined,
+  ): Promise<NextSubmission | undefined> {
     if (result.kind !== 'answered' || result.outcome.kind !== 'verdicts') return undefined;
     if (this.stopping || this.isPaused(answered.entorno)) return undefined;
     const { outcome } = result;
@@ -363,8 +405,10 @@ export class SubmissionWorker {
     // An older submission still unanswered (after a crash) goes before any new one.
     const open = this.openBatch(queueKey, answered.id);
     if (open) return outcome.waitSeconds <= 0 || open.numRegistros >= adapter.maxRecords ? { batch: open, built: false } : undefined;
-    const full = this.pendingCount(queueKey, adapter.maxRecords) >= adapter.maxRecords;
-    return outcome.waitSeconds <= 0 || full ? this.buildNew(queueKey, adapter) : undefined;
+    const pending = this.pendingCount(queueKey, adapter.maxRecords);
+    if (outcome.waitSeconds > 0 && pending < adapter.maxRecords) return undefined;
+    // The draft built ahead stands for a fresh read while the queue holds what it read (Draft).
+    return this.buildNew(queueKey, adapter, ready?.waiting === pending ? ready : undefined);
   }
 
   private settle(batch: Batch, result: SendResult): Promise<void> {
@@ -395,7 +439,10 @@ export class SubmissionWorker {
     const before = { id: batch.id, intentos: batch.intentos };
     // Built before the write transaction: nothing changes a submission's records while it is
     // this queue's send in progress (one at a time per queue, on this worker).
-    let { peticion, incidencia } = batch;
+    const stored = this.sql.requestOf.get(batch.id)?.peticion;
+    if (stored === undefined) throw new Error(`submission ${batch.id} has no stored request`);
+    let peticion = stored;
+    let { incidencia } = batch;
     if (incidencia === 0 && this.oldestIsLate(batch.id, now)) {
       const rebuilt = this.request(adapter, batch, this.outgoing(before), true);
       // An authority without the notion (TicketBAI) builds the same bytes: nothing to change.
@@ -405,27 +452,29 @@ export class SubmissionWorker {
       }
     }
     await this.write(() => {
-      // The stored bytes (≈ 2 MB for 1,000 records) are rewritten only when they changed.
       this.db.run(
         this.db.kysely
           .updateTable('submission_batches')
-          .set({ intentos: batch.intentos + 1, enviadoEn: nowIso, ...(peticion !== batch.peticion ? { peticion, incidencia } : {}) })
+          .set({ intentos: batch.intentos + 1, enviadoEn: nowIso, incidencia })
           .where('id', '=', batch.id),
       );
-      Object.assign(batch, { intentos: batch.intentos + 1, enviadoEn: nowIso, peticion, incidencia });
+      // The stored bytes (≈ 2 MB for 1,000 records) are rewritten only when they changed.
+      if (peticion !== stored) this.sql.updateRequest.run(peticion, batch.id);
+      Object.assign(batch, { intentos: batch.intentos + 1, enviadoEn: nowIso, incidencia });
       if (before.intentos === 0) this.setEstadoEnvio(batch.id, 'en_cola', nowIso);
     });
-    return this.transmit(adapter, batch, before, onWritten);
+    return this.transmit(adapter, batch, peticion, before, onWritten);
   }
 
   /**
-   * Sends a submission whose attempt is committed and reads the answer; never throws. `before`:
+   * Sends a submission whose attempt and bytes (`peticion`) are committed and reads the answer; never throws. `before`:
    * the attempts counted before this one (earlier ones may have reached the authority unanswered).
    * `built`: the records a new submission was just built from, exactly its jobs in chain order.
    */
   private async transmit(
     adapter: AuthorityAdapter,
     batch: Batch,
+    peticion: string,
     before: Pick<Batch, 'id' | 'intentos'>,
     onWritten?: () => void,
     built?: readonly OutgoingRecord[],
@@ -436,7 +485,7 @@ export class SubmissionWorker {
       await this.db.whenDurable();
       let written!: () => void;
       const onWire = new Promise<void>((resolve) => (written = resolve));
-      const sending = adapter.send(batch.entorno, batch.peticion, () => {
+      const sending = adapter.send(batch.entorno, peticion, () => {
         written();
         onWritten?.();
       });
@@ -495,7 +544,7 @@ export class SubmissionWorker {
    * transaction checks that every chosen job is still waiting all the same, and builds nothing
    * if one is not (the next pass reads again).
    */
-  private async buildBatch(queueKey: string, adapter: AuthorityAdapter, withAttempt = false): Promise<Batch | undefined> {
+  private async buildBatch(queueKey: string, adapter: AuthorityAdapter, withAttempt = false): Promise<BatchWithRequest | undefined> {
     return (await this.buildSubmission(queueKey, adapter, withAttempt))?.batch;
   }
 
@@ -504,27 +553,17 @@ export class SubmissionWorker {
     queueKey: string,
     adapter: AuthorityAdapter,
     withAttempt: boolean,
-  ): Promise<{ batch: Batch; records: OutgoingRecord[] } | undefined> {
-    const jobs = this.sql.waitingJobs.all(queueKey, adapter.maxRecords);
-    if (jobs.length === 0) return undefined;
-    const seen = new Set<string>();
-    const chosen: OutgoingJob[] = [];
-    for (const job of jobs) {
-      // Waiting records have never left: a new submission is their first send.
-      job.enviadoAntes = false;
-      const key = adapter.lineKey(job);
-      if (seen.has(key)) break;
-      if (chosen[0] && adapter.sameSubmission && !adapter.sameSubmission(chosen[0], job)) break;
-      seen.add(key);
-      chosen.push(job);
-    }
-    const first = chosen[0];
-    if (!first) return undefined;
+    ready?: Draft,
+  ): Promise<{ batch: BatchWithRequest; records: OutgoingRecord[] } | undefined> {
     const now = this.clock.now();
+    let draft = ready ?? this.draft(queueKey, adapter, now);
+    if (!draft) return undefined;
+    // A draft built ahead has its header decided again now, as a fresh build would.
+    if (this.isLate(draft.chosen, now) !== draft.late) draft = this.draftOf(draft.chosen, draft.waiting, adapter, now);
+    const { chosen, late, peticion } = draft;
+    const first = chosen[0]!;
     const obligado = first.nifEmisor;
-    const late = this.isLate(chosen, now);
-    const peticion = this.request(adapter, { entorno: first.entorno, obligado }, chosen, late);
-    const batch: Batch = {
+    const row: Batch = {
       id: this.ids.next('lote'),
       queueKey,
       entorno: first.entorno,
@@ -532,7 +571,6 @@ export class SubmissionWorker {
       obligado,
       numRegistros: chosen.length,
       incidencia: late ? 1 : 0,
-      peticion,
       estado: 'pendiente_respuesta',
       intentos: withAttempt ? 1 : 0,
       respuesta: null,
@@ -543,13 +581,15 @@ export class SubmissionWorker {
       respondidoEn: null,
       ultimoError: null,
     };
+    const batch: BatchWithRequest = { ...row, peticion };
     const jobIds = JSON.stringify(chosen.map((j) => j.jobId));
     return this.write(() => {
       if (this.sql.stillPending.get(jobIds)?.n !== chosen.length) {
         this.logger.warn('records chosen for a submission changed before it was stored; reading them again', { queueKey });
         return undefined;
       }
-      this.db.run(this.db.kysely.insertInto('submission_batches').values(batch));
+      this.db.run(this.db.kysely.insertInto('submission_batches').values(row));
+      this.sql.insertRequest.run(batch.id, peticion);
       const estadoEnvio = withAttempt ? 'en_cola' : 'en_lote';
       this.sql.jobsIntoBatch.run(batch.id, jobIds);
       this.sql.recordsIntoBatch.run(estadoEnvio, batch.id, batch.creadoEn, JSON.stringify(chosen.map((j) => j.registroId)));
@@ -563,6 +603,29 @@ export class SubmissionWorker {
       this.ensureQueue(queueKey, batch.entorno, adapter.autoridad, obligado);
       return { batch, records: chosen };
     });
+  }
+
+  /** The queue's next submission, read and built (no write): its waiting records in chain order, as many as one submission carries. */
+  private draft(queueKey: string, adapter: AuthorityAdapter, now: Date): Draft | undefined {
+    const jobs = this.sql.waitingJobs.all(queueKey, adapter.maxRecords);
+    const seen = new Set<string>();
+    const chosen: OutgoingJob[] = [];
+    for (const job of jobs) {
+      // Waiting records have never left: a new submission is their first send.
+      job.enviadoAntes = false;
+      const key = adapter.lineKey(job);
+      if (seen.has(key)) break;
+      if (chosen[0] && adapter.sameSubmission && !adapter.sameSubmission(chosen[0], job)) break;
+      seen.add(key);
+      chosen.push(job);
+    }
+    return chosen.length === 0 ? undefined : this.draftOf(chosen, jobs.length, adapter, now);
+  }
+
+  private draftOf(chosen: OutgoingJob[], waiting: number, adapter: AuthorityAdapter, now: Date): Draft {
+    const first = chosen[0]!;
+    const late = this.isLate(chosen, now);
+    return { chosen, waiting, late, peticion: this.request(adapter, { entorno: first.entorno, obligado: first.nifEmisor }, chosen, late) };
   }
 
   private setEstadoEnvio(idLote: string, estadoEnvio: 'en_cola' | 'pendiente_envio', now: string): void {
@@ -694,9 +757,10 @@ export class SubmissionWorker {
       this.db.run(
         this.db.kysely
           .updateTable('submission_batches')
-          .set({ ...answered, numRegistros: resend.records, peticion: resend.peticion, incidencia: resend.incidencia ? 1 : 0, ultimoError: message })
+          .set({ ...answered, numRegistros: resend.records, incidencia: resend.incidencia ? 1 : 0, ultimoError: message })
           .where('id', '=', batch.id),
       );
+      this.sql.updateRequest.run(resend.peticion, batch.id);
       this.setEstadoEnvio(batch.id, 'pendiente_envio', nowIso);
       this.db.run(queue);
       this.logger.warn('answer left records out, they go again first', { idLote: batch.id, registros: resend.records });

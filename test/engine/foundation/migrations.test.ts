@@ -210,3 +210,38 @@ describe('20261125T2000Z-submission-jobs-lote-partial', () => {
     await db.close();
   });
 });
+
+describe('20261126T0200Z-submission-requests', () => {
+  it('on a database holding submissions: each keeps its exact request bytes, now in submission_requests, and its state row loses them', async () => {
+    const db = await migratedTo('20261125T2300Z-device-routing-generation');
+    // An answered submission and an open one (resent byte for byte after the migration), a 2 MB request among them.
+    const big = `<soapenv:Envelope>${'<sum:RegistroFactura>é…</sum:RegistroFactura>'.repeat(45_000)}</soapenv:Envelope>`;
+    const insert = db.sqlite.prepare(
+      'INSERT INTO submission_batches VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+    );
+    const queue = 'test|aeat|B12345674';
+    insert.run('lote1', queue, 'test', 'aeat', 'B12345674', 1000, 0, big, 'respondido', 1, '<respuesta/>', 'CSV1', 'Correcto', 't1', 't1', 't2', null);
+    insert.run('lote2', queue, 'test', 'aeat', 'B12345674', 3, 1, '<peticion>2</peticion>', 'pendiente_respuesta', 2, null, null, null, 't3', 't4', null, 'sin respuesta');
+    const stateBefore = db.sqlite.prepare('SELECT * FROM submission_batches ORDER BY id').all() as Record<string, unknown>[];
+    const migrator = new Migrator({ db: db.kysely, provider: { getMigrations: async () => migrations } });
+    expect((await migrator.migrateTo('20261126T0200Z-submission-requests')).error).toBeUndefined();
+
+    expect(db.sqlite.prepare('SELECT idLote, peticion FROM submission_requests ORDER BY idLote').all()).toEqual([
+      { idLote: 'lote1', peticion: big },
+      { idLote: 'lote2', peticion: '<peticion>2</peticion>' },
+    ]);
+    expect(columnTypes(db, 'submission_batches')).not.toHaveProperty('peticion');
+    expect(db.sqlite.prepare('SELECT * FROM submission_batches ORDER BY id').all()).toEqual(
+      stateBefore.map(({ peticion: _moved, ...rest }) => rest),
+    );
+    // The open submission is still found through its index; a request belongs to an existing submission.
+    const plan = db.sqlite.prepare("EXPLAIN QUERY PLAN SELECT * FROM submission_batches WHERE queueKey = ? AND estado = 'pendiente_respuesta'").all(queue) as { detail: string }[];
+    expect(plan.map((p) => p.detail).join('\n')).toContain('submission_batches_queue');
+    expect(() => db.sqlite.prepare('INSERT INTO submission_requests VALUES (?, ?)').run('nope', 'x')).toThrow(/FOREIGN KEY/);
+    expect(() => db.sqlite.prepare('INSERT INTO submission_requests VALUES (?, ?)').run('lote2', 'x')).toThrow(/UNIQUE|PRIMARY KEY/);
+    expect(db.sqlite.prepare("SELECT sql FROM sqlite_master WHERE name = 'submission_requests'").get()).toEqual({ sql: expect.stringMatching(/\)\s*STRICT$/) });
+    expect(db.sqlite.pragma('integrity_check', { simple: true })).toBe('ok');
+    expect(db.sqlite.pragma('foreign_key_check')).toEqual([]);
+    await db.close();
+  });
+});

@@ -90,7 +90,7 @@ function expectSettledOnce(serie: string, evento: string): void {
   expect(new Set(held.map((r) => r.huella)).size).toBe(TICKETS);
   expect(held.every((r) => r.registered)).toBe(true);
 
-  const peticion = (env.db().prepare('SELECT peticion FROM submission_batches WHERE id = ?').get(idLote) as { peticion: string }).peticion;
+  const peticion = (env.db().prepare('SELECT peticion FROM submission_requests WHERE idLote = ?').get(idLote) as { peticion: string }).peticion;
   const sends = env.emu.aeat.ledger.submissions().filter((s) => s.requestSha256 === sha256(peticion));
   expect(sends).toHaveLength(2);
   expect(env.emu.aeat.ledger.chainIntact(NIF)).toBe(true);

@@ -77,7 +77,7 @@ function assertSettled(db: Database.Database, acknowledged: ReadonlySet<string>,
   const lotes = new Map<string, Set<string>>();
   for (const r of registros) lotes.set(r.idLote, (lotes.get(r.idLote) ?? new Set()).add(r.huella));
   const peticion = new Map(
-    (db.prepare("SELECT id, peticion FROM submission_batches WHERE autoridad = 'aeat'").all() as { id: string; peticion: string }[]).map((b) => [
+    (db.prepare("SELECT b.id, p.peticion FROM submission_batches b JOIN submission_requests p ON p.idLote = b.id WHERE b.autoridad = 'aeat'").all() as { id: string; peticion: string }[]).map((b) => [
       b.id,
       b.peticion,
     ]),

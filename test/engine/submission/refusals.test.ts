@@ -29,8 +29,8 @@ describe('Whole-request SOAP Client faults', () => {
     const worker = env.t.engine.context.submissions as unknown as { buildBatch(q: string, a: unknown): Promise<{ id: string }>; adapterFor(q: string): unknown };
     const batch = await worker.buildBatch(QUEUE, worker.adapterFor(QUEUE));
     // A defect in the committed bytes: an element the schema does not allow in the header.
-    const peticion = (env.db().prepare('SELECT peticion FROM submission_batches WHERE id = ?').get(batch.id) as { peticion: string }).peticion;
-    env.db().prepare('UPDATE submission_batches SET peticion = ? WHERE id = ?').run(
+    const peticion = (env.db().prepare('SELECT peticion FROM submission_requests WHERE idLote = ?').get(batch.id) as { peticion: string }).peticion;
+    env.db().prepare('UPDATE submission_requests SET peticion = ? WHERE idLote = ?').run(
       peticion.replace('</sum1:ObligadoEmision>', '</sum1:ObligadoEmision><sum1:Sobrante>x</sum1:Sobrante>'),
       batch.id,
     );

@@ -8,6 +8,7 @@ import * as devices from './20261125T1400Z-devices';
 import * as readCacheGeneration from './20261125T1616Z-read-cache-generation';
 import * as submissionJobsLotePartial from './20261125T2000Z-submission-jobs-lote-partial';
 import * as deviceRoutingGeneration from './20261125T2300Z-device-routing-generation';
+import * as submissionRequests from './20261126T0200Z-submission-requests';
 
 /** Static index: bundling and packaging keep every migration; names sort by ISO date. */
 export const migrations: Record<string, Migration> = {
@@ -20,4 +21,5 @@ export const migrations: Record<string, Migration> = {
   '20261125T1616Z-read-cache-generation': readCacheGeneration,
   '20261125T2000Z-submission-jobs-lote-partial': submissionJobsLotePartial,
   '20261125T2300Z-device-routing-generation': deviceRoutingGeneration,
+  '20261126T0200Z-submission-requests': submissionRequests,
 };

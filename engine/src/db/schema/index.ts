@@ -5,7 +5,7 @@ import type { ApiKeysTable, QuotaUsageTable } from './api-keys';
 import type { DeclarationsTable } from './declarations';
 import type { IssuersTable } from './issuers';
 import type { WebhookDeliveriesTable, WebhookDeliveryAttemptsTable, WebhookIssuersTable, WebhooksTable } from './webhooks';
-import type { EventsTable, SubmissionBatchesTable, SubmissionControlTable, SubmissionQueuesTable } from './submission';
+import type { EventsTable, SubmissionBatchesTable, SubmissionControlTable, SubmissionQueuesTable, SubmissionRequestsTable } from './submission';
 import type {
   ChainsTable,
   InvoiceDocumentosTable,
@@ -33,6 +33,7 @@ export interface Tables extends ClientsTables, DevicesTables {
   submission_jobs: SubmissionJobsTable;
   submission_queues: SubmissionQueuesTable;
   submission_batches: SubmissionBatchesTable;
+  submission_requests: SubmissionRequestsTable;
   submission_control: SubmissionControlTable;
   events: EventsTable;
   webhooks: WebhooksTable;

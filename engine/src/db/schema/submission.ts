@@ -17,7 +17,7 @@ export interface SubmissionQueuesTable {
   alcanzable: number | null;
 }
 
-/** One submission (idLote): its exact request bytes are committed before they are sent. */
+/** One submission (idLote): its exact request bytes (submission_requests) are committed before they are sent. */
 export interface SubmissionBatchesTable {
   id: string;
   queueKey: string;
@@ -26,7 +26,6 @@ export interface SubmissionBatchesTable {
   obligado: string;
   numRegistros: number;
   incidencia: number;
-  peticion: string;
   estado: 'pendiente_respuesta' | 'respondido' | 'rechazado';
   intentos: number;
   /** The authority's answer, byte for byte, for support staff. */
@@ -37,6 +36,15 @@ export interface SubmissionBatchesTable {
   enviadoEn: string | null;
   respondidoEn: string | null;
   ultimoError: string | null;
+}
+
+/**
+ * A submission's exact request bytes, in a row of their own: written when the submission is built
+ * and again only when a resend is rebuilt, never by the updates of the submission's state.
+ */
+export interface SubmissionRequestsTable {
+  idLote: string;
+  peticion: string;
 }
 
 /** Final verdicts as events, written in the verdict's transaction; webhooks deliver them. */
