@@ -179,6 +179,9 @@ export class WebhookDeliveryWorker {
   /** Sends the due deliveries: webhooks in parallel lanes, one attempt at a time per webhook. */
   private async deliverDue(): Promise<number> {
     const due = this.store.dueDeliveries(this.clock.now().toISOString(), this.config.batchSize);
+    // Nothing leaves on the strength of a commit not yet on disk: the events and deliveries read
+    // here may come from commits still in their fsync (issuing's, or this thread's own).
+    if (due.length > 0) await this.db.whenDurable();
     const byWebhook = new Map<string, string[]>();
     for (const d of due) {
       if (this.inFlight.has(d.id)) continue;
