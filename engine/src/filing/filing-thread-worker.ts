@@ -6,6 +6,7 @@ import { systemClock } from '../platform/clock';
 import { timeOrderedIds } from '../platform/ids';
 import type { Logger } from '../platform/logger';
 import type { FilingThreadStart, FromFilingThread, ToFilingThread } from './filing-thread';
+import { LazySyncTurns } from './lazy-sync-turns';
 import { buildFilingWorkers, type FilingWorkers } from './workers';
 
 const port = parentPort;
@@ -34,15 +35,16 @@ const logger: Logger = { info: relay('info'), warn: relay('warn'), error: relay(
 
 /**
  * Its own connection, opened at 'start' (the thread loads while the main thread migrates): reads
- * never wait for issuing (WAL); its commits keep synchronous=FULL, and before each send it fsyncs
- * the WAL, which may hold issuing commits still in their fsync.
+ * never wait for issuing (WAL); its write turns commit without an fsync inside the lock
+ * (LazySyncTurns), and before each send to an authority or a webhook it fsyncs the WAL, which may
+ * hold issuing commits still in their fsync and its own commits since the last fsync.
  */
 let running: { db: Database; workers: FilingWorkers } | undefined;
 let stopping = false;
 
 function start(): void {
   const db = new Database(data.file, { otherWriters: true });
-  const turns = new WritePriority(data.writePriority).filingTurns(ISSUING_FIRST);
+  const turns = new LazySyncTurns(db, new WritePriority(data.writePriority).filingTurns(ISSUING_FIRST));
   const workers = buildFilingWorkers(db, systemClock, timeOrderedIds(systemClock), logger, data, turns);
   running = { db, workers };
   if (data.submitAutomatically) workers.submissions.start();

@@ -22,15 +22,15 @@ export interface FilingWorkers {
 
 /**
  * The submission worker with every authority (AEAT, TicketBAI Araba/Gipuzkoa REST, Bizkaia LROE)
- * and the webhook worker, on `db`; `turns`: when the submission worker's write transactions may
- * take the lock (default: after what the event loop already has due).
+ * and the webhook worker, on `db`; `turns`: when their write transactions may take the lock
+ * (default: after what the event loop already has due).
  */
 export function buildFilingWorkers(db: Database, clock: Clock, ids: IdGenerator, logger: Logger, settings: FilingSettings, turns?: WriteTurns): FilingWorkers {
   const submissions = new SubmissionWorker(db, clock, ids, logger, settings.submission, turns);
   submissions.register(new TbaiRestAdapter('araba', settings.tbaiEndpoints));
   submissions.register(new TbaiRestAdapter('gipuzkoa', settings.tbaiEndpoints));
   submissions.register(new LroeAdapter(settings.tbaiEndpoints, (nif) => epigrafeOf(db, nif)));
-  return { submissions, webhookDeliveries: new WebhookDeliveryWorker(db, clock, logger, settings.webhooks) };
+  return { submissions, webhookDeliveries: new WebhookDeliveryWorker(db, clock, logger, settings.webhooks, turns) };
 }
 
 /** The IAE heading of a natural-person issuer (LROE model 140), when the client store has one. */

@@ -1,5 +1,6 @@
 import type { EventoWebhook } from '../../../src-shared/api/webhooks';
 import type { Database } from '../db/database';
+import { afterPendingEvents, type WriteTurns } from '../db/write-priority';
 import type { Clock } from '../platform/clock';
 import type { Logger } from '../platform/logger';
 import { PollLoop } from '../platform/poll-loop';
@@ -33,8 +34,11 @@ export const DEFAULT_WEBHOOK_DELIVERY: WebhookDeliveryConfig = {
 
 /** Consecutive failed attempts after which the platform suspends a webhook (spec). */
 export const SUSPEND_AFTER_FAILURES = 20;
-/** Events fanned out per transaction: one answered submission's (≤ 1,000 verdicts) in one commit. */
-const FAN_OUT_CHUNK = 1000;
+/**
+ * Events fanned out per write transaction. Each is a turn of its own (issuing goes first at the
+ * lock between two), so a chunk holds the lock a few ms even with several webhooks per event.
+ */
+const FAN_OUT_CHUNK = 250;
 
 /**
  * Turns final-verdict events into signed webhook deliveries and sends them, at least once.
@@ -60,6 +64,8 @@ export class WebhookDeliveryWorker {
     private readonly clock: Clock,
     private readonly logger: Logger,
     readonly config: WebhookDeliveryConfig,
+    /** When each write transaction may take the lock (the filing thread lets issuing go first). */
+    private readonly turns: WriteTurns = afterPendingEvents,
   ) {
     this.store = new WebhookStore(db);
     this.loop = new PollLoop('webhook', () => this.tick(), () => this.config.pollMs, logger);
@@ -85,7 +91,7 @@ export class WebhookDeliveryWorker {
 
   /** One pass: fan out new events, then one round of due attempts. Returns deliveries created + attempts made. */
   async tick(): Promise<number> {
-    const created = this.fanOut();
+    const created = await this.fanOut();
     const attempted = await this.deliverDue();
     return created + attempted;
   }
@@ -95,52 +101,68 @@ export class WebhookDeliveryWorker {
     for (let i = 0; i < maxTicks; i++) if ((await this.tick()) === 0) return;
   }
 
-  /** Turns every event after the cursor into deliveries. Returns how many deliveries were created. */
-  fanOut(): number {
+  /**
+   * Turns every event after the cursor into deliveries, a chunk per write turn. Returns how many
+   * deliveries were created. Events are read and the cursor moved inside the turn's transaction,
+   * so two fan-outs never hand out the same event twice; a pass with no new event takes no turn.
+   */
+  async fanOut(): Promise<number> {
     let created = 0;
-    for (;;) {
-      const { count, more } = this.db.transaction(() => {
-        const events = this.store.eventsAfter(this.store.eventCursor(), FAN_OUT_CHUNK);
-        const last = events.at(-1);
-        if (!last) return { count: 0, more: false };
-        const now = this.clock.now().toISOString();
-        // A chunk's events come from a few issuers: their webhooks are read once per issuer, not
-        // per event (no webhook changes inside this transaction).
-        const targets = new Map<string, { idWebhook: string; eventos: EventoWebhook[] }[]>();
-        let n = 0;
-        for (const event of events) {
-          const issuer = `${event.accountId}|${event.entorno}|${event.nifEmisor}`;
-          let ofIssuer = targets.get(issuer);
-          if (!ofIssuer) {
-            ofIssuer = this.store.targetsOf(event).map((t) => ({ idWebhook: t.idWebhook, eventos: eventosOf(t) }));
-            targets.set(issuer, ofIssuer);
-          }
-          for (const target of ofIssuer) {
-            if (!target.eventos.includes(event.evento)) continue;
-            const id = idEntrega(target.idWebhook, event.registroId, event.evento);
-            const inserted = this.store.insertDelivery({
-              id,
-              webhookId: target.idWebhook,
-              eventId: event.id,
-              evento: event.evento,
-              body: deliveryBody({ evento: event.evento, idEntrega: id, timestamp: now, datos: this.datosOf(event) }),
-              estado: 'pendiente',
-              intentos: 0,
-              siguienteIntentoEn: now,
-              ultimoCodigo: null,
-              ultimoError: null,
-              creadoEn: now,
-              entregadaEn: null,
-            });
-            if (inserted) n += 1;
-          }
-        }
-        this.store.setEventCursor(last.seq);
-        return { count: n, more: events.length === FAN_OUT_CHUNK };
-      });
+    while (this.store.lastEventSeq() > this.store.eventCursor()) {
+      const { count, more } = await this.turns.take(() => this.db.transaction(() => this.fanOutChunk()));
       created += count;
-      if (!more) return created;
+      if (!more) break;
     }
+    return created;
+  }
+
+  /** One chunk of the fan-out, inside its write transaction. */
+  private fanOutChunk(): { count: number; more: boolean } {
+    const cursor = this.store.eventCursor();
+    if (!this.store.anyActive()) {
+      // No webhook would take any of them (what the loop below would find, event by event):
+      // the cursor moves past every event without reading them, as a till with no webhook does all day.
+      const last = this.store.lastEventSeq();
+      if (last > cursor) this.store.setEventCursor(last);
+      return { count: 0, more: false };
+    }
+    const events = this.store.eventsAfter(cursor, FAN_OUT_CHUNK);
+    const last = events.at(-1);
+    if (!last) return { count: 0, more: false };
+    const now = this.clock.now().toISOString();
+    // A chunk's events come from a few issuers: their webhooks are read once per issuer, not
+    // per event (no webhook changes inside this transaction).
+    const targets = new Map<string, { idWebhook: string; eventos: EventoWebhook[] }[]>();
+    let n = 0;
+    for (const event of events) {
+      const issuer = `${event.accountId}|${event.entorno}|${event.nifEmisor}`;
+      let ofIssuer = targets.get(issuer);
+      if (!ofIssuer) {
+        ofIssuer = this.store.targetsOf(event).map((t) => ({ idWebhook: t.idWebhook, eventos: eventosOf(t) }));
+        targets.set(issuer, ofIssuer);
+      }
+      for (const target of ofIssuer) {
+        if (!target.eventos.includes(event.evento)) continue;
+        const id = idEntrega(target.idWebhook, event.registroId, event.evento);
+        const inserted = this.store.insertDelivery({
+          id,
+          webhookId: target.idWebhook,
+          eventId: event.id,
+          evento: event.evento,
+          body: deliveryBody({ evento: event.evento, idEntrega: id, timestamp: now, datos: this.datosOf(event) }),
+          estado: 'pendiente',
+          intentos: 0,
+          siguienteIntentoEn: now,
+          ultimoCodigo: null,
+          ultimoError: null,
+          creadoEn: now,
+          entregadaEn: null,
+        });
+        if (inserted) n += 1;
+      }
+    }
+    this.store.setEventCursor(last.seq);
+    return { count: n, more: events.length === FAN_OUT_CHUNK };
   }
 
   /** The event's `datos` as the submission worker wrote them (spec "Events"). */
@@ -157,6 +179,9 @@ export class WebhookDeliveryWorker {
   /** Sends the due deliveries: webhooks in parallel lanes, one attempt at a time per webhook. */
   private async deliverDue(): Promise<number> {
     const due = this.store.dueDeliveries(this.clock.now().toISOString(), this.config.batchSize);
+    // Nothing leaves on the strength of a commit not yet on disk: the events and deliveries read
+    // here may come from commits still in their fsync (issuing's, or this thread's own).
+    if (due.length > 0) await this.db.whenDurable();
     const byWebhook = new Map<string, string[]>();
     for (const d of due) {
       if (this.inFlight.has(d.id)) continue;
@@ -208,11 +233,11 @@ export class WebhookDeliveryWorker {
     return this.record(delivery, outcome);
   }
 
-  /** Records an attempt's outcome: delivery state, the log, the webhook's failure counter. */
-  private record(delivery: DeliveryRow, outcome: AttemptOutcome): 'delivered' | 'failed' | 'webhook-stopped' | 'skipped' {
+  /** Records an attempt's outcome, in a write turn: delivery state, the log, the webhook's failure counter. */
+  private record(delivery: DeliveryRow, outcome: AttemptOutcome): Promise<'delivered' | 'failed' | 'webhook-stopped' | 'skipped'> {
     const now = this.clock.now();
     const nowIso = now.toISOString();
-    return this.db.transaction(() => {
+    return this.turns.take(() => this.db.transaction(() => {
       const fresh = this.store.delivery(delivery.id);
       // Deleted with its webhook, or recorded by another process meanwhile.
       if (!fresh || fresh.estado !== 'pendiente') return 'skipped';
@@ -262,6 +287,6 @@ export class WebhookDeliveryWorker {
         return 'webhook-stopped';
       }
       return webhook && webhook.estado !== 'activo' ? 'webhook-stopped' : 'failed';
-    });
+    }));
   }
 }

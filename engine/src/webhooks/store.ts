@@ -125,6 +125,16 @@ export class WebhookStore {
     );
   }
 
+  /** Whether any webhook would take a delivery now. */
+  anyActive(): boolean {
+    return this.db.first(this.db.kysely.selectFrom('webhooks').select('idWebhook').where('estado', '=', 'activo').limit(1)) !== undefined;
+  }
+
+  /** The rowid of the newest event (0 with none). */
+  lastEventSeq(): number {
+    return this.db.first(this.db.kysely.selectFrom('events').select(sql<number | null>`max(rowid)`.as('seq')))?.seq ?? 0;
+  }
+
   /** Events committed after the cursor, in commit order (rowid: events are never deleted). */
   eventsAfter(seq: number, limit: number) {
     return this.db.all(

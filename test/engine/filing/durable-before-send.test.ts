@@ -21,6 +21,8 @@ vi.mock('node:fs', async (importOriginal) => {
 
 const { Database } = await import('../../../engine/src/db/database');
 const { buildFilingWorkers } = await import('../../../engine/src/filing/workers');
+const { afterPendingEvents } = await import('../../../engine/src/db/write-priority');
+const { LazySyncTurns } = await import('../../../engine/src/filing/lazy-sync-turns');
 const { ManualClock } = await import('../../../engine/src/platform/clock');
 const { sequentialIds } = await import('../../../engine/src/platform/ids');
 const { silentLogger } = await import('../../../engine/src/platform/logger');
@@ -56,16 +58,29 @@ const factura = (nif: string, numero: string) => ({
 });
 
 describe('The filing connection sends nothing before its own fsync of the WAL returns', () => {
-  it('a record committed by issuing, its fsync still running, reaches the authority only after the filing side fsynced', async () => {
+  // The filing thread's own turns commit with synchronous=NORMAL (LazySyncTurns): its submission
+  // is then durable only through that same fsync before the send.
+  it.each([
+    ['commits with synchronous=FULL', (_db: InstanceType<typeof Database>) => afterPendingEvents],
+    ["the filing thread's turns (synchronous=NORMAL)", (db: InstanceType<typeof Database>) => new LazySyncTurns(db, afterPendingEvents)],
+  ])('a record committed by issuing, its fsync still running, reaches the authority only after the filing side fsynced (%s)', async (_name, turnsOf) => {
+    emu.aeat.reset();
     const t = await makeTestEngine({ clock, submission: { aeat: { url: { test: emu.aeatUrl, live: emu.aeatUrl } } } });
     const config = t.engine.context.config;
     const filingDb = new Database(t.engine.context.db.file, { otherWriters: true });
-    const { submissions } = buildFilingWorkers(filingDb, clock, sequentialIds(500_000), silentLogger, {
-      submission: config.submission,
-      submitAutomatically: false,
-      webhooks: config.webhooks,
-      tbaiEndpoints: config.ticketbai.endpoints,
-    });
+    const { submissions } = buildFilingWorkers(
+      filingDb,
+      clock,
+      sequentialIds(500_000),
+      silentLogger,
+      {
+        submission: config.submission,
+        submitAutomatically: false,
+        webhooks: config.webhooks,
+        tbaiEndpoints: config.ticketbai.endpoints,
+      },
+      turnsOf(filingDb),
+    );
     try {
       fsyncControl.hold = true;
       const answer = t.billing('POST', '/v1/verifactu/crear', { body: factura(t.nifEmisor, '1') });
@@ -95,7 +110,7 @@ describe('The filing connection sends nothing before its own fsync of the WAL re
     }
   });
 
-  it('its own commits keep synchronous=FULL', async () => {
+  it('its own commits keep synchronous=FULL outside its write turns', async () => {
     const t = await makeTestEngine({ clock });
     const filingDb = new Database(t.engine.context.db.file, { otherWriters: true });
     try {

@@ -431,16 +431,16 @@ describe('Fan-out is exactly once per (webhook, event)', () => {
   it('repeating the fan-out, even from a cursor moved back, creates no second delivery', async () => {
     const id = await createWebhook({ path: '/una-vez' });
     rx.answer = () => ({ status: 500 });
-    worker().fanOut();
+    await worker().fanOut();
     const cursor = worker().store.eventCursor();
     await issue(3);
     await fileEverything();
-    expect(worker().fanOut()).toBe(3);
-    expect(worker().fanOut()).toBe(0);
+    expect(await worker().fanOut()).toBe(3);
+    expect(await worker().fanOut()).toBe(0);
     expect(worker().store.eventCursor()).toBeGreaterThan(cursor);
     // As if the cursor had not been saved with the deliveries: the idEntrega key still holds.
     worker().store.setEventCursor(cursor);
-    expect(worker().fanOut()).toBe(0);
+    expect(await worker().fanOut()).toBe(0);
     expect(deliveriesOf(id)).toHaveLength(3);
   });
 });
