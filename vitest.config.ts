@@ -22,8 +22,9 @@ export default defineConfig({
     pool: 'forks',
     testTimeout: 60_000,
     hookTimeout: 60_000,
-    // One temporary folder per run, removed at its end (test/support/run-tmpdir.ts).
-    globalSetup: ['test/support/run-tmpdir.ts'],
+    // One temporary folder per run, removed at its end (test/support/run-tmpdir.ts), and in it one
+    // database migrated once that new data dirs start from (test/support/migrated-template.ts).
+    globalSetup: ['test/support/run-tmpdir.ts', 'test/support/migrated-template.ts'],
     projects: [
       {
         extends: true,
