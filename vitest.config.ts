@@ -17,22 +17,47 @@ const ALONE = [
   'test/engine/devices-issuing/acceptance.test.ts',
 ];
 
+// Files that need a module registry of their own (vitest's isolate): they mock modules (electron,
+// node:fs), spy on or stub globals, set process.env, or drive the till UI's module-level stores.
+// Every other file shares one registry per worker (isolate: false), so the engine's module graph
+// is loaded once per worker instead of once per file (≈ 5–10 s of import per file under load).
+const OWN_MODULES = [
+  'test/main/**/*.test.ts',
+  'test/renderer/**/*.test.ts',
+  'test/emulators/aeat/wait-env.test.ts',
+  'test/engine/filing/durable-before-send.test.ts',
+  'test/engine/foundation/durable-commit.test.ts',
+  'test/engine/submission/wake.test.ts',
+];
+// vitest's default is cores − 1, one file at a time on the 2-core CI machine: at least two.
+const maxWorkers = Math.max(2, availableParallelism() - 1);
+
 export default defineConfig({
   test: {
     pool: 'forks',
     testTimeout: 60_000,
     hookTimeout: 60_000,
-    // One temporary folder per run, removed at its end (test/support/run-tmpdir.ts).
-    globalSetup: ['test/support/run-tmpdir.ts'],
+    // One temporary folder per run, removed at its end (test/support/run-tmpdir.ts), and in it one
+    // database migrated once that new data dirs start from (test/support/migrated-template.ts).
+    globalSetup: ['test/support/run-tmpdir.ts', 'test/support/migrated-template.ts'],
     projects: [
       {
         extends: true,
         test: {
           name: 'shared',
           include: ['test/**/*.test.ts'],
+          exclude: [...exclude, ...ALONE, ...OWN_MODULES],
+          isolate: false,
+          maxWorkers,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'own-modules',
+          include: OWN_MODULES,
           exclude: [...exclude, ...ALONE],
-          // vitest's default is cores − 1, one file at a time on the 2-core CI machine: at least two.
-          maxWorkers: Math.max(2, availableParallelism() - 1),
+          maxWorkers,
         },
       },
       {

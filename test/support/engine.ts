@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { LightMyRequestResponse } from 'fastify';
@@ -9,6 +9,7 @@ import { createEngine, type Engine } from '../../engine/src/index';
 import { ManualClock } from '../../engine/src/platform/clock';
 import { sequentialIds } from '../../engine/src/platform/ids';
 import { silentLogger } from '../../engine/src/platform/logger';
+import { MIGRATED_TEMPLATE } from './migrated-template';
 import { invalidAeatRepliesIn } from './xsd';
 
 export interface TestEngine {
@@ -72,8 +73,20 @@ export function testEngineConfig(dataDir: string, extra: Partial<EngineConfig> =
   };
 }
 
+/**
+ * A new empty data dir under the run's TMPDIR holding a copy of the run's migrated database
+ * (migrated-template.ts), so the engine that opens it skips the migrations' fsyncs. Outside vitest
+ * (no template) the dir is just empty and the engine migrates it as on a first start.
+ */
+export function migratedDataDir(prefix = 'engine-test-'): string {
+  const dataDir = mkdtempSync(path.join(tmpdir(), prefix));
+  const template = process.env[MIGRATED_TEMPLATE];
+  if (template !== undefined) copyFileSync(template, path.join(dataDir, 'engine.sqlite'));
+  return dataDir;
+}
+
 export async function makeTestEngine(options: TestEngineOptions = {}): Promise<TestEngine> {
-  const dataDir = options.dataDir ?? mkdtempSync(path.join(tmpdir(), 'engine-test-'));
+  const dataDir = options.dataDir ?? migratedDataDir();
   const clock = options.clock ?? new ManualClock(options.now ?? '2026-11-20T10:00:00.000Z');
   const engine = await createEngine(
     testEngineConfig(dataDir, {
