@@ -1,5 +1,5 @@
 import { isAscii } from 'node:buffer';
-import { createHash, randomUUID } from 'node:crypto';
+import { hash, randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { TLSSocket } from 'node:tls';
 import { CensusDirectory } from '../census-data';
@@ -98,7 +98,7 @@ function envWaitSeconds(): number | undefined {
 }
 
 function digest(id: string): Buffer {
-  return createHash('sha256').update(id).digest();
+  return hash('sha256', id, 'buffer');
 }
 
 const CSV_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
@@ -192,7 +192,7 @@ export function createAeatEmulator(opts: AeatEmulatorOptions = {}): AeatEmulator
       obligado: xml ? (/<(?:[\w.-]+:)?ObligadoEmision>[\s\S]*?<(?:[\w.-]+:)?NIF>\s*([^<\s]+)/.exec(xml)?.[1] ?? null) : null,
       presentador: null,
       recordCount: xml ? countRegistroFactura(xml) : 0,
-      requestSha256: createHash('sha256').update(body).digest('hex'),
+      requestSha256: hash('sha256', body, 'hex'),
       requestBytes: body.length,
       outcome,
       faultCode: code,
@@ -269,7 +269,7 @@ export function createAeatEmulator(opts: AeatEmulatorOptions = {}): AeatEmulator
           obligado: ob.nif,
           presentador,
           recordCount: count,
-          requestSha256: createHash('sha256').update(body).digest('hex'),
+          requestSha256: hash('sha256', body, 'hex'),
           requestBytes: body.length,
           outcome: 'processed',
           waitSeconds: cfg.waitSeconds,
