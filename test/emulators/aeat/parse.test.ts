@@ -112,3 +112,21 @@ describe('parseRegFactu', () => {
     );
   });
 });
+
+describe('extractBodyPayload', () => {
+  it('says where the payload lies in the envelope, so its bytes can be cut from the body without building the text', () => {
+    const chain = new ChainBuilder(DEMO.nif, new Date(T0 - 3600_000));
+    const plain = buildEnvelope({ obligado: DEMO, records: [chain.alta(), chain.alta()] });
+    // Declarations on Body as well as Envelope, white space and a comment around the payload.
+    const spaced = plain
+      .replace('<soapenv:Body>', '<soapenv:Body xmlns:x="urn:x">\n  <!-- lote -->\n  ')
+      .replace('</soapenv:Body>', '\n\t </soapenv:Body>');
+    for (const envelope of [plain, spaced]) {
+      const { xml, span } = extractBodyPayload(envelope);
+      expect(envelope.slice(span.start, span.nameEnd) + span.inserted + envelope.slice(span.nameEnd, span.end)).toBe(xml);
+      expect(xml.startsWith('<sum:RegFactuSistemaFacturacion xmlns:')).toBe(true);
+      expect(xml.endsWith('</sum:RegFactuSistemaFacturacion>')).toBe(true);
+    }
+    expect(extractBodyPayload(spaced).span.inserted).toContain(' xmlns:x="urn:x"');
+  });
+});
