@@ -61,6 +61,8 @@ const takeMemory = () => {
   spare = null;
   return m;
 };
+// Below this, a run touches few pages of a new memory: zeroing all 16 MiB would cost more.
+const REUSE_FROM_BYTES = 256 * 1024;
 const giveBack = (m) => {
   // One that grew is left to the GC: zeroing it on every run would cost more than it saves.
   if (m.buffer.byteLength !== INITIAL_PAGES * 65536) return;
@@ -78,10 +80,11 @@ parentPort.on('message', (msg) => {
     done = true;
     parentPort.postMessage({ kind: 'xsd-result', id: msg.id, exitCode, stderr, ms: performance.now() - t0 });
     // xmllint has exited (onExit is called from inside it): reuse its memory once the stack has unwound.
-    if (exitCode >= 0) setImmediate(() => giveBack(memory));
+    if (exitCode >= 0 && docBytes >= REUSE_FROM_BYTES) setImmediate(() => giveBack(memory));
   };
   const schemas = sets[msg.set];
   const docs = msg.docs;
+  const docBytes = docs.reduce((n, d) => n + d.contents.byteLength, 0);
   try {
     factory({
       inputFiles: docs.concat(schemas),
