@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 
 // The emulator's own huella computation (it must not trust engine/src).
 // Spec: Veri-Factu_especificaciones_huella_hash_registros, sections 3 and 5.
@@ -22,8 +22,9 @@ export interface AnulacionHashFields {
   fechaHoraHusoGenRegistro: string;
 }
 
+/** One-shot hashing: a Hash object per record cost twice the digest of its ~200 bytes. */
 function sha256Upper(s: string): string {
-  return createHash('sha256').update(s, 'utf8').digest('hex').toUpperCase();
+  return hash('sha256', s, 'hex').toUpperCase();
 }
 
 export function huellaAlta(f: AltaHashFields): string {

@@ -1,5 +1,5 @@
 import { isAscii } from 'node:buffer';
-import { createHash, randomUUID } from 'node:crypto';
+import { hash, randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { TLSSocket } from 'node:tls';
 import { CensusDirectory } from '../census-data';
@@ -20,6 +20,7 @@ import type { LedgerApi } from './ledger';
 import { Ledger } from './ledger';
 import { countRegistroFactura, parseRegFactu } from './parse';
 import { processRecords } from './processor';
+import type { PayloadSpan } from './soap';
 import { SoapFaultError, clientFault, extractBodyPayload, faultXml, respuestaXml } from './soap';
 import { XsdValidator, loadVerifactuSchemas } from './xsd';
 
@@ -98,7 +99,7 @@ function envWaitSeconds(): number | undefined {
 }
 
 function digest(id: string): Buffer {
-  return createHash('sha256').update(id).digest();
+  return hash('sha256', id, 'buffer');
 }
 
 const CSV_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
@@ -132,10 +133,18 @@ function incidenciaOf(xml: string): 'S' | 'N' {
   return /<(?:[\w.-]+:)?Incidencia>\s*S\s*</.test(xml) ? 'S' : 'N';
 }
 
-/** The bytes of an ASCII string, in an ArrayBuffer of their own (never Buffer's shared pool: it is transferred). */
-function asciiBytes(s: string): Uint8Array {
-  const bytes = Buffer.allocUnsafeSlow(s.length);
-  bytes.write(s, 0, 'latin1');
+/**
+ * The payload's bytes cut out of an ASCII body (one character, one byte), in an ArrayBuffer of
+ * their own (never Buffer's shared pool: it is transferred to the XSD worker). Read as latin1 they
+ * also give the reader its text as an external string: a 2 MB payload assembled from string
+ * pieces was flattened into the JavaScript heap on every request.
+ */
+function payloadBytes(body: Buffer, span: PayloadSpan): Buffer {
+  const head = span.nameEnd - span.start;
+  const bytes = Buffer.allocUnsafeSlow(head + span.inserted.length + (span.end - span.nameEnd));
+  body.copy(bytes, 0, span.start, span.nameEnd);
+  bytes.write(span.inserted, head, 'latin1');
+  body.copy(bytes, head + span.inserted.length, span.nameEnd, span.end);
   return bytes;
 }
 
@@ -192,7 +201,7 @@ export function createAeatEmulator(opts: AeatEmulatorOptions = {}): AeatEmulator
       obligado: xml ? (/<(?:[\w.-]+:)?ObligadoEmision>[\s\S]*?<(?:[\w.-]+:)?NIF>\s*([^<\s]+)/.exec(xml)?.[1] ?? null) : null,
       presentador: null,
       recordCount: xml ? countRegistroFactura(xml) : 0,
-      requestSha256: createHash('sha256').update(body).digest('hex'),
+      requestSha256: hash('sha256', body, 'hex'),
       requestBytes: body.length,
       outcome,
       faultCode: code,
@@ -216,7 +225,10 @@ export function createAeatEmulator(opts: AeatEmulatorOptions = {}): AeatEmulator
           `El XML no cumple el esquema. Operación no soportada por el emulador: ${payload.localName}`,
         );
       }
-      const count = countRegistroFactura(payload.xml);
+      const bytes = ascii ? payloadBytes(body, payload.span) : null;
+      // Read before the bytes are handed over.
+      const payloadXml = bytes ? bytes.toString('latin1') : payload.xml;
+      const count = countRegistroFactura(payloadXml);
       if (count > MAX_RECORDS) {
         throw clientFault(
           4102,
@@ -225,11 +237,11 @@ export function createAeatEmulator(opts: AeatEmulatorOptions = {}): AeatEmulator
       }
       // Parse on this thread while libxml2 validates in a worker; schema errors win.
       const t0 = performance.now();
-      const validation = cfg.validateXsd ? xsd.validate(ascii ? asciiBytes(payload.xml) : payload.xml) : null;
+      const validation = cfg.validateXsd ? xsd.validate(bytes ?? payload.xml) : null;
       let parsed: ReturnType<typeof parseRegFactu> | undefined;
       let parseError: unknown;
       try {
-        parsed = parseRegFactu(payload.xml);
+        parsed = parseRegFactu(payloadXml);
       } catch (err) {
         parseError = err;
       }
@@ -269,7 +281,7 @@ export function createAeatEmulator(opts: AeatEmulatorOptions = {}): AeatEmulator
           obligado: ob.nif,
           presentador,
           recordCount: count,
-          requestSha256: createHash('sha256').update(body).digest('hex'),
+          requestSha256: hash('sha256', body, 'hex'),
           requestBytes: body.length,
           outcome: 'processed',
           waitSeconds: cfg.waitSeconds,

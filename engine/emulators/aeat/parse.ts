@@ -80,13 +80,6 @@ function decodeEntities(s: string): string {
   });
 }
 
-function addChild(parent: Node, name: string, value: unknown): void {
-  const cur = parent[name];
-  if (cur === undefined) parent[name] = ARRAYS.has(name) ? [value] : value;
-  else if (Array.isArray(cur) && ARRAYS.has(name)) cur.push(value);
-  else parent[name] = Array.isArray(cur) ? [...(cur as unknown[]), value] : [cur, value];
-}
-
 /**
  * Every element name parseRegFactu reads. Other elements (IDVersion, NombreRazonEmisor, the
  * SistemaInformatico details, Impuesto…) and everything inside them are scanned for
@@ -104,10 +97,20 @@ const WANTED = new Set([
   'SistemaInformatico', 'IdSistemaInformatico', 'NumeroInstalacion', 'FechaHoraHusoGenRegistro',
 ]);
 
-/** A qualified name met in the document: its text once, and its local name when it is WANTED. */
+/**
+ * A qualified name met in the document: its text once, its local name when it is WANTED, and
+ * guesses of what comes next (the records of a request repeat one shape), so that a start tag
+ * is recognised by comparing characters in place, without cutting its name out and hashing it.
+ */
 interface ElementName {
   qname: string;
   wanted: string | null;
+  /** A wanted element kept as a list even when it occurs once. */
+  array: boolean;
+  /** The child that came first under this element last time. */
+  firstChild: ElementName | null;
+  /** The sibling that followed this element last time. */
+  next: ElementName | null;
 }
 
 /** One open element. Frames are reused by depth, so a request allocates none per element. */
@@ -118,51 +121,52 @@ interface Frame {
   /** Its built children, once it has one. */
   obj: Node | null;
   hasChild: boolean;
+  /** Its child element seen last (the guess of the next one starts there). */
+  lastChild: ElementName | null;
   /** Text so far, when comments, PIs or CDATA cut it; the rest runs from segStart to the end tag. */
   text: string;
   segStart: number;
 }
 
-const ROOT_NAME: ElementName = { qname: '', wanted: null };
+const newName = (qname: string, wanted: string | null): ElementName => ({
+  qname,
+  wanted,
+  array: wanted !== null && ARRAYS.has(wanted),
+  firstChild: null,
+  next: null,
+});
 
-const newFrame = (): Frame => ({ name: ROOT_NAME, built: false, obj: null, hasChild: false, text: '', segStart: 0 });
+const newFrame = (name: ElementName): Frame => ({ name, built: false, obj: null, hasChild: false, lastChild: null, text: '', segStart: 0 });
 
-/**
- * Where the next occurrence of one character is, from positions that only move forward: each
- * search resumes where the last one stopped, so asking at every tag costs one pass in all.
- */
-function forwardFinder(xml: string, ch: string): (from: number) => number {
-  let at = -1;
-  return (from) => {
-    if (at < from) {
-      at = xml.indexOf(ch, from);
-      if (at < 0) at = xml.length;
-    }
-    return at;
-  };
+function addChild(parent: Node, name: ElementName, value: unknown): void {
+  const key = name.wanted as string;
+  const cur = parent[key];
+  if (cur === undefined) parent[key] = name.array ? [value] : value;
+  else if (name.array) (cur as unknown[]).push(value);
+  else parent[key] = Array.isArray(cur) ? [...(cur as unknown[]), value] : [cur, value];
 }
+
+/** Where a name stops: white space, `/`, `>`, or the end of the text (NaN). */
+const endsName = (c: number): boolean => c === 62 /* > */ || c === 47 /* / */ || isSpace(c) || Number.isNaN(c);
 
 /**
  * Minimal XML-to-object reader (namespace prefixes dropped, attributes ignored, leaf values as
  * trimmed literal text), building only the WANTED elements. One pass, and no JavaScript loop over
- * characters on the common path: tags are found with indexOf, end tags matched with startsWith,
- * names looked up once per distinct name. A character loop costs ~15 machine instructions per
- * character here, which made the previous reader ~100 M instructions per 1000-record request.
- * libxml2 has already checked the document when XSD validation is on. DTDs are refused.
+ * the document's characters on the common path: tags are found with indexOf, end tags matched with
+ * startsWith, and a start tag checked against the name guessed from the previous record's shape
+ * (cutting each name out and looking it up in a map was half of the reader's time). A character
+ * loop costs ~15 machine instructions per character here, which made an earlier reader ~100 M
+ * instructions per 1000-record request. libxml2 has already checked the document when XSD
+ * validation is on. DTDs are refused.
  */
 export function readXml(xml: string): Node {
   const root: Node = {};
-  const frames: Frame[] = [newFrame()];
+  const frames: Frame[] = [newFrame(newName('', null))];
   const top0 = frames[0] as Frame;
   top0.built = true;
   top0.obj = root;
   top0.hasChild = true;
   const names = new Map<string, ElementName>();
-  const nextSpace = forwardFinder(xml, ' ');
-  const nextTab = forwardFinder(xml, '\t');
-  const nextLf = forwardFinder(xml, '\n');
-  const nextCr = forwardFinder(xml, '\r');
-  const nextColon = forwardFinder(xml, ':');
   let depth = 0;
   const n = xml.length;
   let i = 0;
@@ -202,9 +206,9 @@ export function readXml(xml: string): Node {
       i = after;
       continue;
     }
-    const gt = xml.indexOf('>', lt);
-    if (gt < 0) throw new Error('unterminated tag');
     if (c === 47 /* / */) {
+      const gt = xml.indexOf('>', lt);
+      if (gt < 0) throw new Error('unterminated tag');
       const qname = top.name.qname;
       let at = lt + 2 + qname.length;
       if (depth === 0 || !xml.startsWith(qname, lt + 2) || (at !== gt && !isSpace(xml.charCodeAt(at)))) {
@@ -215,20 +219,43 @@ export function readXml(xml: string): Node {
       if (top.built) {
         const parent = frames[depth] as Frame;
         const value = top.hasChild ? (top.obj ?? {}) : decodeEntities((top.text + xml.slice(top.segStart, lt)).trim());
-        addChild((parent.obj ??= {}), top.name.wanted as string, value);
+        addChild((parent.obj ??= {}), top.name, value);
       }
       i = gt + 1;
       continue;
     }
-    // Start tag. Without white space before '>' it has no attributes and '>' ends it; with
-    // some, the name ends at the first and an attribute value may hold '>'.
-    let end = gt;
-    let nameEnd = xml.charCodeAt(gt - 1) === 47 /* / */ ? gt - 1 : gt;
-    if (Math.min(nextSpace(lt), nextTab(lt), nextLf(lt), nextCr(lt)) < gt) {
+    // Start tag: the guessed name if the characters agree, else the name cut out and looked up.
+    const guess = top.lastChild === null ? top.name.firstChild : top.lastChild.next;
+    let name: ElementName | undefined;
+    let nameEnd: number;
+    if (guess !== null && xml.startsWith(guess.qname, lt + 1) && endsName(xml.charCodeAt(lt + 1 + guess.qname.length))) {
+      name = guess;
+      nameEnd = lt + 1 + guess.qname.length;
+    } else {
       nameEnd = lt + 1;
-      while (nameEnd < gt && !isSpace(xml.charCodeAt(nameEnd)) && xml.charCodeAt(nameEnd) !== 47) nameEnd++;
+      while (!endsName(xml.charCodeAt(nameEnd))) nameEnd++;
+      if (nameEnd === lt + 1) throw new Error('empty tag name');
+      const qname = xml.slice(lt + 1, nameEnd);
+      name = names.get(qname);
+      if (!name) {
+        const local = qname.slice(qname.indexOf(':') + 1);
+        name = newName(qname, WANTED.has(local) ? local : null);
+        names.set(qname, name);
+      }
+    }
+    if (top.lastChild === null) top.name.firstChild = name;
+    else top.lastChild.next = name;
+    top.lastChild = name;
+    // Without white space after the name, '>' or '/>' follows it; with some, attributes may
+    // follow, and an attribute value may hold '>'.
+    let end = nameEnd;
+    const after = xml.charCodeAt(nameEnd);
+    if (after === 47 /* / */) {
+      end = nameEnd + 1;
+      if (xml.charCodeAt(end) !== 62) throw new Error('malformed start tag');
+    } else if (after !== 62 /* > */) {
       let q = 0;
-      for (end = nameEnd; end < n; end++) {
+      for (; end < n; end++) {
         const ch = xml.charCodeAt(end);
         if (q !== 0) {
           if (ch === q) q = 0;
@@ -237,26 +264,18 @@ export function readXml(xml: string): Node {
       }
       if (end >= n) throw new Error('unterminated tag');
     }
-    if (nameEnd === lt + 1) throw new Error('empty tag name');
-    const qname = xml.slice(lt + 1, nameEnd);
-    let name = names.get(qname);
-    if (!name) {
-      const colon = nextColon(lt);
-      const local = colon < nameEnd ? qname.slice(colon - lt) : qname;
-      name = { qname, wanted: WANTED.has(local) ? local : null };
-      names.set(qname, name);
-    }
     top.hasChild = true;
     const built = top.built && name.wanted !== null;
     if (xml.charCodeAt(end - 1) === 47 /* / */) {
-      if (built) addChild((top.obj ??= {}), name.wanted as string, '');
+      if (built) addChild((top.obj ??= {}), name, '');
     } else {
       depth++;
       let f = frames[depth];
-      if (!f) frames.push((f = newFrame()));
+      if (!f) frames.push((f = newFrame(name)));
       f.name = name;
       f.built = built;
       f.hasChild = false;
+      f.lastChild = null;
       if (built) {
         // Created with the first built child: leaves never need one.
         f.obj = null;

@@ -23,11 +23,22 @@ export function clientFault(codigo: number, text: string): SoapFaultError {
   return new SoapFaultError('env:Client', `Codigo[${codigo}].${text}`, codigo);
 }
 
+/** Where the payload lies in the envelope's text: its xml is `text.slice(start, nameEnd) + inserted + text.slice(nameEnd, end)`. */
+export interface PayloadSpan {
+  start: number;
+  /** End of the element's name in its start tag, where the inherited declarations go. */
+  nameEnd: number;
+  /** The namespace declarations it inherited (` xmlns:p="…"`…). */
+  inserted: string;
+  end: number;
+}
+
 export interface BodyPayload {
   /** Local name of the first element inside soap:Body. */
   localName: string;
   /** That element as a standalone document, with the namespace declarations it inherited. */
   xml: string;
+  span: PayloadSpan;
 }
 
 const START_TAG = /<([A-Za-z_][\w.-]*:)?([A-Za-z_][\w.-]*)\b/y;
@@ -100,8 +111,9 @@ export function extractBodyPayload(xml: string): BodyPayload {
     .map(([k, v]) => ` ${k ? `xmlns:${k}` : 'xmlns'}=${v}`)
     .join('');
   const nameEnd = i + 1 + (child[1] ?? '').length + (child[2] ?? '').length;
-  const payload = xml.slice(i, nameEnd) + extra + xml.slice(nameEnd, close).trimEnd();
-  return { localName: child[2] ?? '', xml: payload };
+  const rest = xml.slice(nameEnd, close).trimEnd();
+  const payload = xml.slice(i, nameEnd) + extra + rest;
+  return { localName: child[2] ?? '', xml: payload, span: { start: i, nameEnd, inserted: extra, end: nameEnd + rest.length } };
 }
 
 export function xmlEscape(s: string): string {

@@ -52,18 +52,39 @@ const sets = {};
 for (const [name, files] of Object.entries(workerData.sets)) {
   sets[name] = files.map((f) => ({ fileName: f.fileName, contents: encoder.encode(f.contents) }));
 }
+const INITIAL_PAGES = 256;
+// The wasm memory of the last run, zeroed: to the next instance the same as a new one, without
+// allocating 16 MiB per run (page faults, and external memory that drove this thread's GC).
+let spare = null;
+const takeMemory = () => {
+  const m = spare ?? new WebAssembly.Memory({ initial: INITIAL_PAGES, maximum: workerData.maxMemoryPages });
+  spare = null;
+  return m;
+};
+// Below this, a run touches few pages of a new memory: zeroing all 16 MiB would cost more.
+const REUSE_FROM_BYTES = 256 * 1024;
+const giveBack = (m) => {
+  // One that grew is left to the GC: zeroing it on every run would cost more than it saves.
+  if (m.buffer.byteLength !== INITIAL_PAGES * 65536) return;
+  new Uint8Array(m.buffer).fill(0);
+  spare = m;
+};
 parentPort.on('message', (msg) => {
   if (!msg || msg.kind !== 'xsd-validate') return;
   const t0 = performance.now();
   let stderr = '';
   let done = false;
+  const memory = takeMemory();
   const finish = (exitCode) => {
     if (done) return;
     done = true;
     parentPort.postMessage({ kind: 'xsd-result', id: msg.id, exitCode, stderr, ms: performance.now() - t0 });
+    // xmllint has exited (onExit is called from inside it): reuse its memory once the stack has unwound.
+    if (exitCode >= 0 && docBytes >= REUSE_FROM_BYTES) setImmediate(() => giveBack(memory));
   };
   const schemas = sets[msg.set];
   const docs = msg.docs;
+  const docBytes = docs.reduce((n, d) => n + d.contents.byteLength, 0);
   try {
     factory({
       inputFiles: docs.concat(schemas),
@@ -72,7 +93,7 @@ parentPort.on('message', (msg) => {
       printErr(t) { stderr += t + '\n'; },
       onExit: finish,
       onAbort(r) { stderr += 'WASM abort: ' + r + '\n'; finish(-1); },
-      wasmMemory: new WebAssembly.Memory({ initial: 256, maximum: workerData.maxMemoryPages }),
+      wasmMemory: memory,
       instantiateWasm(imports, cb) {
         WebAssembly.instantiate(compiled, imports).then((inst) => cb(inst), (e) => { stderr += String(e); finish(-3); });
         return {};

@@ -66,6 +66,35 @@ describe('parseRegFactu', () => {
     expect(r?.refExterna).toBe('ref<&>&A');
   });
 
+  it('reads records whose shape changes from one to the next (optional elements, anulaciones, attributes, spaces in tags, empty elements)', () => {
+    const chain = new ChainBuilder(DEMO.nif, new Date(T0 - 3600_000));
+    const a1 = chain.alta({ destinatarioNif: '12345678Z', subsanacion: 'S', rechazoPrevio: 'N' });
+    const a2 = chain.alta({ lines: [{ base: '10.00', tipo: '21', cuota: '2.10' }, { base: '5.00', tipo: '10', cuota: '0.50' }] });
+    const an = chain.anulacion(a1.id, { sinRegistroPrevio: 'N' });
+    // Same names, other spellings: white space before '>', an attribute, an empty element, a self-closed one it does not read.
+    const a3 = chain.alta();
+    const a3xml = a3.xml
+      .replace('<sum1:TipoFactura>', '<sum1:TipoFactura >')
+      .replace('<sum1:CuotaTotal>', '<sum1:CuotaTotal\n  xmlns:x="urn:x">')
+      .replace('</sum1:ImporteTotal>', '</sum1:ImporteTotal ><sum1:Extra/><sum1:RefExterna/>');
+    const a4 = chain.alta({ destinatarioNif: 'B99999997' });
+    const parsed = parseRegFactu(payloadOf(buildEnvelope({ obligado: DEMO, records: [a1, a2, an, a3xml, a4] })));
+    expect(parsed.records.map((r) => r.tipo)).toEqual(['alta', 'alta', 'anulacion', 'alta', 'alta']);
+    expect(parsed.records[0]).toMatchObject({ subsanacion: 'S', rechazoPrevio: 'N', destinatarioNifs: ['12345678Z'], prev: null });
+    expect(parsed.records[1]).toMatchObject({
+      lines: [
+        { claveRegimen: '01', base: '10.00', cuota: '2.10' },
+        { claveRegimen: '01', base: '5.00', cuota: '0.50' },
+      ],
+      destinatarioNifs: [],
+      prev: { numSerie: a1.id.numSerie, huella: a1.huella },
+    });
+    expect(parsed.records[1]).not.toHaveProperty('subsanacion');
+    expect(parsed.records[2]).toMatchObject({ tipo: 'anulacion', numSerie: a1.id.numSerie, sinRegistroPrevio: 'N', huella: an.huella });
+    expect(parsed.records[3]).toMatchObject({ tipoFactura: 'F2', cuotaTotal: '21.00', importeTotal: '121.00', refExterna: '', huella: a3.huella });
+    expect(parsed.records[4]).toMatchObject({ tipoFactura: 'F1', destinatarioNifs: ['B99999997'], huella: a4.huella });
+  });
+
   it('refuses what is not well-formed with 4102, and names a missing field', () => {
     const chain = new ChainBuilder(DEMO.nif, new Date(T0 - 3600_000));
     const good = payloadOf(buildEnvelope({ obligado: DEMO, records: [chain.alta()] }));
@@ -81,5 +110,23 @@ describe('parseRegFactu', () => {
     expect(faultOf(() => parseRegFactu(good.replace(/<sum1:NIF>B12345674<\/sum1:NIF><\/sum1:ObligadoEmision>/, '</sum1:ObligadoEmision>')))).toBe(
       'Codigo[4102].El XML no cumple el esquema. Falta informar campo obligatorio.: NIF',
     );
+  });
+});
+
+describe('extractBodyPayload', () => {
+  it('says where the payload lies in the envelope, so its bytes can be cut from the body without building the text', () => {
+    const chain = new ChainBuilder(DEMO.nif, new Date(T0 - 3600_000));
+    const plain = buildEnvelope({ obligado: DEMO, records: [chain.alta(), chain.alta()] });
+    // Declarations on Body as well as Envelope, white space and a comment around the payload.
+    const spaced = plain
+      .replace('<soapenv:Body>', '<soapenv:Body xmlns:x="urn:x">\n  <!-- lote -->\n  ')
+      .replace('</soapenv:Body>', '\n\t </soapenv:Body>');
+    for (const envelope of [plain, spaced]) {
+      const { xml, span } = extractBodyPayload(envelope);
+      expect(envelope.slice(span.start, span.nameEnd) + span.inserted + envelope.slice(span.nameEnd, span.end)).toBe(xml);
+      expect(xml.startsWith('<sum:RegFactuSistemaFacturacion xmlns:')).toBe(true);
+      expect(xml.endsWith('</sum:RegFactuSistemaFacturacion>')).toBe(true);
+    }
+    expect(extractBodyPayload(spaced).span.inserted).toContain(' xmlns:x="urn:x"');
   });
 });
