@@ -1,4 +1,6 @@
+import { readdirSync, readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
+import { join, sep } from 'node:path';
 import { defineConfig } from 'vitest/config';
 
 // The till's end-to-end tests (test/e2e, Chromium against `npm start`) are part of `npm test`;
@@ -18,16 +20,19 @@ const ALONE = [
 ];
 
 // Files that need a module registry of their own (vitest's isolate): they mock modules (electron,
-// node:fs), spy on or stub globals, set process.env, or drive the till UI's module-level stores.
-// Every other file shares one registry per worker (isolate: false), so the engine's module graph
-// is loaded once per worker instead of once per file (≈ 5–10 s of import per file under load).
+// node:fs), spy on or stub globals, fake timers, set process.env or listen on process, or drive the
+// till UI's module-level stores. Every other file shares one registry per worker (isolate: false),
+// so the engine's module graph is loaded once per worker instead of once per file (≈ 5–10 s of
+// import per file under load). Found by reading the files, so a new file that mocks is never shared.
+const TOUCHES_MODULES_OR_GLOBALS =
+  /vi\.(mock|doMock|spyOn|stubGlobal|stubEnv|useFakeTimers)\b|process\.env\.[A-Za-z_]+\s*=[^=]|process\.env\[[^\]]+\]\s*=[^=]|process\.(on|once)\(|globalThis\.[A-Za-z_]+\s*=[^=]/;
 const OWN_MODULES = [
   'test/main/**/*.test.ts',
   'test/renderer/**/*.test.ts',
-  'test/emulators/aeat/wait-env.test.ts',
-  'test/engine/filing/durable-before-send.test.ts',
-  'test/engine/foundation/durable-commit.test.ts',
-  'test/engine/submission/wake.test.ts',
+  ...readdirSync('test', { recursive: true, encoding: 'utf8' })
+    .filter((file) => file.endsWith('.test.ts') && !file.startsWith('main/') && !file.startsWith('renderer/'))
+    .filter((file) => TOUCHES_MODULES_OR_GLOBALS.test(readFileSync(join('test', file), 'utf8')))
+    .map((file) => join('test', file).split(sep).join('/')),
 ];
 // vitest's default is cores − 1, one file at a time on the 2-core CI machine: at least two.
 const maxWorkers = Math.max(2, availableParallelism() - 1);
