@@ -5,18 +5,13 @@
 // test/engine/foundation/durable-commit.test.ts; a worker thread would not see the mock).
 import type * as NodeFs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { releaseHeldFsyncs } from '../../support/holdable-fsync';
 
 const fsyncControl = vi.hoisted(() => ({ calls: 0, held: [] as (() => void)[], hold: false }));
 
 vi.mock('node:fs', async (importOriginal) => {
-  const real = await importOriginal<typeof NodeFs>();
-  const fsync = (fd: number, callback: (error: NodeJS.ErrnoException | null) => void) => {
-    fsyncControl.calls++;
-    const run = () => real.fsync(fd, callback);
-    if (fsyncControl.hold) fsyncControl.held.push(run);
-    else run();
-  };
-  return { ...real, default: { ...real, fsync }, fsync };
+  const { withHoldableFsync } = await import('../../support/holdable-fsync');
+  return withHoldableFsync(await importOriginal<typeof NodeFs>(), fsyncControl);
 });
 
 const { Database } = await import('../../../engine/src/db/database');
@@ -37,7 +32,7 @@ beforeAll(async () => {
 afterAll(async () => emu.close());
 
 const releaseHeld = () => {
-  for (const run of fsyncControl.held.splice(0)) run();
+  releaseHeldFsyncs(fsyncControl);
 };
 const settled = async (promise: Promise<unknown>) => {
   let done = false;

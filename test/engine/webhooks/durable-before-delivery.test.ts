@@ -8,17 +8,14 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { releaseHeldFsyncs } from '../../support/holdable-fsync';
+import { insertAccountRow, insertActiveWebhookRows } from '../../fixtures/webhook-rows';
 
-const fsyncControl = vi.hoisted(() => ({ held: [] as (() => void)[], hold: false }));
+const fsyncControl = vi.hoisted(() => ({ calls: 0, held: [] as (() => void)[], hold: false }));
 
 vi.mock('node:fs', async (importOriginal) => {
-  const real = await importOriginal<typeof NodeFs>();
-  const fsync = (fd: number, callback: (error: NodeJS.ErrnoException | null) => void) => {
-    const run = () => real.fsync(fd, callback);
-    if (fsyncControl.hold) fsyncControl.held.push(run);
-    else run();
-  };
-  return { ...real, default: { ...real, fsync }, fsync };
+  const { withHoldableFsync } = await import('../../support/holdable-fsync');
+  return withHoldableFsync(await importOriginal<typeof NodeFs>(), fsyncControl);
 });
 
 const { Database } = await import('../../../engine/src/db/database');
@@ -36,18 +33,15 @@ beforeAll(async () => {
 afterAll(async () => rx.close());
 
 const releaseHeld = () => {
-  for (const run of fsyncControl.held.splice(0)) run();
+  releaseHeldFsyncs(fsyncControl);
 };
 
 describe('A webhook delivery from the filing connection', () => {
   it('reaches its receiver only once the WAL holding its event and delivery has been fsynced', async () => {
     const engineDb = Database.open(mkdtempSync(path.join(tmpdir(), 'durable-before-delivery-')));
     await engineDb.migrate();
-    engineDb.sqlite.exec(`
-      INSERT INTO accounts VALUES ('a','B12345674','X','basico','activa',1,NULL,NULL,'t');
-      INSERT INTO webhooks VALUES ('w','a','test','n','${rx.url}/hook','s0123456789abcdef',NULL,'activo',0,NULL,NULL,'X-Service-','t','t');
-      INSERT INTO webhook_issuers VALUES ('w','test','B12345674','t');
-    `);
+    insertAccountRow(engineDb.sqlite);
+    insertActiveWebhookRows(engineDb.sqlite, `${rx.url}/hook`);
     engineDb.sqlite.pragma('foreign_keys = OFF');
     engineDb.sqlite.exec(`INSERT INTO events VALUES ('ev_1', 'factura.registrada', 'a', 'test', 'B12345674', 'inv_1', 'reg_1', '{"idFactura":"inv_1"}', 't')`);
     const filingDb = new Database(engineDb.file, { otherWriters: true });

@@ -10,6 +10,7 @@ import type { WriteTurns } from '../../../engine/src/db/write-priority';
 import { ManualClock } from '../../../engine/src/platform/clock';
 import { silentLogger } from '../../../engine/src/platform/logger';
 import { DEFAULT_WEBHOOK_DELIVERY, WebhookDeliveryWorker } from '../../../engine/src/webhooks/delivery-worker';
+import { insertAccountRow, insertActiveWebhookRows } from '../../fixtures/webhook-rows';
 
 let db: Database | undefined;
 afterEach(async () => {
@@ -32,7 +33,7 @@ function countingTurns() {
 async function engineDb(): Promise<Database> {
   db = Database.open(mkdtempSync(path.join(tmpdir(), 'fan-out-turns-')));
   await db.migrate();
-  db.sqlite.exec(`INSERT INTO accounts VALUES ('a','B12345674','X','basico','activa',1,NULL,NULL,'t')`);
+  insertAccountRow(db.sqlite);
   return db;
 }
 
@@ -65,10 +66,7 @@ describe('Webhook fan-out in write turns', () => {
 
   it('with an active webhook, one delivery per event, a chunk of events per turn, the cursor at the last event', async () => {
     const db = await engineDb();
-    db.sqlite.exec(`
-      INSERT INTO webhooks VALUES ('w','a','test','n','https://x.example.com','s0123456789abcdef',NULL,'activo',0,NULL,NULL,'X-Service-','t','t');
-      INSERT INTO webhook_issuers VALUES ('w','test','B12345674','t');
-    `);
+    insertActiveWebhookRows(db.sqlite, 'https://x.example.com');
     const turns = countingTurns();
     const worker = new WebhookDeliveryWorker(db, new ManualClock('2026-11-20T10:00:00.000Z'), silentLogger, DEFAULT_WEBHOOK_DELIVERY, turns);
     addEvents(db, 600, 0);

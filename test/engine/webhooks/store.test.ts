@@ -7,6 +7,7 @@ import { isPrivateNetworkHost, webhookUrlProblem } from '../../../src-shared/api
 import { Database } from '../../../engine/src/db/database';
 import { deliveryBody, idEntrega, signature, uuidV5 } from '../../../engine/src/webhooks/signing';
 import { WebhookStore } from '../../../engine/src/webhooks/store';
+import { insertAccountRow, insertActiveWebhookRows } from '../../fixtures/webhook-rows';
 
 describe('idEntrega is a UUIDv5 (RFC 4122 §4.3), deterministic per (webhook, record, event)', () => {
   it('matches the published vector uuid5(NAMESPACE_DNS, "python.org")', () => {
@@ -50,11 +51,8 @@ describe('20261122T1500Z-webhooks', () => {
   async function migrated(): Promise<Database> {
     const db = Database.open(mkdtempSync(path.join(tmpdir(), 'mig-wh-')));
     await db.migrate();
-    db.sqlite.exec(`
-      INSERT INTO accounts VALUES ('a','B12345674','X','basico','activa',1,NULL,NULL,'t');
-      INSERT INTO webhooks VALUES ('w','a','test','n','https://x.example.com','s0123456789abcdef',NULL,'activo',0,NULL,NULL,'X-Service-','t','t');
-      INSERT INTO webhook_issuers VALUES ('w','test','B12345674','t');
-    `);
+    insertAccountRow(db.sqlite);
+    insertActiveWebhookRows(db.sqlite, 'https://x.example.com');
     return db;
   }
 
