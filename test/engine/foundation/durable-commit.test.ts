@@ -73,6 +73,13 @@ beforeEach(() => {
 describe('WalSync: one fsync covers every commit written before it started', () => {
   const current = withMigratedDatabase();
 
+  /** Two flushes, each with its fsync started and held. */
+  function twoHeldFlushes() {
+    const sync = new WalSync(`${current.db.file}-wal`);
+    fsyncControl.hold = true;
+    return { sync, first: sync.flush(), second: sync.flush() };
+  }
+
   it('two fsyncs run at once; flushes asked for while both run share the next; whenDurable waits for it', async () => {
     const sync = new WalSync(`${current.db.file}-wal`);
     fsyncControl.hold = true;
@@ -111,10 +118,7 @@ describe('WalSync: one fsync covers every commit written before it started', () 
   });
 
   it('an fsync that returns first answers the flushes of the one started before it; close waits for that one', async () => {
-    const sync = new WalSync(`${current.db.file}-wal`);
-    fsyncControl.hold = true;
-    const first = sync.flush();
-    const second = sync.flush();
+    const { sync, first, second } = twoHeldFlushes();
     const [earlier, later] = fsyncControl.held.splice(0);
     later!();
     await Promise.all([first, second]);
@@ -127,10 +131,7 @@ describe('WalSync: one fsync covers every commit written before it started', () 
   });
 
   it('a later fsync that returns first answers nothing started after it', async () => {
-    const sync = new WalSync(`${current.db.file}-wal`);
-    fsyncControl.hold = true;
-    const first = sync.flush();
-    const second = sync.flush();
+    const { sync, first, second } = twoHeldFlushes();
     const [earlier] = fsyncControl.held.splice(0, 1);
     earlier!(); // the first returns while the second still runs
     await first;
@@ -141,10 +142,7 @@ describe('WalSync: one fsync covers every commit written before it started', () 
   });
 
   it('a failed fsync is final: that flush, the ones under way or queued and every later one reject', async () => {
-    const sync = new WalSync(`${current.db.file}-wal`);
-    fsyncControl.hold = true;
-    const first = sync.flush();
-    const second = sync.flush();
+    const { sync, first, second } = twoHeldFlushes();
     const queued = sync.flush();
     fsyncControl.failWith = Object.assign(new Error('EIO: i/o error, fsync'), { code: 'EIO' });
     const [failing] = fsyncControl.held.splice(0, 1);

@@ -50,6 +50,15 @@ const arrivedAtAeat = (serie: string) =>
 const answeredBatches = () => (env.db().prepare("SELECT COUNT(*) AS n FROM submission_batches WHERE estado = 'respondido'").get() as { n: number }).n;
 const batchSizes = () => (env.db().prepare('SELECT numRegistros FROM submission_batches ORDER BY creadoEn, rowid').all() as { numRegistros: number }[]).map((b) => b.numRegistros);
 
+/** Nothing left to send; the series' records reached AEAT once each, in chain order, the ledger unbroken. */
+function expectAllFiledInChainOrder(serie: string, records: number, ledgerTotal: number): void {
+  expect(env.jobsLeft()).toBe(0);
+  expect(env.emu.aeat.ledger.countRecords(NIF)).toBe(ledgerTotal);
+  expect(env.emu.aeat.ledger.chainBreaks(NIF)).toEqual([]);
+  expect(arrivedAtAeat(serie)).toHaveLength(records);
+  expect(arrivedAtAeat(serie)).toEqual(chainOrder(serie));
+}
+
 async function until(condition: () => boolean): Promise<void> {
   for (let i = 0; i < 2_000 && !condition(); i++) await new Promise((r) => setTimeout(r, 5));
   expect(condition()).toBe(true);
@@ -107,11 +116,7 @@ describe('The submission after the one at the authority is built while it is the
     // Three requests built before the second answer was let through: the third one ahead of it.
     expect(built).toBe(3);
     expect(batchSizes().slice(before)).toEqual([1000, 1000, 300]);
-    expect(env.jobsLeft()).toBe(0);
-    expect(env.emu.aeat.ledger.countRecords(NIF)).toBe(2300);
-    expect(env.emu.aeat.ledger.chainBreaks(NIF)).toEqual([]);
-    expect(arrivedAtAeat('A')).toHaveLength(2300);
-    expect(arrivedAtAeat('A')).toEqual(chainOrder('A'));
+    expectAllFiledInChainOrder('A', 2300, 2300);
   });
 
   it('records issued meanwhile: they join the next submission, as a fresh build would take them', async () => {
@@ -119,11 +124,7 @@ describe('The submission after the one at the authority is built while it is the
     const before = batchSizes().length;
     await drainHoldingSecondAnswer(() => issue('B', 2300, 200));
     expect(batchSizes().slice(before)).toEqual([1000, 1000, 500]);
-    expect(env.jobsLeft()).toBe(0);
-    expect(env.emu.aeat.ledger.countRecords(NIF)).toBe(4800);
-    expect(env.emu.aeat.ledger.chainBreaks(NIF)).toEqual([]);
-    expect(arrivedAtAeat('B')).toHaveLength(2500);
-    expect(arrivedAtAeat('B')).toEqual(chainOrder('B'));
+    expectAllFiledInChainOrder('B', 2500, 4800);
     const states = env.db().prepare("SELECT estadoFactura, COUNT(*) AS n FROM invoices WHERE numeroFactura LIKE 'B%' GROUP BY estadoFactura").all();
     expect(states).toEqual([{ estadoFactura: 'registrada', n: 2500 }]);
   });

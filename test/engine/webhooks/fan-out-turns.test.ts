@@ -30,6 +30,12 @@ function countingTurns() {
   return turns satisfies WriteTurns;
 }
 
+/** A webhook worker whose write turns are counted. */
+function countingWorker(on: Database) {
+  const turns = countingTurns();
+  return { turns, worker: new WebhookDeliveryWorker(on, new ManualClock('2026-11-20T10:00:00.000Z'), silentLogger, DEFAULT_WEBHOOK_DELIVERY, turns) };
+}
+
 async function engineDb(): Promise<Database> {
   db = Database.open(mkdtempSync(path.join(tmpdir(), 'fan-out-turns-')));
   await db.migrate();
@@ -53,8 +59,7 @@ const deliveries = (db: Database) => (db.sqlite.prepare('SELECT COUNT(*) AS n FR
 describe('Webhook fan-out in write turns', () => {
   it('with no active webhook, one turn moves the cursor past every event; with nothing new, no turn at all', async () => {
     const db = await engineDb();
-    const turns = countingTurns();
-    const worker = new WebhookDeliveryWorker(db, new ManualClock('2026-11-20T10:00:00.000Z'), silentLogger, DEFAULT_WEBHOOK_DELIVERY, turns);
+    const { worker, turns } = countingWorker(db);
     addEvents(db, 600, 0);
     expect(await worker.fanOut()).toBe(0);
     expect(turns.taken).toBe(1);
@@ -67,8 +72,7 @@ describe('Webhook fan-out in write turns', () => {
   it('with an active webhook, one delivery per event, a chunk of events per turn, the cursor at the last event', async () => {
     const db = await engineDb();
     insertActiveWebhookRows(db.sqlite, 'https://x.example.com');
-    const turns = countingTurns();
-    const worker = new WebhookDeliveryWorker(db, new ManualClock('2026-11-20T10:00:00.000Z'), silentLogger, DEFAULT_WEBHOOK_DELIVERY, turns);
+    const { worker, turns } = countingWorker(db);
     addEvents(db, 600, 0);
     expect(await worker.fanOut()).toBe(600);
     expect(turns.taken).toBeGreaterThan(1);
