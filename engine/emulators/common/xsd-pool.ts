@@ -54,7 +54,8 @@ const { parentPort, workerData } = require('node:worker_threads');
 const { pathToFileURL } = require('node:url');
 // xmllint's defaults (XML_PARSE_COMPACT | XML_PARSE_BIG_LINES) and --nonet (XML_PARSE_NONET).
 const PARSE_OPTIONS = 65536 | 4194304 | 2048;
-// Only reports to the parser context's last error: a document with recoverable errors is kept.
+// Keeps the parser's reports from the error handler: libxml2-wasm fails a parse on any reported
+// error, even one after which libxml2 kept the document.
 const XML_PARSE_NOERROR = 32;
 const XML_ERR_FATAL = 3;
 // The parser's namespace-domain messages (xmlNsErr, xmlNsWarn): xmllint prefixes them "namespace".
@@ -127,7 +128,12 @@ function validateOne(lx, validator, doc) {
     if (details.length === 0 || details.some((d) => d.level >= XML_ERR_FATAL)) {
       return { valid: false, errors: diagnostics.length ? diagnostics : ['parser error : the document could not be parsed'] };
     }
-    parsed = parse(lx, doc, PARSE_OPTIONS | XML_PARSE_NOERROR);
+    try {
+      parsed = parse(lx, doc, PARSE_OPTIONS | XML_PARSE_NOERROR);
+    } catch (again) {
+      if (!(again instanceof lx.XmlParseError)) throw again;
+      return { valid: false, errors: diagnostics };
+    }
   }
   try {
     validator.validate(parsed);
