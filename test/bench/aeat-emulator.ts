@@ -115,7 +115,18 @@ export interface EmulatorRun {
   mainThreadCpuMsPer1000: number;
   otherThreadsCpuMsPer1000: Record<string, number>;
   wallMsPer1000: number;
+  /** Median of the measured requests' XSD validation, handed to the worker to its verdict (the ledger's validate_ms). */
+  xsdMsMedian: number | null;
 }
+
+/** validate_ms of the last `count` submissions the emulator logged. */
+async function xsdMs(url: string, count: number): Promise<number[]> {
+  const r = await fetch(new URL('/__control/aeat/ledger/submissions', url));
+  const { submissions } = (await r.json()) as { submissions: Array<{ validateMs: number | null }> };
+  return submissions.slice(-count).flatMap((x) => (x.validateMs === null ? [] : [x.validateMs]));
+}
+
+const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
 
 /** Warm-up submissions first (JIT, SQLite cache), then `measured` ones timed. */
 export async function benchEmulator(emulatorsDir: string, submissions: readonly string[], warmup: number, extraArgs: string[] = []): Promise<EmulatorRun> {
@@ -133,6 +144,7 @@ export async function benchEmulator(emulatorsDir: string, submissions: readonly 
     const wall = performance.now() - w0;
     const c1 = cpu(emu.pid);
     const t1 = threadCpu(emu.pid);
+    const validations = await xsdMs(emu.url, measured.length);
     const per = (ms: number) => Math.round(ms / measured.length);
     const others: Record<string, number> = {};
     for (const [name, ms] of Object.entries(t1)) {
@@ -144,6 +156,7 @@ export async function benchEmulator(emulatorsDir: string, submissions: readonly 
       mainThreadCpuMsPer1000: per(c1.mainThreadMs - c0.mainThreadMs),
       otherThreadsCpuMsPer1000: others,
       wallMsPer1000: per(wall),
+      xsdMsMedian: validations.length > 0 ? Math.round(median(validations) * 10) / 10 : null,
     };
   } finally {
     await emu.close();
@@ -169,7 +182,6 @@ if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.a
       console.error(`${name} round ${r + 1}: ${JSON.stringify(run)}`);
     }
   }
-  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
   console.log(
     JSON.stringify(
       Object.fromEntries(
@@ -179,6 +191,7 @@ if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.a
             emulatorCpuMsPer1000: runs.map((x) => x.emulatorCpuMsPer1000),
             medianEmulatorCpuMsPer1000: median(runs.map((x) => x.emulatorCpuMsPer1000)),
             medianMainThreadCpuMsPer1000: median(runs.map((x) => x.mainThreadCpuMsPer1000)),
+            medianXsdMs: median(runs.flatMap((x) => (x.xsdMsMedian === null ? [] : [x.xsdMsMedian]))),
           },
         ]),
       ),

@@ -82,3 +82,14 @@ export function describeError(code: number, detail?: string): string {
  * no correction.
  */
 export const ADMISSIBLE_PRIORITY: readonly number[] = [2000, 2005, 2006, 2007, 2002, 2003, 2008, 2001, 2004];
+
+/** The 4102 text for an XSD verdict: libxml2's first message as xmllint prints it, its namespaces left out. */
+export function schemaFaultText(errors: readonly string[]): string {
+  const first = errors[0] ?? '';
+  const clean = first.replace(/\{[^}]*\}/g, '').replace(/^.*?Schemas validity error\s*:\s*/, '');
+  // libxml2 lists optional siblings before the mandatory one it needs: name the last.
+  const expected = /Expected is(?: one of)? \(([^)]*)\)/.exec(clean)?.[1]?.split(',').map((x) => x.trim()).filter(Boolean);
+  const missing = expected?.[expected.length - 1];
+  const detail = missing ? `Falta informar campo obligatorio.: ${missing}` : clean.slice(0, 300);
+  return `${describeError(4102)} ${detail}`.trim();
+}

@@ -14,7 +14,7 @@ import { isoMadrid, madridCompact } from '../time';
 import type { Clock, IdSource } from '../types';
 import type { ConfigPatch } from './control';
 import { aeatControlHandler } from './control';
-import { describeError } from './errors';
+import { describeError, schemaFaultText } from './errors';
 import { Faults } from './faults';
 import type { LedgerApi } from './ledger';
 import { Ledger } from './ledger';
@@ -116,16 +116,6 @@ function makeCsv(id: string): string {
 function makeIdPeticion(now: Date, id: string): string {
   const n = digest(`pet:${id}`).readUInt32BE(0) % 1_000_000;
   return madridCompact(now) + String(n).padStart(6, '0');
-}
-
-function schemaFaultText(errors: readonly string[]): string {
-  const first = errors[0] ?? '';
-  const clean = first.replace(/\{[^}]*\}/g, '').replace(/^.*?Schemas validity error\s*:\s*/, '');
-  // libxml2 lists optional siblings before the mandatory one it needs: name the last.
-  const expected = /Expected is(?: one of)? \(([^)]*)\)/.exec(clean)?.[1]?.split(',').map((x) => x.trim()).filter(Boolean);
-  const missing = expected?.[expected.length - 1];
-  const detail = missing ? `Falta informar campo obligatorio.: ${missing}` : clean.slice(0, 300);
-  return `${describeError(4102)} ${detail}`.trim();
 }
 
 /** Incidencia of a request the service did not parse (refused or faulted): absent means N. */

@@ -1,16 +1,16 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import type { EncodedFile, XsdFile } from '../common/xsd-pool';
+import type { XsdFile } from '../common/xsd-pool';
 import { XsdWorkerPool, localXmldsig } from '../common/xsd-pool';
 
 // XSD validation of VeriFactu documents, one document per call, in the warm
-// xmllint workers of shared/xsd-pool.ts.
+// libxml2 workers of common/xsd-pool.ts (the schema set compiled once per worker).
 
 export type { XsdFile } from '../common/xsd-pool';
 
 export interface XsdResult {
   valid: boolean;
-  /** libxml2 messages, file/line prefix removed. */
+  /** libxml2 messages as xmllint prints them, file/line prefix removed. */
   errors: string[];
   /** Time spent inside the worker. */
   ms: number;
@@ -40,8 +40,8 @@ export interface XsdValidatorOptions {
   poolSize?: number;
   /** A validation taking longer is abandoned and its worker replaced. Default 30 s. */
   timeoutMs?: number;
-  /** wasm memory ceiling in 64 KiB pages. Default 16384 (1 GiB). */
-  maxMemoryPages?: number;
+  /** A worker whose wasm heap grew past this is replaced once it has answered (see XsdPoolOptions). */
+  recycleAboveBytes?: number;
 }
 
 const SET = 'schemas';
@@ -53,17 +53,22 @@ export class XsdValidator {
     if (schemas.length === 0) throw new Error('XsdValidator needs at least the root schema');
     this.pool = new XsdWorkerPool(
       { [SET]: schemas },
-      { poolSize: opts.poolSize ?? 2, timeoutMs: opts.timeoutMs ?? 30_000, maxMemoryPages: opts.maxMemoryPages, name: 'XsdValidator' },
+      { poolSize: opts.poolSize ?? 2, timeoutMs: opts.timeoutMs ?? 30_000, recycleAboveBytes: opts.recycleAboveBytes, name: 'XsdValidator' },
     );
   }
 
   /** `xml` as text, or as UTF-8 bytes in an ArrayBuffer of their own (handed over to the worker, not copied). */
   async validate(xml: string | Uint8Array): Promise<XsdResult> {
-    const doc: XsdFile | EncodedFile = typeof xml === 'string' ? { fileName: 'doc.xml', contents: xml } : { fileName: 'doc.xml', contents: xml };
-    const { exitCode: code, stderr, ms } = await this.pool.run(SET, [doc]);
-    // xmllint: 0 valid, 3/4 invalid; anything else is a crash of the tool.
-    if (code === 0 || code === 3 || code === 4) return { valid: code === 0, errors: code === 0 ? [] : parseErrors(stderr), ms };
-    throw new Error(`xmllint failed (exit ${code}): ${stderr.slice(0, 500)}`);
+    const doc = typeof xml === 'string' ? { fileName: 'doc.xml', contents: xml } : { fileName: 'doc.xml', contents: xml };
+    const { results, ms } = await this.pool.run(SET, [doc]);
+    const [result] = results;
+    if (!result) throw new Error('XsdValidator: the worker answered no verdict');
+    return { valid: result.valid, errors: result.errors, ms };
+  }
+
+  /** Workers started so far, replacements included. */
+  get workersStarted(): number {
+    return this.pool.workersStarted;
   }
 
   /** Runs a throw-away validation on each worker so the first real batch is not paying JIT warm-up. */
@@ -74,12 +79,4 @@ export class XsdValidator {
   close(): Promise<void> {
     return this.pool.close();
   }
-}
-
-function parseErrors(stderr: string): string[] {
-  return stderr
-    .split('\n')
-    .map((l) => l.trim())
-    .filter((l) => l.length > 0 && !l.endsWith('fails to validate') && !l.endsWith(' validates'))
-    .map((l) => l.replace(/^doc\.xml:\d+:\s*/, ''));
 }

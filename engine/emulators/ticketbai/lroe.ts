@@ -208,7 +208,7 @@ export async function serveLroe(env: LroeEnv, req: IncomingMessage, body: Buffer
     return refuse(LROE.otros, `drs.ejer ${data.drs.ejer} no coincide con Ejercicio ${cab.ejercicio}.`, cab.nif);
   }
 
-  // Records: decode, validate every embedded file in one xmllint run, read, verify.
+  // Records: decode, validate every embedded file in one call to the XSD worker, read, verify.
   const [containerName, recordName] = LROE_ROOTS[kind.model][kind.op].records;
   const field = kind.op === 'alta' ? 'TicketBai' : 'AnulacionTicketBai';
   const recs: Rec[] = all(el(root, containerName), recordName).map((r) => {

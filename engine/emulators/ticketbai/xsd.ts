@@ -1,21 +1,19 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import type { XsdFile } from '../common/xsd-pool';
+import type { XsdDocResult, XsdFile } from '../common/xsd-pool';
 import { XsdWorkerPool, localXmldsig } from '../common/xsd-pool';
 
-// XSD validation of TicketBAI and LROE documents in the warm xmllint workers of
-// shared/xsd-pool.ts: one call validates many documents in a single xmllint run
-// (an LROE batch carries up to 1000 embedded TicketBAI files).
+// XSD validation of TicketBAI and LROE documents in the warm libxml2 workers of
+// common/xsd-pool.ts (each schema set compiled once per worker): one call validates
+// many documents in one message to a worker (an LROE batch carries up to 1000
+// embedded TicketBAI files).
 
 export type { XsdFile } from '../common/xsd-pool';
 
 export type SchemaSetName = 'tbai' | 'lroe' | 'tbai-response' | 'lroe-response';
 
-export interface DocResult {
-  valid: boolean;
-  /** libxml2 messages for this document, file/line prefix removed. */
-  errors: string[];
-}
+/** One document's verdict; `errors` are libxml2's messages as xmllint prints them, file/line prefix removed. */
+export type DocResult = XsdDocResult;
 
 const LROE_NS = 'https://www.batuz.eus/fitxategiak/batuz/LROE/esquemas/';
 
@@ -48,7 +46,7 @@ function wrapper(imports: Array<[string, string]>): string {
 
 /**
  * The schema sets, read once from the reference folder (files on disk stay
- * untouched). The first file of each set is the root passed to xmllint:
+ * untouched). The first file of each set is the root schema compiled:
  *  - tbai: alta, anulación and both Zuzendu schemas of 1.2.2. The Zuzendu XSDs
  *    import `ticketBaiV1-2-2.xsd` / `Anula_ticketBaiV1-2-2.xsd` with capitals
  *    while the files are lower case, so the in-memory copies carry the imported
@@ -90,31 +88,11 @@ export function loadTicketBaiSchemas(refDir: string): Record<SchemaSetName, XsdF
   };
 }
 
-/** Splits xmllint's stderr of a multi-file run into one verdict per document. */
-export function splitResults(stderr: string, count: number): DocResult[] {
-  const out: DocResult[] = Array.from({ length: count }, () => ({ valid: false, errors: [] }));
-  for (const raw of stderr.split('\n')) {
-    const line = raw.trimEnd();
-    if (!line.trim()) continue;
-    const ok = /^d(\d+)\.xml validates$/.exec(line);
-    if (ok) {
-      const r = out[Number(ok[1])];
-      if (r) r.valid = true;
-      continue;
-    }
-    if (/^d\d+\.xml fails to validate$/.test(line)) continue;
-    const m = /^d(\d+)\.xml:\d+:\s*(.*)$/.exec(line);
-    if (m) out[Number(m[1])]?.errors.push(m[2] ?? '');
-    // Other lines (parser context, caret) are noise.
-  }
-  for (const r of out) if (!r.valid && r.errors.length === 0) r.errors.push('the document could not be validated');
-  return out;
-}
-
 export interface TbaiXsdPoolOptions {
   poolSize?: number;
   timeoutMs?: number;
-  maxMemoryPages?: number;
+  /** A worker whose wasm heap grew past this is replaced once it has answered (see XsdPoolOptions). */
+  recycleAboveBytes?: number;
 }
 
 export class TbaiXsdPool {
@@ -124,7 +102,7 @@ export class TbaiXsdPool {
     this.pool = new XsdWorkerPool(sets, {
       poolSize: opts.poolSize ?? 1,
       timeoutMs: opts.timeoutMs ?? 60_000,
-      maxMemoryPages: opts.maxMemoryPages,
+      recycleAboveBytes: opts.recycleAboveBytes,
       name: 'TbaiXsdPool',
     });
   }
@@ -132,19 +110,12 @@ export class TbaiXsdPool {
   /** Validates every document against the set; one result per document, in order. */
   async validateMany(set: SchemaSetName, docs: string[]): Promise<DocResult[]> {
     if (docs.length === 0 && !this.pool.closed) return [];
-    const { exitCode: code, stderr } = await this.pool.run(
+    const { results } = await this.pool.run(
       set,
       docs.map((contents, i) => ({ fileName: `d${i}.xml`, contents })),
     );
-    // 0 all valid, 3/4 validation failures, 1 a document is not well-formed.
-    if (code === 0 || code === 1 || code === 3 || code === 4) {
-      const results = splitResults(stderr, docs.length);
-      if (code === 4 && results.every((r) => !r.valid) && /failed to compile|WXS schema/i.test(stderr)) {
-        throw new Error(`xsd set ${set} does not compile: ${stderr.slice(0, 500)}`);
-      }
-      return results;
-    }
-    throw new Error(`xmllint failed (exit ${code}): ${stderr.slice(0, 500)}`);
+    if (results.length !== docs.length) throw new Error(`TbaiXsdPool: ${results.length} verdicts for ${docs.length} documents`);
+    return results;
   }
 
   async validate(set: SchemaSetName, doc: string): Promise<DocResult> {

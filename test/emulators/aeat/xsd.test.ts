@@ -4,8 +4,8 @@ import { referenceDir } from '../../../engine/emulators/paths';
 import { ChainBuilder, buildEnvelope } from './builders';
 import { DEMO, T0 } from './helpers';
 
-// One worker validates one request after another in the same wasm memory (zeroed between runs):
-// nothing of a run may leak into the next one.
+// One worker validates one request after another with the same compiled schema in the same wasm
+// heap: nothing of a run may leak into the next one.
 describe('XSD validation, one worker, run after run', () => {
   const validator = new XsdValidator(loadVerifactuSchemas(referenceDir(), 'SuministroLR.xsd'), { poolSize: 1 });
   afterAll(() => validator.close());

@@ -9,7 +9,6 @@ import {
   verifyTicketBaiSignature,
 } from '../../../engine/emulators/ticketbai/index';
 import { verifyWithXmlCrypto } from '../../../engine/emulators/ticketbai/xmldsig';
-import { splitResults } from '../../../engine/emulators/ticketbai/xsd';
 import { TbaiChain, altaXml, signTicketBai } from './builders';
 import { OFFICIAL_1, OFFICIAL_2, OFFICIAL_ANULA_2, official } from './helpers';
 
@@ -103,18 +102,5 @@ describe('TicketBAI identifier and CRC-8 (FACTS.md official values)', () => {
     expect(tbaiIdentifier('00000006Y', '25-10-2019', 'btFpwP8dcLGAFxxxxxxxx')).toBe('TBAI-00000006Y-251019-btFpwP8dcLGAF-237');
     expect(tbaiIdentifier('00000006Y', '31-02-2019', 'btFpwP8dcLGAFxxxxxxxx')).toBeNull();
     expect(tbaiIdentifier('00000006Y', '25-10-2019', 'short')).toBeNull();
-  });
-});
-
-describe('xmllint multi-document output', () => {
-  it('splits per document, including parser errors', () => {
-    const out = splitResults(
-      'd0.xml validates\nd1.xml:16: Schemas validity error : Element \'Foo\': This element is not expected.\nd1.xml fails to validate\nd2.xml:1: parser error : Opening and ending tag mismatch\n<a><b></a>\n          ^\n',
-      3,
-    );
-    expect(out[0]).toEqual({ valid: true, errors: [] });
-    expect(out[1]).toEqual({ valid: false, errors: ["Schemas validity error : Element 'Foo': This element is not expected."] });
-    expect(out[2]?.valid).toBe(false);
-    expect(out[2]?.errors[0]).toMatch(/parser error/);
   });
 });
