@@ -3,12 +3,21 @@
 // path. It never decides a rejection: it either returns exactly what `verifactuCrearBody.parse`
 // would (same values, same key order) or `undefined`, and the caller then runs the zod schema,
 // which gives the 4xx and its `campo`. So it may only accept what the schema accepts: every
-// field check below is the schema's own predicate (primitives.ts, common.ts) and the key lists
+// field check below is the schema's own predicate (primitives.ts, common.ts), or its char-scan
+// twin proven equal to it (verifactu-rapido-escaneos.ts), and the key lists
 // are checked against the schema's shapes when this module loads. Tested against zod by
 // test/engine/verifactu/crear-rapido-diferencial.test.ts.
 import { esNifTercero } from './common';
 import { verifactuCrearBody, type VerifactuCrearBody } from './verifactu';
-import { esAsciiImprimible, esFechaDdMmAaaa, esTextoPlano, ID_MAQUINA, IMPORTE, NIF_BASICO, PORCENTAJE } from '../primitives';
+import { ID_MAQUINA } from '../primitives';
+import {
+  esAsciiImprimibleEscaneo,
+  esFechaEscaneo,
+  esImporteEscaneo,
+  esNifBasicoEscaneo,
+  esPorcentajeEscaneo,
+  esTextoPlanoEscaneo,
+} from './verifactu-rapido-escaneos';
 
 type Objeto = Record<string, unknown>;
 type Claves = Readonly<Record<string, 'obligatoria' | 'opcional'>>;
@@ -132,19 +141,19 @@ function soloClaves(o: Objeto, clase: Clase, obligatorias: number): boolean {
 }
 
 function esTexto(v: unknown, max: number): v is string {
-  return typeof v === 'string' && esTextoPlano(v, max);
+  return typeof v === 'string' && esTextoPlanoEscaneo(v, max);
 }
 
 function esImporte(v: unknown): v is string {
-  return typeof v === 'string' && IMPORTE.test(v);
+  return typeof v === 'string' && esImporteEscaneo(v);
 }
 
 function esPorcentaje(v: unknown): v is string {
-  return typeof v === 'string' && PORCENTAJE.test(v);
+  return typeof v === 'string' && esPorcentajeEscaneo(v);
 }
 
 function esFecha(v: unknown): v is string {
-  return typeof v === 'string' && esFechaDdMmAaaa(v);
+  return typeof v === 'string' && esFechaEscaneo(v);
 }
 
 type Cabecera = VerifactuCrearBody['cabecera'];
@@ -155,8 +164,8 @@ function cabecera(c: unknown): Cabecera | undefined {
   if (!esObjeto(c) || !soloClaves(c, claseCabecera, 4)) return undefined;
   const { serie, numero, fechaExpedicion, tipoFactura, descripcion, fechaOperacion } = c;
   const conSerie = 'serie' in c;
-  if (conSerie && !(typeof serie === 'string' && esAsciiImprimible(serie))) return undefined;
-  if (typeof numero !== 'string' || !esAsciiImprimible(numero)) return undefined;
+  if (conSerie && !(typeof serie === 'string' && esAsciiImprimibleEscaneo(serie))) return undefined;
+  if (typeof numero !== 'string' || !esAsciiImprimibleEscaneo(numero)) return undefined;
   // NumSerieFactura (serie + numero) at most 60 characters.
   if ((conSerie ? (serie as string).length : 0) + numero.length > 60) return undefined;
   if (!esFecha(fechaExpedicion) || !TIPOS_FACTURA.has(tipoFactura) || !esTexto(descripcion, 500)) return undefined;
@@ -233,7 +242,7 @@ export function crearBodyRapido(input: unknown): VerifactuCrearBody | undefined 
   const e = input.emisor;
   if (!esObjeto(e) || !soloClaves(e, claseEmisor, 2)) return undefined;
   const { nif, nombre } = e;
-  if (typeof nif !== 'string' || !NIF_BASICO.test(nif) || !esTexto(nombre, 120)) return undefined;
+  if (typeof nif !== 'string' || !esNifBasicoEscaneo(nif) || !esTexto(nombre, 120)) return undefined;
 
   const cab = cabecera(input.cabecera);
   if (cab === undefined) return undefined;

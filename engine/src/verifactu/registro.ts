@@ -135,13 +135,18 @@ function facturasReferidas(tag: string, nif: string, facturas: readonly IdFactur
   return x;
 }
 
+/**
+ * The previous record's identity as written in its own XML: the NIF, the date and the huella are
+ * tokens (a schema-validated NIF and date, a generated hex hash) and go in as they are; only
+ * NumSerieFactura, printable ASCII that may hold `&` or `<`, is escaped.
+ */
 function encadenamiento(anterior: RegistroAnterior | null): string {
   if (anterior === null) return '<sum1:Encadenamiento><sum1:PrimerRegistro>S</sum1:PrimerRegistro></sum1:Encadenamiento>';
   return (
-    '<sum1:Encadenamiento><sum1:RegistroAnterior><sum1:IDEmisorFactura>' + escapeXml(anterior.idEmisorFactura) +
+    '<sum1:Encadenamiento><sum1:RegistroAnterior><sum1:IDEmisorFactura>' + anterior.idEmisorFactura +
     '</sum1:IDEmisorFactura><sum1:NumSerieFactura>' + escapeXml(anterior.numSerieFactura) +
-    '</sum1:NumSerieFactura><sum1:FechaExpedicionFactura>' + escapeXml(anterior.fechaExpedicionFactura) +
-    '</sum1:FechaExpedicionFactura><sum1:Huella>' + escapeXml(anterior.huella) +
+    '</sum1:NumSerieFactura><sum1:FechaExpedicionFactura>' + anterior.fechaExpedicionFactura +
+    '</sum1:FechaExpedicionFactura><sum1:Huella>' + anterior.huella +
     '</sum1:Huella></sum1:RegistroAnterior></sum1:Encadenamiento>'
   );
 }
@@ -180,6 +185,20 @@ function esMacrodato(importeCanon: string): boolean {
 }
 
 // ---------------------------------------------------------------- RegistroAlta
+
+// A till's records all carry the same issuer name, and a name with `&` ("López & Hijos") would be
+// rebuilt by escapeXml on every record: the last one is remembered, escaped.
+let ultimoNombreEmisor = '';
+let ultimoNombreEmisorXml = '';
+
+/** NombreRazonEmisor's text: trimmed and escaped. */
+function nombreRazonEmisor(nombre: string): string {
+  if (nombre !== ultimoNombreEmisor) {
+    ultimoNombreEmisorXml = escapeXml(nombre.trim());
+    ultimoNombreEmisor = nombre;
+  }
+  return ultimoNombreEmisorXml;
+}
 
 /** Every RegistroAlta up to the issuer's NIF. */
 const ABRE_ALTA =
@@ -224,7 +243,7 @@ export function buildRegistroAlta(input: BuildRegistroAltaInput): RegistroAltaCo
     '</sum1:NumSerieFactura><sum1:FechaExpedicionFactura>' + cab.fechaExpedicion +
     '</sum1:FechaExpedicionFactura></sum1:IDFactura>';
   if (f.aux !== undefined) x += el('RefExterna', f.aux.refExterna.trim());
-  x += '<sum1:NombreRazonEmisor>' + escapeXml((input.emisorNombre ?? f.emisor.nombre).trim()) + '</sum1:NombreRazonEmisor>';
+  x += '<sum1:NombreRazonEmisor>' + nombreRazonEmisor(input.emisorNombre ?? f.emisor.nombre) + '</sum1:NombreRazonEmisor>';
   if (input.subsanacion !== undefined) {
     x += '<sum1:Subsanacion>S</sum1:Subsanacion>';
     if (input.subsanacion.rechazoPrevio !== undefined) x += tok('RechazoPrevio', input.subsanacion.rechazoPrevio);
