@@ -205,21 +205,51 @@ const ABRE_ALTA =
   '<sum1:RegistroAlta xmlns:sum1="' + NS_SUMINISTRO_INFORMACION + '"><sum1:IDVersion>1.0</sum1:IDVersion><sum1:IDFactura><sum1:IDEmisorFactura>';
 
 /**
- * One DetalleDesglose. Tags are written as literals around each value (one concatenation per
- * value, not the five of tok()): this runs for every line of every record.
+ * `<sum1:Name>value</sum1:Name>` for values written as they are (schema enumerations, canonical
+ * rates): built once per distinct value, so a record's enumerated elements cost one concatenation
+ * each instead of three. At most 64 values are kept per element (an enumeration has fewer).
  */
+function elementoRepetido(nombre: string, texto: (valor: string) => string = (v) => v): (valor: string) => string {
+  const hechos = new Map<string, string>();
+  return (valor) => {
+    let x = hechos.get(valor);
+    if (x === undefined) {
+      x = '<sum1:' + nombre + '>' + texto(valor) + '</sum1:' + nombre + '>';
+      if (hechos.size < 64) hechos.set(valor, x);
+    }
+    return x;
+  };
+}
+
+const tipoFacturaXml = elementoRepetido('TipoFactura');
+const impuestoXml = elementoRepetido('Impuesto');
+const claveRegimenXml = elementoRepetido('ClaveRegimen');
+const calificacionOperacionXml = elementoRepetido('CalificacionOperacion');
+const operacionExentaXml = elementoRepetido('OperacionExenta');
+/** Keyed by the rate as sent ('21', '21.00'): the canonical text is computed once per spelling. */
+const tipoImpositivoXml = elementoRepetido('TipoImpositivo', tipoCanonico);
+const tipoRecargoEquivalenciaXml = elementoRepetido('TipoRecargoEquivalencia', tipoCanonico);
+
+/** The opening of the everyday line: IVA, general regime, subject and not exempt (S1). */
+const ABRE_LINEA_IVA_GENERAL_S1 =
+  '<sum1:DetalleDesglose><sum1:Impuesto>01</sum1:Impuesto><sum1:ClaveRegimen>01</sum1:ClaveRegimen><sum1:CalificacionOperacion>S1</sum1:CalificacionOperacion>';
+
+/** One DetalleDesglose: this runs for every line of every record. */
 function detalleDesglose(d: FacturaVerifactu['detalleDesglose'][number]): string {
-  let x = '<sum1:DetalleDesglose>';
-  if (d.impuesto !== undefined) x += '<sum1:Impuesto>' + d.impuesto + '</sum1:Impuesto>';
-  if (d.claveRegimen !== undefined) x += '<sum1:ClaveRegimen>' + d.claveRegimen + '</sum1:ClaveRegimen>';
-  if (d.calificacionOperacion !== undefined) x += '<sum1:CalificacionOperacion>' + d.calificacionOperacion + '</sum1:CalificacionOperacion>';
-  else if (d.operacionExenta !== undefined) x += '<sum1:OperacionExenta>' + d.operacionExenta + '</sum1:OperacionExenta>';
-  if (d.tipoImpositivo !== undefined) x += '<sum1:TipoImpositivo>' + tipoCanonico(d.tipoImpositivo) + '</sum1:TipoImpositivo>';
+  let x: string;
+  if (d.impuesto === '01' && d.claveRegimen === '01' && d.calificacionOperacion === 'S1') {
+    x = ABRE_LINEA_IVA_GENERAL_S1;
+  } else {
+    x = '<sum1:DetalleDesglose>';
+    if (d.impuesto !== undefined) x += impuestoXml(d.impuesto);
+    if (d.claveRegimen !== undefined) x += claveRegimenXml(d.claveRegimen);
+    if (d.calificacionOperacion !== undefined) x += calificacionOperacionXml(d.calificacionOperacion);
+    else if (d.operacionExenta !== undefined) x += operacionExentaXml(d.operacionExenta);
+  }
+  if (d.tipoImpositivo !== undefined) x += tipoImpositivoXml(d.tipoImpositivo);
   x += '<sum1:BaseImponibleOimporteNoSujeto>' + importeCanonico(d.baseImponible) + '</sum1:BaseImponibleOimporteNoSujeto>';
   if (d.cuotaRepercutida !== undefined) x += '<sum1:CuotaRepercutida>' + importeCanonico(d.cuotaRepercutida) + '</sum1:CuotaRepercutida>';
-  if (d.tipoRecargoEquivalencia !== undefined) {
-    x += '<sum1:TipoRecargoEquivalencia>' + tipoCanonico(d.tipoRecargoEquivalencia) + '</sum1:TipoRecargoEquivalencia>';
-  }
+  if (d.tipoRecargoEquivalencia !== undefined) x += tipoRecargoEquivalenciaXml(d.tipoRecargoEquivalencia);
   if (d.cuotaRecargoEquivalencia !== undefined) {
     x += '<sum1:CuotaRecargoEquivalencia>' + importeCanonico(d.cuotaRecargoEquivalencia) + '</sum1:CuotaRecargoEquivalencia>';
   }
@@ -248,7 +278,7 @@ export function buildRegistroAlta(input: BuildRegistroAltaInput): RegistroAltaCo
     x += '<sum1:Subsanacion>S</sum1:Subsanacion>';
     if (input.subsanacion.rechazoPrevio !== undefined) x += tok('RechazoPrevio', input.subsanacion.rechazoPrevio);
   }
-  x += '<sum1:TipoFactura>' + cab.tipoFactura + '</sum1:TipoFactura>';
+  x += tipoFacturaXml(cab.tipoFactura);
   if (f.rectificativa !== undefined) x += tok('TipoRectificativa', f.rectificativa.tipo);
   if (f.facturasRectificadas !== undefined) {
     x += '<sum1:FacturasRectificadas>' + facturasReferidas('IDFacturaRectificada', nif, f.facturasRectificadas) + '</sum1:FacturasRectificadas>';
