@@ -154,8 +154,12 @@ function encadenamiento(anterior: RegistroAnterior | null): string {
 // The SistemaInformatico block is the same for every record of an installation, and in both
 // records it is followed by FechaHoraHusoGenRegistro: built once, up to that element's value.
 const sistemaCache = new WeakMap<SistemaInformatico, string>();
+// A till writes with one SistemaInformatico: the last one is looked up without hashing.
+let ultimoSistema: SistemaInformatico | null = null;
+let ultimoSistemaXml = '';
 
 function sistemaYAbreFechaHora(s: SistemaInformatico): string {
+  if (s === ultimoSistema) return ultimoSistemaXml;
   let x = sistemaCache.get(s);
   if (x === undefined) {
     x =
@@ -172,6 +176,8 @@ function sistemaYAbreFechaHora(s: SistemaInformatico): string {
       '</sum1:SistemaInformatico><sum1:FechaHoraHusoGenRegistro>';
     sistemaCache.set(s, x);
   }
+  ultimoSistema = s;
+  ultimoSistemaXml = x;
   return x;
 }
 
