@@ -184,10 +184,13 @@ function sistemaYAbreFechaHora(s: SistemaInformatico): string {
 /** From the value of FechaHoraHusoGenRegistro to the value of Huella (both records, unless an alta carries an agreement). */
 const CIERRA_FECHA_HORA_ABRE_HUELLA = '</sum1:FechaHoraHusoGenRegistro><sum1:TipoHuella>01</sum1:TipoHuella><sum1:Huella>';
 
-/** Macrodato = S when |ImporteTotal| ≥ 100,000,000.00 (AEAT 1138/1139): 9+ integer digits. */
+/**
+ * Macrodato = S when |ImporteTotal| ≥ 100,000,000.00 (AEAT 1138/1139): 9+ integer digits. A
+ * canonical amount always ends in a dot and two decimals.
+ */
 function esMacrodato(importeCanon: string): boolean {
   const start = importeCanon.charCodeAt(0) === 45 ? 1 : 0; // '-'
-  return importeCanon.indexOf('.') - start >= 9;
+  return importeCanon.length - 3 - start >= 9;
 }
 
 // ---------------------------------------------------------------- RegistroAlta
