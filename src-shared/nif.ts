@@ -20,9 +20,19 @@ const NIE_RE = /^[XYZ]\d{7}[A-Z]$/;
 const KLM_RE = /^[KLM]\d{7}[A-Z]$/;
 const CIF_RE = /^[ABCDEFGHJNPQRSUVW]\d{7}[0-9A-J]$/;
 
+/** Only A-Z and 0-9: trimming, upper-casing and dropping spaces would change nothing. */
+function esCompacto(raw: string): boolean {
+  for (let i = 0; i < raw.length; i++) {
+    const c = raw.charCodeAt(i);
+    if ((c < 48 || c > 57) && (c < 65 || c > 90)) return false;
+  }
+  return true;
+}
+
 /** Trim, upper-case, drop spaces and hyphens, and drop an `ES` (VAT) country prefix. */
 export function normalizeNif(raw: string): string {
-  const compact = raw.trim().toUpperCase().replace(/[\s-]+/g, '');
+  // A NIF sent as the API writes it skips the three string passes (issuing checks every recipient).
+  const compact = esCompacto(raw) ? raw : raw.trim().toUpperCase().replace(/[\s-]+/g, '');
   // No NIF starts with "ES" (an E-entity is followed by digits), so stripping is never ambiguous.
   return compact.startsWith('ES') ? compact.slice(2) : compact;
 }

@@ -3,12 +3,21 @@
 // path. It never decides a rejection: it either returns exactly what `verifactuCrearBody.parse`
 // would (same values, same key order) or `undefined`, and the caller then runs the zod schema,
 // which gives the 4xx and its `campo`. So it may only accept what the schema accepts: every
-// field check below is the schema's own predicate (primitives.ts, common.ts) and the key lists
+// field check below is the schema's own predicate (primitives.ts, common.ts), or its char-scan
+// twin proven equal to it (verifactu-rapido-escaneos.ts), and the key lists
 // are checked against the schema's shapes when this module loads. Tested against zod by
 // test/engine/verifactu/crear-rapido-diferencial.test.ts.
 import { esNifTercero } from './common';
 import { verifactuCrearBody, type VerifactuCrearBody } from './verifactu';
-import { esAsciiImprimible, esFechaDdMmAaaa, esTextoPlano, ID_MAQUINA, IMPORTE, NIF_BASICO, PORCENTAJE } from '../primitives';
+import { ID_MAQUINA } from '../primitives';
+import {
+  esAsciiImprimibleEscaneo,
+  esFechaEscaneo,
+  esImporteEscaneo,
+  esNifBasicoEscaneo,
+  esPorcentajeEscaneo,
+  esTextoPlanoEscaneo,
+} from './verifactu-rapido-escaneos';
 
 type Objeto = Record<string, unknown>;
 type Claves = Readonly<Record<string, 'obligatoria' | 'opcional'>>;
@@ -132,19 +141,19 @@ function soloClaves(o: Objeto, clase: Clase, obligatorias: number): boolean {
 }
 
 function esTexto(v: unknown, max: number): v is string {
-  return typeof v === 'string' && esTextoPlano(v, max);
+  return typeof v === 'string' && esTextoPlanoEscaneo(v, max);
 }
 
 function esImporte(v: unknown): v is string {
-  return typeof v === 'string' && IMPORTE.test(v);
+  return typeof v === 'string' && esImporteEscaneo(v);
 }
 
 function esPorcentaje(v: unknown): v is string {
-  return typeof v === 'string' && PORCENTAJE.test(v);
+  return typeof v === 'string' && esPorcentajeEscaneo(v);
 }
 
 function esFecha(v: unknown): v is string {
-  return typeof v === 'string' && esFechaDdMmAaaa(v);
+  return typeof v === 'string' && esFechaEscaneo(v);
 }
 
 type Cabecera = VerifactuCrearBody['cabecera'];
@@ -155,8 +164,8 @@ function cabecera(c: unknown): Cabecera | undefined {
   if (!esObjeto(c) || !soloClaves(c, claseCabecera, 4)) return undefined;
   const { serie, numero, fechaExpedicion, tipoFactura, descripcion, fechaOperacion } = c;
   const conSerie = 'serie' in c;
-  if (conSerie && !(typeof serie === 'string' && esAsciiImprimible(serie))) return undefined;
-  if (typeof numero !== 'string' || !esAsciiImprimible(numero)) return undefined;
+  if (conSerie && !(typeof serie === 'string' && esAsciiImprimibleEscaneo(serie))) return undefined;
+  if (typeof numero !== 'string' || !esAsciiImprimibleEscaneo(numero)) return undefined;
   // NumSerieFactura (serie + numero) at most 60 characters.
   if ((conSerie ? (serie as string).length : 0) + numero.length > 60) return undefined;
   if (!esFecha(fechaExpedicion) || !TIPOS_FACTURA.has(tipoFactura) || !esTexto(descripcion, 500)) return undefined;
@@ -180,45 +189,49 @@ function destinatario(p: unknown): Persona | undefined {
 
 function linea(l: unknown): Linea | undefined {
   if (!esObjeto(l) || !soloClaves(l, claseLinea, 1)) return undefined;
-  const out: Partial<Linea> = {};
   // Each optional key: absent, or present with a valid value (never present and undefined).
-  if ('impuesto' in l) {
-    if (!IMPUESTOS.has(l.impuesto)) return undefined;
-    out.impuesto = l.impuesto as Linea['impuesto'];
-  }
-  if ('claveRegimen' in l) {
-    if (!CLAVES_REGIMEN.has(l.claveRegimen)) return undefined;
-    out.claveRegimen = l.claveRegimen as Linea['claveRegimen'];
-  }
+  const conImpuesto = 'impuesto' in l;
+  if (conImpuesto && !IMPUESTOS.has(l.impuesto)) return undefined;
+  const conClave = 'claveRegimen' in l;
+  if (conClave && !CLAVES_REGIMEN.has(l.claveRegimen)) return undefined;
   const conCalificacion = 'calificacionOperacion' in l;
   const conExencion = 'operacionExenta' in l;
   // AEAT 1195/1196: exactly one of the two.
   if (conCalificacion === conExencion) return undefined;
-  if (conCalificacion) {
-    if (!CALIFICACIONES.has(l.calificacionOperacion)) return undefined;
-    out.calificacionOperacion = l.calificacionOperacion as Linea['calificacionOperacion'];
-  } else {
-    if (!EXENCIONES.has(l.operacionExenta)) return undefined;
-    out.operacionExenta = l.operacionExenta as Linea['operacionExenta'];
-  }
+  if (conCalificacion ? !CALIFICACIONES.has(l.calificacionOperacion) : !EXENCIONES.has(l.operacionExenta)) return undefined;
   if (!esImporte(l.baseImponible)) return undefined;
+  const conTipo = 'tipoImpositivo' in l;
+  if (conTipo && !esPorcentaje(l.tipoImpositivo)) return undefined;
+  const conCuota = 'cuotaRepercutida' in l;
+  if (conCuota && !esImporte(l.cuotaRepercutida)) return undefined;
+  const conTipoRecargo = 'tipoRecargoEquivalencia' in l;
+  if (conTipoRecargo && !esPorcentaje(l.tipoRecargoEquivalencia)) return undefined;
+  const conCuotaRecargo = 'cuotaRecargoEquivalencia' in l;
+  if (conCuotaRecargo && !esImporte(l.cuotaRecargoEquivalencia)) return undefined;
+
+  // The everyday line as one literal: every such line gets the same object shape, and the rules
+  // and the XML that read it next stay monomorphic.
+  if (conImpuesto && conClave && conCalificacion && conTipo && conCuota && !conTipoRecargo && !conCuotaRecargo) {
+    return {
+      impuesto: l.impuesto,
+      claveRegimen: l.claveRegimen,
+      calificacionOperacion: l.calificacionOperacion,
+      baseImponible: l.baseImponible,
+      tipoImpositivo: l.tipoImpositivo,
+      cuotaRepercutida: l.cuotaRepercutida,
+    } as Linea;
+  }
+  // Any other line: its keys one by one, in the schema's order.
+  const out: Partial<Linea> = {};
+  if (conImpuesto) out.impuesto = l.impuesto as Linea['impuesto'];
+  if (conClave) out.claveRegimen = l.claveRegimen as Linea['claveRegimen'];
+  if (conCalificacion) out.calificacionOperacion = l.calificacionOperacion as Linea['calificacionOperacion'];
+  else out.operacionExenta = l.operacionExenta as Linea['operacionExenta'];
   out.baseImponible = l.baseImponible;
-  if ('tipoImpositivo' in l) {
-    if (!esPorcentaje(l.tipoImpositivo)) return undefined;
-    out.tipoImpositivo = l.tipoImpositivo;
-  }
-  if ('cuotaRepercutida' in l) {
-    if (!esImporte(l.cuotaRepercutida)) return undefined;
-    out.cuotaRepercutida = l.cuotaRepercutida;
-  }
-  if ('tipoRecargoEquivalencia' in l) {
-    if (!esPorcentaje(l.tipoRecargoEquivalencia)) return undefined;
-    out.tipoRecargoEquivalencia = l.tipoRecargoEquivalencia;
-  }
-  if ('cuotaRecargoEquivalencia' in l) {
-    if (!esImporte(l.cuotaRecargoEquivalencia)) return undefined;
-    out.cuotaRecargoEquivalencia = l.cuotaRecargoEquivalencia;
-  }
+  if (conTipo) out.tipoImpositivo = l.tipoImpositivo as string;
+  if (conCuota) out.cuotaRepercutida = l.cuotaRepercutida as string;
+  if (conTipoRecargo) out.tipoRecargoEquivalencia = l.tipoRecargoEquivalencia as string;
+  if (conCuotaRecargo) out.cuotaRecargoEquivalencia = l.cuotaRecargoEquivalencia as string;
   return out as Linea;
 }
 
@@ -233,7 +246,7 @@ export function crearBodyRapido(input: unknown): VerifactuCrearBody | undefined 
   const e = input.emisor;
   if (!esObjeto(e) || !soloClaves(e, claseEmisor, 2)) return undefined;
   const { nif, nombre } = e;
-  if (typeof nif !== 'string' || !NIF_BASICO.test(nif) || !esTexto(nombre, 120)) return undefined;
+  if (typeof nif !== 'string' || !esNifBasicoEscaneo(nif) || !esTexto(nombre, 120)) return undefined;
 
   const cab = cabecera(input.cabecera);
   if (cab === undefined) return undefined;
@@ -254,10 +267,13 @@ export function crearBodyRapido(input: unknown): VerifactuCrearBody | undefined 
   const t = input.totales;
   if (!esObjeto(t) || !soloClaves(t, claseTotales, 2) || !esImporte(t.cuotaTotal) || !esImporte(t.importeTotal)) return undefined;
 
-  const out: VerifactuCrearBody = { version: '1.0', emisor: { nif, nombre }, cabecera: cab } as VerifactuCrearBody;
-  if (dest !== undefined) out.destinatario = dest;
-  out.detalleDesglose = lineas;
-  out.totales = { cuotaTotal: t.cuotaTotal, importeTotal: t.importeTotal };
+  // A literal per shape (ticket, invoice to a recipient), keys in the schema's order.
+  const emisor = { nif, nombre };
+  const totales = { cuotaTotal: t.cuotaTotal, importeTotal: t.importeTotal };
+  const out: VerifactuCrearBody =
+    dest === undefined
+      ? { version: '1.0', emisor, cabecera: cab, detalleDesglose: lineas, totales }
+      : { version: '1.0', emisor, cabecera: cab, destinatario: dest, detalleDesglose: lineas, totales };
   if ('aux' in input) {
     const a = input.aux;
     if (!esObjeto(a) || !soloClaves(a, claseAux, 1) || !esTexto(a.refExterna, 60)) return undefined;

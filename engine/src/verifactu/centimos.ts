@@ -8,10 +8,12 @@
 
 /** Cents of a schema-validated amount string ('-5.5' → -550n, '12' → 1200n, '-0.00' → 0n). */
 export function centimos(importe: string): bigint {
-  const punto = importe.indexOf('.');
+  const n = importe.length;
+  // Amounts mostly come with two decimals: the dot three from the end, found without a search.
+  const punto = n >= 4 && importe.charCodeAt(n - 3) === 46 ? n - 3 : importe.indexOf('.');
   if (punto < 0) return BigInt(importe) * 100n;
   const digitos = BigInt(importe.slice(0, punto) + importe.slice(punto + 1));
-  return importe.length - punto === 3 ? digitos : digitos * 10n;
+  return n - punto === 3 ? digitos : digitos * 10n;
 }
 
 /** Hundredths of a schema-validated rate string ('7.5' → 750, '21' → 2100). */

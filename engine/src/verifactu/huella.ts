@@ -30,10 +30,22 @@ function v(value: string | null | undefined): string {
 
 /** The exact string hashed for a RegistroAlta (exported for diagnostics and tests). */
 export function cadenaHuellaAlta(c: CamposHuellaAlta): string {
-  return cadenaAlta(c.IDEmisorFactura, c.NumSerieFactura, c.FechaExpedicionFactura, c.TipoFactura, c.CuotaTotal, c.ImporteTotal, c.Huella, c.FechaHoraHusoGenRegistro);
+  return cadenaAlta(
+    c.IDEmisorFactura.trim(),
+    c.NumSerieFactura.trim(),
+    c.FechaExpedicionFactura.trim(),
+    c.TipoFactura.trim(),
+    c.CuotaTotal.trim(),
+    c.ImporteTotal.trim(),
+    v(c.Huella),
+    c.FechaHoraHusoGenRegistro.trim(),
+  );
 }
 
-/** The RegistroAlta string from its fields in hash order: one concatenation, no object (hot path). */
+/**
+ * The RegistroAlta string from its fields in hash order, already trimmed: one concatenation, no
+ * object (hot path).
+ */
 function cadenaAlta(
   idEmisorFactura: string,
   numSerieFactura: string,
@@ -41,18 +53,18 @@ function cadenaAlta(
   tipoFactura: string,
   cuotaTotal: string,
   importeTotal: string,
-  huellaAnterior: string | null | undefined,
+  huellaAnterior: string,
   fechaHoraHusoGenRegistro: string,
 ): string {
   return (
-    'IDEmisorFactura=' + idEmisorFactura.trim() +
-    '&NumSerieFactura=' + numSerieFactura.trim() +
-    '&FechaExpedicionFactura=' + fechaExpedicionFactura.trim() +
-    '&TipoFactura=' + tipoFactura.trim() +
-    '&CuotaTotal=' + cuotaTotal.trim() +
-    '&ImporteTotal=' + importeTotal.trim() +
-    '&Huella=' + v(huellaAnterior) +
-    '&FechaHoraHusoGenRegistro=' + fechaHoraHusoGenRegistro.trim()
+    'IDEmisorFactura=' + idEmisorFactura +
+    '&NumSerieFactura=' + numSerieFactura +
+    '&FechaExpedicionFactura=' + fechaExpedicionFactura +
+    '&TipoFactura=' + tipoFactura +
+    '&CuotaTotal=' + cuotaTotal +
+    '&ImporteTotal=' + importeTotal +
+    '&Huella=' + huellaAnterior +
+    '&FechaHoraHusoGenRegistro=' + fechaHoraHusoGenRegistro
   );
 }
 
@@ -77,9 +89,25 @@ export function huellaAlta(campos: CamposHuellaAlta): string {
   return sha256Hex(cadenaHuellaAlta(campos));
 }
 
-/** huellaAlta from the fields in hash order, as the record builder has them at hand (hot path). */
-export function huellaAltaDe(...campos: Parameters<typeof cadenaAlta>): string {
-  return sha256Hex(cadenaAlta(...campos));
+/**
+ * huellaAlta from the fields in hash order, exactly as the record builder writes them in the XML
+ * (hot path). Nothing is trimmed here: every one of them is a token without spaces (a validated
+ * NIF, date and enumeration, a canonical amount, a generated hash and timestamp) or NumSerieFactura,
+ * which the builder trims itself; an absent previous huella is written `Huella=`.
+ */
+export function huellaAltaDe(
+  idEmisorFactura: string,
+  numSerieFactura: string,
+  fechaExpedicionFactura: string,
+  tipoFactura: string,
+  cuotaTotal: string,
+  importeTotal: string,
+  huellaAnterior: string | undefined,
+  fechaHoraHusoGenRegistro: string,
+): string {
+  return sha256Hex(
+    cadenaAlta(idEmisorFactura, numSerieFactura, fechaExpedicionFactura, tipoFactura, cuotaTotal, importeTotal, huellaAnterior ?? '', fechaHoraHusoGenRegistro),
+  );
 }
 
 export function huellaAnulacion(campos: CamposHuellaAnulacion): string {

@@ -135,13 +135,18 @@ function facturasReferidas(tag: string, nif: string, facturas: readonly IdFactur
   return x;
 }
 
+/**
+ * The previous record's identity as written in its own XML: the NIF, the date and the huella are
+ * tokens (a schema-validated NIF and date, a generated hex hash) and go in as they are; only
+ * NumSerieFactura, printable ASCII that may hold `&` or `<`, is escaped.
+ */
 function encadenamiento(anterior: RegistroAnterior | null): string {
   if (anterior === null) return '<sum1:Encadenamiento><sum1:PrimerRegistro>S</sum1:PrimerRegistro></sum1:Encadenamiento>';
   return (
-    '<sum1:Encadenamiento><sum1:RegistroAnterior><sum1:IDEmisorFactura>' + escapeXml(anterior.idEmisorFactura) +
+    '<sum1:Encadenamiento><sum1:RegistroAnterior><sum1:IDEmisorFactura>' + anterior.idEmisorFactura +
     '</sum1:IDEmisorFactura><sum1:NumSerieFactura>' + escapeXml(anterior.numSerieFactura) +
-    '</sum1:NumSerieFactura><sum1:FechaExpedicionFactura>' + escapeXml(anterior.fechaExpedicionFactura) +
-    '</sum1:FechaExpedicionFactura><sum1:Huella>' + escapeXml(anterior.huella) +
+    '</sum1:NumSerieFactura><sum1:FechaExpedicionFactura>' + anterior.fechaExpedicionFactura +
+    '</sum1:FechaExpedicionFactura><sum1:Huella>' + anterior.huella +
     '</sum1:Huella></sum1:RegistroAnterior></sum1:Encadenamiento>'
   );
 }
@@ -149,8 +154,12 @@ function encadenamiento(anterior: RegistroAnterior | null): string {
 // The SistemaInformatico block is the same for every record of an installation, and in both
 // records it is followed by FechaHoraHusoGenRegistro: built once, up to that element's value.
 const sistemaCache = new WeakMap<SistemaInformatico, string>();
+// A till writes with one SistemaInformatico: the last one is looked up without hashing.
+let ultimoSistema: SistemaInformatico | null = null;
+let ultimoSistemaXml = '';
 
 function sistemaYAbreFechaHora(s: SistemaInformatico): string {
+  if (s === ultimoSistema) return ultimoSistemaXml;
   let x = sistemaCache.get(s);
   if (x === undefined) {
     x =
@@ -167,40 +176,89 @@ function sistemaYAbreFechaHora(s: SistemaInformatico): string {
       '</sum1:SistemaInformatico><sum1:FechaHoraHusoGenRegistro>';
     sistemaCache.set(s, x);
   }
+  ultimoSistema = s;
+  ultimoSistemaXml = x;
   return x;
 }
 
 /** From the value of FechaHoraHusoGenRegistro to the value of Huella (both records, unless an alta carries an agreement). */
 const CIERRA_FECHA_HORA_ABRE_HUELLA = '</sum1:FechaHoraHusoGenRegistro><sum1:TipoHuella>01</sum1:TipoHuella><sum1:Huella>';
 
-/** Macrodato = S when |ImporteTotal| ≥ 100,000,000.00 (AEAT 1138/1139): 9+ integer digits. */
+/**
+ * Macrodato = S when |ImporteTotal| ≥ 100,000,000.00 (AEAT 1138/1139): 9+ integer digits. A
+ * canonical amount always ends in a dot and two decimals.
+ */
 function esMacrodato(importeCanon: string): boolean {
   const start = importeCanon.charCodeAt(0) === 45 ? 1 : 0; // '-'
-  return importeCanon.indexOf('.') - start >= 9;
+  return importeCanon.length - 3 - start >= 9;
 }
 
 // ---------------------------------------------------------------- RegistroAlta
+
+// A till's records all carry the same issuer name, and a name with `&` ("López & Hijos") would be
+// rebuilt by escapeXml on every record: the last one is remembered, escaped.
+let ultimoNombreEmisor = '';
+let ultimoNombreEmisorXml = '';
+
+/** NombreRazonEmisor's text: trimmed and escaped. */
+function nombreRazonEmisor(nombre: string): string {
+  if (nombre !== ultimoNombreEmisor) {
+    ultimoNombreEmisorXml = escapeXml(nombre.trim());
+    ultimoNombreEmisor = nombre;
+  }
+  return ultimoNombreEmisorXml;
+}
 
 /** Every RegistroAlta up to the issuer's NIF. */
 const ABRE_ALTA =
   '<sum1:RegistroAlta xmlns:sum1="' + NS_SUMINISTRO_INFORMACION + '"><sum1:IDVersion>1.0</sum1:IDVersion><sum1:IDFactura><sum1:IDEmisorFactura>';
 
 /**
- * One DetalleDesglose. Tags are written as literals around each value (one concatenation per
- * value, not the five of tok()): this runs for every line of every record.
+ * `<sum1:Name>value</sum1:Name>` for values written as they are (schema enumerations, canonical
+ * rates): built once per distinct value, so a record's enumerated elements cost one concatenation
+ * each instead of three. At most 64 values are kept per element (an enumeration has fewer).
  */
+function elementoRepetido(nombre: string, texto: (valor: string) => string = (v) => v): (valor: string) => string {
+  const hechos = new Map<string, string>();
+  return (valor) => {
+    let x = hechos.get(valor);
+    if (x === undefined) {
+      x = '<sum1:' + nombre + '>' + texto(valor) + '</sum1:' + nombre + '>';
+      if (hechos.size < 64) hechos.set(valor, x);
+    }
+    return x;
+  };
+}
+
+const tipoFacturaXml = elementoRepetido('TipoFactura');
+const impuestoXml = elementoRepetido('Impuesto');
+const claveRegimenXml = elementoRepetido('ClaveRegimen');
+const calificacionOperacionXml = elementoRepetido('CalificacionOperacion');
+const operacionExentaXml = elementoRepetido('OperacionExenta');
+/** Keyed by the rate as sent ('21', '21.00'): the canonical text is computed once per spelling. */
+const tipoImpositivoXml = elementoRepetido('TipoImpositivo', tipoCanonico);
+const tipoRecargoEquivalenciaXml = elementoRepetido('TipoRecargoEquivalencia', tipoCanonico);
+
+/** The opening of the everyday line: IVA, general regime, subject and not exempt (S1). */
+const ABRE_LINEA_IVA_GENERAL_S1 =
+  '<sum1:DetalleDesglose><sum1:Impuesto>01</sum1:Impuesto><sum1:ClaveRegimen>01</sum1:ClaveRegimen><sum1:CalificacionOperacion>S1</sum1:CalificacionOperacion>';
+
+/** One DetalleDesglose: this runs for every line of every record. */
 function detalleDesglose(d: FacturaVerifactu['detalleDesglose'][number]): string {
-  let x = '<sum1:DetalleDesglose>';
-  if (d.impuesto !== undefined) x += '<sum1:Impuesto>' + d.impuesto + '</sum1:Impuesto>';
-  if (d.claveRegimen !== undefined) x += '<sum1:ClaveRegimen>' + d.claveRegimen + '</sum1:ClaveRegimen>';
-  if (d.calificacionOperacion !== undefined) x += '<sum1:CalificacionOperacion>' + d.calificacionOperacion + '</sum1:CalificacionOperacion>';
-  else if (d.operacionExenta !== undefined) x += '<sum1:OperacionExenta>' + d.operacionExenta + '</sum1:OperacionExenta>';
-  if (d.tipoImpositivo !== undefined) x += '<sum1:TipoImpositivo>' + tipoCanonico(d.tipoImpositivo) + '</sum1:TipoImpositivo>';
+  let x: string;
+  if (d.impuesto === '01' && d.claveRegimen === '01' && d.calificacionOperacion === 'S1') {
+    x = ABRE_LINEA_IVA_GENERAL_S1;
+  } else {
+    x = '<sum1:DetalleDesglose>';
+    if (d.impuesto !== undefined) x += impuestoXml(d.impuesto);
+    if (d.claveRegimen !== undefined) x += claveRegimenXml(d.claveRegimen);
+    if (d.calificacionOperacion !== undefined) x += calificacionOperacionXml(d.calificacionOperacion);
+    else if (d.operacionExenta !== undefined) x += operacionExentaXml(d.operacionExenta);
+  }
+  if (d.tipoImpositivo !== undefined) x += tipoImpositivoXml(d.tipoImpositivo);
   x += '<sum1:BaseImponibleOimporteNoSujeto>' + importeCanonico(d.baseImponible) + '</sum1:BaseImponibleOimporteNoSujeto>';
   if (d.cuotaRepercutida !== undefined) x += '<sum1:CuotaRepercutida>' + importeCanonico(d.cuotaRepercutida) + '</sum1:CuotaRepercutida>';
-  if (d.tipoRecargoEquivalencia !== undefined) {
-    x += '<sum1:TipoRecargoEquivalencia>' + tipoCanonico(d.tipoRecargoEquivalencia) + '</sum1:TipoRecargoEquivalencia>';
-  }
+  if (d.tipoRecargoEquivalencia !== undefined) x += tipoRecargoEquivalenciaXml(d.tipoRecargoEquivalencia);
   if (d.cuotaRecargoEquivalencia !== undefined) {
     x += '<sum1:CuotaRecargoEquivalencia>' + importeCanonico(d.cuotaRecargoEquivalencia) + '</sum1:CuotaRecargoEquivalencia>';
   }
@@ -224,12 +282,12 @@ export function buildRegistroAlta(input: BuildRegistroAltaInput): RegistroAltaCo
     '</sum1:NumSerieFactura><sum1:FechaExpedicionFactura>' + cab.fechaExpedicion +
     '</sum1:FechaExpedicionFactura></sum1:IDFactura>';
   if (f.aux !== undefined) x += el('RefExterna', f.aux.refExterna.trim());
-  x += '<sum1:NombreRazonEmisor>' + escapeXml((input.emisorNombre ?? f.emisor.nombre).trim()) + '</sum1:NombreRazonEmisor>';
+  x += '<sum1:NombreRazonEmisor>' + nombreRazonEmisor(input.emisorNombre ?? f.emisor.nombre) + '</sum1:NombreRazonEmisor>';
   if (input.subsanacion !== undefined) {
     x += '<sum1:Subsanacion>S</sum1:Subsanacion>';
     if (input.subsanacion.rechazoPrevio !== undefined) x += tok('RechazoPrevio', input.subsanacion.rechazoPrevio);
   }
-  x += '<sum1:TipoFactura>' + cab.tipoFactura + '</sum1:TipoFactura>';
+  x += tipoFacturaXml(cab.tipoFactura);
   if (f.rectificativa !== undefined) x += tok('TipoRectificativa', f.rectificativa.tipo);
   if (f.facturasRectificadas !== undefined) {
     x += '<sum1:FacturasRectificadas>' + facturasReferidas('IDFacturaRectificada', nif, f.facturasRectificadas) + '</sum1:FacturasRectificadas>';
