@@ -236,6 +236,14 @@ export class Database {
     return { result, durable };
   }
 
+  /**
+   * Undefined when a commit of transactionDurableLater would start its fsync at once; else
+   * resolves when an fsync under way returns (WalSync.slotFreed).
+   */
+  fsyncSlotFreed(): Promise<void> | undefined {
+    return this.walSync?.slotFreed();
+  }
+
   /** Resolves once every commit so far is on disk (see transactionDurableLater; with `otherWriters`, theirs too). */
   whenDurable(): Promise<void> {
     if (this.otherWriters) return this.walSync?.flush() ?? Promise.resolve();

@@ -57,12 +57,26 @@ export class GroupCommit {
     });
   }
 
-  /** `waited`: after one wait for the filing thread, SQLite's lock (busy_timeout) decides. */
-  private flush(waited = false): void {
-    const filing = waited ? undefined : this.priority?.filingLeft();
+  /**
+   * `waitedFiling`: after one wait for the filing thread, SQLite's lock (busy_timeout) decides.
+   * `waitedSync`: after one wait for an fsync to return, the batch commits whatever is under way.
+   */
+  private flush(waitedFiling = false, waitedSync = false): void {
+    const filing = waitedFiling ? undefined : this.priority?.filingLeft();
     if (filing) {
       // Requests read meanwhile join this batch.
-      void filing.then(() => this.flush(true));
+      void filing.then(() => this.flush(true, waitedSync));
+      return;
+    }
+    // Both fsyncs are under way: a commit now would wait for one of them to return before its own
+    // fsync could start, so the batch waits for that instead, and the requests read meanwhile join
+    // it. Bigger batches share the COMMIT's pages (every table's and index's right-hand edge is
+    // written once per commit, not once per request), the fsync, and the wake-up of the filing
+    // thread (measured in process: ≈ 1,250–1,450 µs of CPU per invoice in batches of 2 against
+    // ≈ 560–780 in batches of 16). No answer waits longer for it: its fsync could not have started sooner.
+    const slot = waitedSync ? undefined : this.db.fsyncSlotFreed();
+    if (slot) {
+      void slot.then(() => this.flush(waitedFiling, true));
       return;
     }
     this.scheduled = false;
