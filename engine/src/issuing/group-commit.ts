@@ -72,8 +72,9 @@ export class GroupCommit {
     // fsync could start, so the batch waits for that instead, and the requests read meanwhile join
     // it. Bigger batches share the COMMIT's pages (every table's and index's right-hand edge is
     // written once per commit, not once per request), the fsync, and the wake-up of the filing
-    // thread (measured in process: ≈ 1,250–1,450 µs of CPU per invoice in batches of 2 against
-    // ≈ 560–780 in batches of 16). No answer waits longer for it: its fsync could not have started sooner.
+    // thread (in process, CPU per invoice: ≈ 1,250–1,450 µs in batches of 2, ≈ 560–780 µs in
+    // batches of 16). Its answers wait at most the batch's transaction longer: their fsync could
+    // not have started before that return anyway.
     const slot = waitedSync ? undefined : this.db.fsyncSlotFreed();
     if (slot) {
       void slot.then(() => this.flush(waitedFiling, true));
