@@ -107,6 +107,33 @@ function facturaBody(nif: string, run: string, devices: readonly string[]) {
   };
 }
 
+/**
+ * CPU time (user + system, µs) the kernel charged to a process's main thread and to all its threads
+ * (/proc/<pid>/task/<tid>/stat, fields 14 and 15, in clock ticks of 10 ms). A sampling profiler
+ * charges a thread's time off the CPU to the frame it was in; these count only time on it.
+ * Undefined where /proc is not there.
+ */
+function threadCpu(pid: number): { mainThread: number; allThreads: number } | undefined {
+  const ticksOf = (stat: string): number => {
+    // The command name (field 2) may hold spaces: fields are counted after its closing parenthesis.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return Number(fields[11]) + Number(fields[12]);
+  };
+  try {
+    let all = 0;
+    let main = 0;
+    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+      const ticks = ticksOf(readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8'));
+      all += ticks;
+      if (tid === String(pid)) main = ticks;
+    }
+    const MICROS_PER_TICK = 10_000;
+    return { mainThread: main * MICROS_PER_TICK, allThreads: all * MICROS_PER_TICK };
+  } catch {
+    return undefined;
+  }
+}
+
 /** BENCH_PROFILE_DEVICES=4 profiles the four-device case; unset or 0, the issuer's single chain. */
 function modeFromEnv(): 'engine' | 'engine-devices' {
   const devices = process.env.BENCH_PROFILE_DEVICES;
@@ -118,7 +145,17 @@ function modeFromEnv(): 'engine' | 'engine-devices' {
 export async function profileCrear(
   seconds = 5,
   mode = modeFromEnv(),
-): Promise<{ mode: string; requestsPerSecond: number; requests: number; profile: string; microsPerRequest: Record<string, number> }> {
+): Promise<{
+  mode: string;
+  requestsPerSecond: number;
+  requests: number;
+  profile: string;
+  /** The measured load on the profile's clock (µs), to read the profile's frames over the same span. */
+  window: { fromMicros: number; toMicros: number };
+  microsPerRequest: Record<string, number>;
+  /** CPU the kernel charged over the measured load, µs per request (Linux only): steadier than the sampled figures. */
+  kernelCpuPerRequest?: { mainThread: number; allThreads: number };
+}> {
   const profDir = mkdtempSync(path.join(tmpdir(), 'bench-prof-'));
   const child = spawn(
     process.execPath,
@@ -138,9 +175,11 @@ export async function profileCrear(
     warmupSeconds: 0,
   };
   await load({ ...options, body: facturaBody(info.nif, 'w', devices), seconds: 1 });
+  const cpuBefore = child.pid === undefined ? undefined : threadCpu(child.pid);
   const from = Number(process.hrtime.bigint() / 1000n);
   const result = await load({ ...options, body: facturaBody(info.nif, 'm', devices), seconds });
   const to = Number(process.hrtime.bigint() / 1000n);
+  const cpuAfter = child.pid === undefined ? undefined : threadCpu(child.pid);
   const requests = result.requestsPerSecond * seconds;
   await new Promise<void>((resolve) => {
     child.once('exit', () => resolve());
@@ -150,7 +189,22 @@ export async function profileCrear(
   const file = readdirSync(profDir).find((f) => /\.\d+\.0\.\d+\.cpuprofile$/.test(f));
   if (!file) throw new Error('no CPU profile written');
   const profile = JSON.parse(readFileSync(path.join(profDir, file), 'utf8')) as CpuProfile;
-  return { mode, requestsPerSecond: result.requestsPerSecond, requests, profile: path.join(profDir, file), microsPerRequest: budget(profile, requests, from, to) };
+  return {
+    mode,
+    requestsPerSecond: result.requestsPerSecond,
+    requests,
+    profile: path.join(profDir, file),
+    window: { fromMicros: from, toMicros: to },
+    microsPerRequest: budget(profile, requests, from, to),
+    ...(cpuBefore && cpuAfter
+      ? {
+          kernelCpuPerRequest: {
+            mainThread: Math.round((cpuAfter.mainThread - cpuBefore.mainThread) / requests),
+            allThreads: Math.round((cpuAfter.allThreads - cpuBefore.allThreads) / requests),
+          },
+        }
+      : {}),
+  };
 }
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {

@@ -3,39 +3,70 @@ import type { CommitWatch } from './commit-watch';
 import type { Database } from './database';
 
 /**
- * Rows every request reads (its key, account, issuer) kept in memory, trusted only while the
- * `read_cache_generation` counter is unchanged: triggers bump it on every write to those tables,
- * from this process or another one (the admin CLI), so a revoked key or a deactivated issuer is
- * refused from the next request on. The counter itself is read again only after some connection
- * has committed (CommitWatch: one pread instead of a read transaction per request).
+ * The committed `read_cache_generation` of one database, read again only after some connection
+ * has committed (CommitWatch: one pread instead of a read transaction per look). One per Database,
+ * shared by its ReadCaches: a request looks up its key and then its issuer, and under load every
+ * look sees a new commit (the previous batch's), so per-cache watches read the counter once per
+ * cache and request; shared, the second look finds no commit since the first and reads nothing.
  */
-export class ReadCache<V> {
-  private readonly entries = new Map<string, V>();
-  private generation = -1;
-  private readonly current: BetterSqlite3.Statement<[], { generation: number }>;
+export class CacheGeneration {
+  private static readonly byDatabase = new WeakMap<Database, CacheGeneration>();
+
+  static of(db: Database): CacheGeneration {
+    let generation = CacheGeneration.byDatabase.get(db);
+    if (!generation) {
+      generation = new CacheGeneration(db);
+      CacheGeneration.byDatabase.set(db, generation);
+    }
+    return generation;
+  }
+
+  private value = -1;
+  private readonly statement: BetterSqlite3.Statement<[], { generation: number }>;
   private readonly commits: CommitWatch;
 
-  constructor(
-    private readonly db: Database,
-    private readonly maxEntries = 10_000,
-  ) {
-    this.current = db.sqlite.prepare('SELECT generation FROM read_cache_generation WHERE id = 1');
+  private constructor(db: Database) {
+    this.statement = db.sqlite.prepare('SELECT generation FROM read_cache_generation WHERE id = 1');
     this.commits = db.watchCommits();
   }
 
-  get(key: string, load: () => V): V {
-    // Inside a transaction the rows read may never commit: read through, remember nothing.
-    if (this.db.sqlite.inTransaction) return load();
+  /** The counter as last committed (-1: no row). */
+  current(): number {
     // The watch is looked at before the counter is read: a commit in between reads again next time.
-    let generation = this.generation;
     if (this.commits.changed()) {
       try {
-        generation = this.current.get()?.generation ?? -1;
+        this.value = this.statement.get()?.generation ?? -1;
       } catch (error) {
         this.commits.forget();
         throw error;
       }
     }
+    return this.value;
+  }
+}
+
+/**
+ * Rows every request reads (its key, account, issuer) kept in memory, trusted only while the
+ * `read_cache_generation` counter is unchanged: triggers bump it on every write to those tables,
+ * from this process or another one (the admin CLI), so a revoked key or a deactivated issuer is
+ * refused from the next request on (CacheGeneration reads the counter after any commit).
+ */
+export class ReadCache<V> {
+  private readonly entries = new Map<string, V>();
+  private generation = -1;
+  private readonly committed: CacheGeneration;
+
+  constructor(
+    private readonly db: Database,
+    private readonly maxEntries = 10_000,
+  ) {
+    this.committed = CacheGeneration.of(db);
+  }
+
+  get(key: string, load: () => V): V {
+    // Inside a transaction the rows read may never commit: read through, remember nothing.
+    if (this.db.sqlite.inTransaction) return load();
+    const generation = this.committed.current();
     if (generation !== this.generation) {
       this.entries.clear();
       this.generation = generation;

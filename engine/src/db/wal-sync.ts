@@ -81,6 +81,16 @@ export class WalSync {
     return (this.queued ?? this.inFlight[this.inFlight.length - 1]?.waiters)?.promise ?? Promise.resolve();
   }
 
+  /**
+   * Undefined while an fsync could start at once; else (every slot busy) resolves when one of
+   * those under way returns. A flush asked for now would only wait for that moment: a caller that
+   * can gather more commits meanwhile (issuing's group commit) writes them all before it.
+   */
+  slotFreed(): Promise<void> | undefined {
+    if (this.failure || this.inFlight.length < this.maxInFlight) return undefined;
+    return Promise.race(this.inFlight.map((f) => f.returned));
+  }
+
   /** Opens the WAL's descriptors now rather than at the first flush (it must exist). */
   open(): void {
     for (let slot = 0; slot < this.maxInFlight; slot++) this.fds[slot] ??= openSync(this.walFile, 'r+');
