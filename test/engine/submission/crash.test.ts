@@ -47,7 +47,8 @@ function assertSettled(db: Database.Database, acknowledged: ReadonlySet<string>,
   const ids = new Set((db.prepare('SELECT id FROM invoices').all() as { id: string }[]).map((r) => r.id));
   for (const id of acknowledged) expect(ids.has(id), `${at}: acknowledged ${id} lost`).toBe(true);
   const finals = db.prepare('SELECT estadoEnvioFinal AS estado, COUNT(*) AS n FROM registros GROUP BY estadoEnvioFinal').all();
-  expect(finals, at).toEqual([{ estado: 'registrada', n: ids.size }]);
+  // A kill may land before the first 200 (a slow start on a loaded machine): then nothing is stored.
+  expect(finals, at).toEqual(ids.size === 0 ? [] : [{ estado: 'registrada', n: ids.size }]);
 
   // The engine's chain never forked.
   const registros = db
@@ -158,5 +159,6 @@ describe('The engine killed with SIGKILL mid-submission, 10 times', () => {
     expect(resent).toBeGreaterThan(0);
     expect(emu.aeat.ledger.duplicatesReceived().length).toBeGreaterThan(0);
     expect(await invalidAeatRepliesIn(dataDir)).toEqual([]);
-  }, 120_000);
+    // Eleven engine starts and drains: ≈ 60 s on a quiet machine, more than twice that on a loaded one.
+  }, 300_000);
 });
