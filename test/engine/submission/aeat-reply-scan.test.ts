@@ -156,7 +156,7 @@ describe('scanAeatReply', () => {
   });
 
   it('reads any answer the emulator builds as the full parser does', () => {
-    const text = fc.string({ unit: fc.constantFrom('a', 'Z', '9', ' ', '&', '<', '>', '"', "'", 'ñ', '€', '/', '-', '\n', '\t'), minLength: 1, maxLength: 12 });
+    const text = fc.string({ unit: fc.constantFrom('a', 'Z', '9', ' ', '&', '<', '>', '"', "'", 'ñ', '€', '/', '-', '\n', '\t', '\u00A0'), minLength: 1, maxLength: 12 });
     const filled = text.filter((s) => s.trim() !== '');
     const line = fc.record({
       emisor: fc.constantFrom('B12345674', 'A58818501'),
