@@ -35,8 +35,8 @@ interface Frame {
   /** The tag's qualified name: its end tag must repeat it. */
   qname: string;
   role: Role;
-  /** Children seen by local name, for the fields that may appear once. */
-  seen: Set<string> | undefined;
+  /** Children seen, one bit per name (FIELD_BIT), for the fields that may appear once. */
+  seen: number;
   /** role 'leaf': which field, and where its text starts. */
   leaf?: Leaf;
   textFrom: number;
@@ -59,6 +59,11 @@ const CHILDREN: Partial<Record<Role, Record<string, Role>>> = {
   operacion: { TipoOperacion: 'leaf' },
   duplicado: { IdPeticionRegistroDuplicado: 'leaf', EstadoRegistroDuplicado: 'leaf', CodigoErrorRegistro: 'leaf', DescripcionErrorRegistro: 'leaf' },
 };
+
+/** A bit per name a container may hold once (a Set per container showed in the scan's profile). */
+const FIELD_BIT: Record<string, number> = Object.fromEntries(
+  [...new Set(Object.values(CHILDREN).flatMap((children) => Object.keys(children)))].map((name, i) => [name, 1 << i]),
+);
 
 /** The full parser reads these two as raw text (stopNodes); the scanner skips them, but not one inside another. */
 const STOP_NODES = new Set(['Cabecera', 'DatosPresentacion']);
@@ -215,20 +220,20 @@ function scan(xml: string): AeatReply {
     }
     if (parent === undefined) {
       if (local !== 'Envelope') throw GIVE_UP;
-      return { qname, role: 'root', seen: undefined, textFrom };
+      return { qname, role: 'root', seen: 0, textFrom };
     }
     if (parent.role === 'leaf') throw GIVE_UP;
-    if (parent.role === 'ignored') return { qname, role: 'ignored', seen: undefined, textFrom };
+    if (parent.role === 'ignored') return { qname, role: 'ignored', seen: 0, textFrom };
     if (parent.role === 'body' && local !== 'RespuestaRegFactuSistemaFacturacion') throw GIVE_UP;
     const role = CHILDREN[parent.role]?.[local];
     if (role === undefined) {
       if (STOP_NODES.has(local)) insideStopNode += 1;
-      return { qname, role: 'ignored', seen: undefined, textFrom };
+      return { qname, role: 'ignored', seen: 0, textFrom };
     }
     if (role !== 'linea') {
-      parent.seen ??= new Set();
-      if (parent.seen.has(local)) throw GIVE_UP;
-      parent.seen.add(local);
+      const bit = FIELD_BIT[local]!;
+      if ((parent.seen & bit) !== 0) throw GIVE_UP;
+      parent.seen |= bit;
     }
     if (role === 'body') {
       seenBody = true;
@@ -239,7 +244,7 @@ function scan(xml: string): AeatReply {
     } else if (role === 'duplicado') {
       duplicado = {};
     }
-    return role === 'leaf' ? { qname, role, seen: undefined, leaf: local as Leaf, textFrom } : { qname, role, seen: undefined, textFrom };
+    return role === 'leaf' ? { qname, role, seen: 0, leaf: local as Leaf, textFrom } : { qname, role, seen: 0, textFrom };
   }
 
   function close(frame: Frame, textTo: number): void {
