@@ -4,7 +4,8 @@
  * real issuing path in process (no HTTP) while filing is paused (as the panel pauses it), then
  * filing resumes: on the filing thread, or with BENCH_FILING_THREAD=0 on the main thread.
  */
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
@@ -17,7 +18,8 @@ import type { Caller } from '../../engine/src/http/auth';
 
 /** Raw SQLite: UPDATE one row by primary key, 1000 per transaction, synchronous=FULL. */
 function rawUpdateRate(rows: number): number {
-  const db = new BetterSqlite3(path.join(mkdtempSync(path.join(tmpdir(), 'raw-')), 'raw.sqlite'));
+  const dir = mkdtempSync(path.join(tmpdir(), 'raw-'));
+  const db = new BetterSqlite3(path.join(dir, 'raw.sqlite'));
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = FULL');
   db.exec('CREATE TABLE t (id TEXT PRIMARY KEY, estado TEXT NOT NULL, n INTEGER NOT NULL) STRICT');
@@ -34,6 +36,7 @@ function rawUpdateRate(rows: number): number {
   }
   const ms = performance.now() - t0;
   db.close();
+  rmSync(dir, { recursive: true, force: true });
   return Math.round((rows * 1000) / ms);
 }
 
@@ -74,6 +77,23 @@ export async function startEmulatorProcess(dataDir: string) {
       child.once('exit', () => resolve());
       child.kill('SIGTERM');
     }),
+  };
+}
+
+/**
+ * BENCH_DRAIN_CPU_PROF=<file>: a CPU profile of the main thread during the drain only (issuing the
+ * backlog left out), for `BENCH_FILING_THREAD=0`, where the workers run on that thread.
+ */
+async function profileDrain(file: string | undefined) {
+  if (!file) return async () => {};
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.start');
+  return async () => {
+    const { profile } = await session.post('Profiler.stop');
+    writeFileSync(file, JSON.stringify(profile));
+    session.disconnect();
   };
 }
 
@@ -166,6 +186,7 @@ export async function benchDrain(records = Number(process.env.BENCH_DRAIN_RECORD
   const engineCpu0 = process.cpuUsage();
   const emulatorCpu0 = emulators.cpuMs();
   const holds = options.filingThread === false ? timeWriteTransactions(ctx.db) : undefined;
+  const stopProfile = await profileDrain(process.env.BENCH_DRAIN_CPU_PROF);
   const elu0 = performance.eventLoopUtilization();
   const t1 = performance.now();
   const left = () => (ctx.db.sqlite.prepare('SELECT COUNT(*) AS n FROM submission_jobs').get() as { n: number }).n;
@@ -174,12 +195,15 @@ export async function benchDrain(records = Number(process.env.BENCH_DRAIN_RECORD
   while (left() > 0) await new Promise((r) => setTimeout(r, 50));
   const drainMs = performance.now() - t1;
   const engineCpu = process.cpuUsage(engineCpu0);
+  await stopProfile();
   const mainThreadBusy = performance.eventLoopUtilization(elu0).utilization;
   const emulatorCpu1 = emulators.cpuMs();
   const perThousand = (ms: number) => Math.round((ms * 1000) / records);
   const filed = await emulators.countRecords();
   await engine.stop();
   await emulators.close();
+  // A 100 k backlog leaves ≈ 1 GB of databases behind.
+  rmSync(dataDir, { recursive: true, force: true });
   return {
     records,
     issuers,

@@ -1,4 +1,5 @@
 import { XMLParser } from 'fast-xml-parser';
+import { scanAeatReply } from './aeat-reply-scan';
 
 export type EstadoRegistroAeat = 'Correcto' | 'AceptadoConErrores' | 'Incorrecto';
 /** EstadoRegistroDuplicado: what AEAT holds for the key (schema: Correcta, AceptadaConErrores, Anulada). */
@@ -54,8 +55,16 @@ function estado(v: unknown): EstadoRegistroAeat {
   throw new MalformedReply(`EstadoRegistro desconocido: ${s ?? '(vacío)'}`);
 }
 
-/** Parses AEAT's SOAP answer: a RespuestaRegFactuSistemaFacturacion or a SOAP Fault. */
+/**
+ * Parses AEAT's SOAP answer: a RespuestaRegFactuSistemaFacturacion or a SOAP Fault. The answer in
+ * its everyday shape is scanned (aeat-reply-scan.ts); anything else goes to the full parser.
+ */
 export function parseAeatReply(xml: string): AeatReply {
+  return scanAeatReply(xml) ?? parseAeatReplyFully(xml);
+}
+
+/** The full XML parser's reading: every answer, and the reason when one cannot be read. */
+export function parseAeatReplyFully(xml: string): AeatReply {
   let doc: Node;
   try {
     doc = parser.parse(xml, true) as Node;
