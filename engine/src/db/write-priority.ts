@@ -12,8 +12,9 @@ import { performance } from 'node:perf_hooks';
  *    floor that keeps a drain going while issuing never pauses.
  *  - FILING: 1 while the filing thread is inside a write transaction. An issuing commit that finds
  *    it set waits for it (without blocking the event loop) instead of in SQLite's busy handler.
- *  - ISSUED: issuing requests through their write transaction so far. While it moves, the filing
- *    thread also leaves issuing most of the CPU (FilingTurns).
+ *  - ISSUED: issuing requests through their write transaction so far, and ISSUED_AT: when the
+ *    last one left it. While issuing moves, the filing thread also leaves issuing most of the CPU
+ *    (FilingTurns).
  * Each side raises its own counter before reading the other's (sequentially consistent atomics),
  * so they never both go ahead unseen: at worst both see each other and the filing thread steps
  * back. SQLite's lock stays what guarantees exclusion; this only orders who asks first, and every
@@ -22,7 +23,14 @@ import { performance } from 'node:perf_hooks';
 const ISSUING = 0;
 const FILING = 1;
 const ISSUED = 2;
-const CELLS = 3;
+const ISSUED_AT = 3;
+const CELLS = 4;
+
+/**
+ * Milliseconds on a clock both threads share (each thread's performance.now() counts from its own
+ * start), wrapped to an Int32 cell: differences are exact up to 24 days apart.
+ */
+const sharedNowMs = () => Math.trunc(performance.timeOrigin + performance.now()) | 0;
 
 /** Longest an issuing commit waits on the filing thread's flag before asking SQLite anyway. */
 const ISSUING_WAIT_CAP_MS = 1_000;
@@ -78,6 +86,7 @@ export class WritePriority {
 
   /** `n` issuing requests left their write transaction (committed or not). */
   issuingDone(n = 1): void {
+    Atomics.store(this.cells, ISSUED_AT, sharedNowMs());
     Atomics.add(this.cells, ISSUED, n);
     if (Atomics.sub(this.cells, ISSUING, n) === n) Atomics.notify(this.cells, ISSUING);
   }
@@ -104,6 +113,11 @@ export class WritePriority {
   /** Issuing requests through their write transaction so far (a counter that wraps: compare for change only). */
   issued(): number {
     return Atomics.load(this.cells, ISSUED);
+  }
+
+  /** How long ago (ms, this thread's performance.now() scale) the last issuing request left its write transaction. */
+  msSinceIssued(): number {
+    return Math.max(0, (sharedNowMs() - Atomics.load(this.cells, ISSUED_AT)) | 0);
   }
 
   /**
@@ -175,7 +189,10 @@ class FilingTurns implements WriteTurns {
     const issued = this.priority.issued();
     if (issued !== this.issuedSeen) {
       this.issuedSeen = issued;
-      this.issuingSeenAt = now;
+      // When issuing last committed, not when this thread noticed: after a pause (a backlog issued
+      // while filing was paused or idle) the drain starts at full speed, not resting as if a till
+      // had just committed.
+      this.issuingSeenAt = now - this.priority.msSinceIssued();
     }
     const worked = performance.eventLoopUtilization(this.busySince).active;
     this.busySince = performance.eventLoopUtilization();

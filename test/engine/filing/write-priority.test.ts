@@ -16,6 +16,19 @@ import { startModuleWorker } from '../../../engine/src/platform/worker-pool';
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** Turns that defer at the lock only, never rest. */
 const lockOnly = (maxDeferMs: number) => ({ maxDeferMs, shareWhileIssuing: 1, issuingWindowMs: 0, maxRestMs: 0 });
+/** Keeps this thread busy for `ms` (the work a turn rests after). */
+const work = (ms: number) => {
+  for (const end = performance.now() + ms; performance.now() < end; );
+};
+/** Whether the turn's transaction ran before the event loop's next round (no rest). */
+const ranAtOnce = async (turns: ReturnType<WritePriority['filingTurns']>) => {
+  let ran = false;
+  const turn = turns.take(() => (ran = true));
+  await new Promise((resolve) => setImmediate(resolve));
+  const atOnce = ran;
+  await turn;
+  return atOnce;
+};
 
 describe("The filing thread's turn", () => {
   it('waits while issuing requests are queued for the lock and runs once they are done', async () => {
@@ -46,18 +59,6 @@ describe("The filing thread's turn", () => {
   it('rests before its transaction while issuing is busy, as long as it worked since its last turn; not while issuing is idle', async () => {
     const issuing = new WritePriority();
     const halfWhileIssuing = { maxDeferMs: 0, shareWhileIssuing: 0.5, issuingWindowMs: 60_000, maxRestMs: 60_000 };
-    const work = (ms: number) => {
-      for (const end = performance.now() + ms; performance.now() < end; );
-    };
-    /** Whether the turn's transaction ran before the event loop's next round (no rest). */
-    const ranAtOnce = async (turns: ReturnType<WritePriority['filingTurns']>) => {
-      let ran = false;
-      const turn = turns.take(() => (ran = true));
-      await new Promise((resolve) => setImmediate(resolve));
-      const atOnce = ran;
-      await turn;
-      return atOnce;
-    };
 
     const quiet = new WritePriority(issuing.buffer).filingTurns(halfWhileIssuing);
     work(20);
@@ -68,6 +69,16 @@ describe("The filing thread's turn", () => {
     issuing.issuingDone();
     work(20);
     expect(await ranAtOnce(busy)).toBe(false);
+  });
+
+  it('does not rest for issuing that stopped longer ago than its window, though it first notices it now (a backlog issued while filing was paused drains at full speed)', async () => {
+    const issuing = new WritePriority();
+    const turns = new WritePriority(issuing.buffer).filingTurns({ maxDeferMs: 0, shareWhileIssuing: 0.5, issuingWindowMs: 50, maxRestMs: 60_000 });
+    issuing.issuingQueued(1000);
+    issuing.issuingDone(1000);
+    await pause(100);
+    work(20);
+    expect(await ranAtOnce(turns)).toBe(true);
   });
 
   it('passes on what its transaction throws, and leaves the lock to issuing after it', async () => {
