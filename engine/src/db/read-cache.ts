@@ -1,6 +1,7 @@
 import type BetterSqlite3 from 'better-sqlite3';
 import type { CommitWatch } from './commit-watch';
 import type { Database } from './database';
+import { onePerDatabase } from './per-database';
 
 /**
  * The committed `read_cache_generation` of one database, read again only after some connection
@@ -10,16 +11,7 @@ import type { Database } from './database';
  * cache and request; shared, the second look finds no commit since the first and reads nothing.
  */
 export class CacheGeneration {
-  private static readonly byDatabase = new WeakMap<Database, CacheGeneration>();
-
-  static of(db: Database): CacheGeneration {
-    let generation = CacheGeneration.byDatabase.get(db);
-    if (!generation) {
-      generation = new CacheGeneration(db);
-      CacheGeneration.byDatabase.set(db, generation);
-    }
-    return generation;
-  }
+  static readonly of = onePerDatabase((db) => new CacheGeneration(db));
 
   private value = -1;
   private readonly statement: BetterSqlite3.Statement<[], { generation: number }>;

@@ -1,5 +1,6 @@
 import type BetterSqlite3 from 'better-sqlite3';
 import type { Database } from '../db/database';
+import { onePerDatabase } from '../db/per-database';
 
 /**
  * The device rows issuing reads on every request (the issuer's phase, the device, the series
@@ -19,16 +20,7 @@ import type { Database } from '../db/database';
  * One cache per Database: every DeviceStore on a connection shares it (and its writes' notes).
  */
 export class RoutingRowCache {
-  private static readonly byDatabase = new WeakMap<Database, RoutingRowCache>();
-
-  static of(db: Database): RoutingRowCache {
-    let cache = RoutingRowCache.byDatabase.get(db);
-    if (!cache) {
-      cache = new RoutingRowCache(db);
-      RoutingRowCache.byDatabase.set(db, cache);
-    }
-    return cache;
-  }
+  static readonly of = onePerDatabase((db) => new RoutingRowCache(db));
 
   private readonly entries = new Map<string, unknown>();
   /** The committed generation (and schema version) the entries were read at; '': none. */

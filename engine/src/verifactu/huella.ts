@@ -30,7 +30,7 @@ function v(value: string | null | undefined): string {
 
 /** The exact string hashed for a RegistroAlta (exported for diagnostics and tests). */
 export function cadenaHuellaAlta(c: CamposHuellaAlta): string {
-  return cadenaAlta(
+  return cadenaHuellaAltaDe(
     c.IDEmisorFactura.trim(),
     c.NumSerieFactura.trim(),
     c.FechaExpedicionFactura.trim(),
@@ -43,17 +43,20 @@ export function cadenaHuellaAlta(c: CamposHuellaAlta): string {
 }
 
 /**
- * The RegistroAlta string from its fields in hash order, already trimmed: one concatenation, no
- * object (hot path).
+ * The RegistroAlta string from its fields in hash order, exactly as the record builder writes them
+ * in the XML: one concatenation, no object (hot path; hashed with huellaDeCadena). Nothing is
+ * trimmed here: every one of them is a token without spaces (a validated NIF, date and
+ * enumeration, a canonical amount, a generated hash and timestamp) or NumSerieFactura, which the
+ * builder trims itself; an absent previous huella is written `Huella=`.
  */
-function cadenaAlta(
+export function cadenaHuellaAltaDe(
   idEmisorFactura: string,
   numSerieFactura: string,
   fechaExpedicionFactura: string,
   tipoFactura: string,
   cuotaTotal: string,
   importeTotal: string,
-  huellaAnterior: string,
+  huellaAnterior: string | undefined,
   fechaHoraHusoGenRegistro: string,
 ): string {
   return (
@@ -63,7 +66,7 @@ function cadenaAlta(
     '&TipoFactura=' + tipoFactura +
     '&CuotaTotal=' + cuotaTotal +
     '&ImporteTotal=' + importeTotal +
-    '&Huella=' + huellaAnterior +
+    '&Huella=' + (huellaAnterior ?? '') +
     '&FechaHoraHusoGenRegistro=' + fechaHoraHusoGenRegistro
   );
 }
@@ -79,37 +82,19 @@ export function cadenaHuellaAnulacion(c: CamposHuellaAnulacion): string {
   );
 }
 
-// One-shot crypto.hash (Node ≥ 20.12) is twice as fast as createHash on these short strings.
-const sha256Hex: (text: string) => string =
+/**
+ * The huella of a string to hash: SHA-256, upper-case hex. One-shot crypto.hash (Node ≥ 20.12) is
+ * twice as fast as createHash on these short strings.
+ */
+export const huellaDeCadena: (text: string) => string =
   typeof crypto.hash === 'function'
     ? (text) => crypto.hash('sha256', text, 'hex').toUpperCase()
     : (text) => crypto.createHash('sha256').update(text, 'utf8').digest('hex').toUpperCase();
 
 export function huellaAlta(campos: CamposHuellaAlta): string {
-  return sha256Hex(cadenaHuellaAlta(campos));
-}
-
-/**
- * huellaAlta from the fields in hash order, exactly as the record builder writes them in the XML
- * (hot path). Nothing is trimmed here: every one of them is a token without spaces (a validated
- * NIF, date and enumeration, a canonical amount, a generated hash and timestamp) or NumSerieFactura,
- * which the builder trims itself; an absent previous huella is written `Huella=`.
- */
-export function huellaAltaDe(
-  idEmisorFactura: string,
-  numSerieFactura: string,
-  fechaExpedicionFactura: string,
-  tipoFactura: string,
-  cuotaTotal: string,
-  importeTotal: string,
-  huellaAnterior: string | undefined,
-  fechaHoraHusoGenRegistro: string,
-): string {
-  return sha256Hex(
-    cadenaAlta(idEmisorFactura, numSerieFactura, fechaExpedicionFactura, tipoFactura, cuotaTotal, importeTotal, huellaAnterior ?? '', fechaHoraHusoGenRegistro),
-  );
+  return huellaDeCadena(cadenaHuellaAlta(campos));
 }
 
 export function huellaAnulacion(campos: CamposHuellaAnulacion): string {
-  return sha256Hex(cadenaHuellaAnulacion(campos));
+  return huellaDeCadena(cadenaHuellaAnulacion(campos));
 }

@@ -5,7 +5,7 @@
 // XML.
 import type { FacturaVerifactu, IdFacturaReferida, Persona, VerifactuAnularBody } from '../../../src-shared/api/verifactu';
 import { fechaHoraHusoGenRegistro } from './fecha-hora';
-import { huellaAltaDe, huellaAnulacion } from './huella';
+import { cadenaHuellaAltaDe, huellaAnulacion, huellaDeCadena } from './huella';
 import { importeCanonico, tipoCanonico } from './importes';
 import { escapeXml } from './xml-escape';
 
@@ -273,7 +273,7 @@ export function buildRegistroAlta(input: BuildRegistroAltaInput): RegistroAltaCo
   const cuotaTotal = importeCanonico(f.totales.cuotaTotal);
   const importeTotal = importeCanonico(f.totales.importeTotal);
   const fechaHora = fechaHoraHusoGenRegistro(input.generadoEn, input.zona);
-  const huella = huellaAltaDe(nif, numSerie, cab.fechaExpedicion, cab.tipoFactura, cuotaTotal, importeTotal, anterior?.huella, fechaHora);
+  const huella = huellaDeCadena(cadenaHuellaAltaDe(nif, numSerie, cab.fechaExpedicion, cab.tipoFactura, cuotaTotal, importeTotal, anterior?.huella, fechaHora));
   const esp = f.especial;
 
   let x =

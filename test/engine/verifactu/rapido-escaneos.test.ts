@@ -3,14 +3,7 @@
 // starts, controls, surrogates, XML-illegal and blank characters) and on the lengths at its limits.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import {
-  esAsciiImprimibleEscaneo,
-  esFechaEscaneo,
-  esImporteEscaneo,
-  esNifBasicoEscaneo,
-  esPorcentajeEscaneo,
-  esTextoPlanoEscaneo,
-} from '../../../src-shared/api/verifactu-rapido-escaneos';
+import * as escaneo from '../../../src-shared/api/verifactu-rapido-escaneos';
 import { esAsciiImprimible, esFechaDdMmAaaa, esTextoPlano, IMPORTE, NIF_BASICO, PORCENTAJE } from '../../../src-shared/primitives';
 
 const RUNS = Number(process.env.DIFF_RUNS ?? 20_000);
@@ -33,7 +26,7 @@ describe('crear char scans = the schema predicates', () => {
   it('importe: /^-?\\d{1,12}(\\.\\d{1,2})?$/', () => {
     fc.assert(
       fc.property(cadenas(NUMERICAS, 17, ['-0', '123456789012', '1234567890123', '-123456789012.34', '1.', '.5', '1.234', '0.00']), (v) => {
-        expect(esImporteEscaneo(v), JSON.stringify(v)).toBe(IMPORTE.test(v));
+        expect(escaneo.esImporteEscaneo(v), JSON.stringify(v)).toBe(IMPORTE.test(v));
       }),
       { numRuns: RUNS },
     );
@@ -42,7 +35,7 @@ describe('crear char scans = the schema predicates', () => {
   it('porcentaje: /^\\d{1,3}(\\.\\d{1,2})?$/', () => {
     fc.assert(
       fc.property(cadenas(NUMERICAS, 7, ['21', '7.5', '100.00', '1000', '-1', '21.', '21.000']), (v) => {
-        expect(esPorcentajeEscaneo(v), JSON.stringify(v)).toBe(PORCENTAJE.test(v));
+        expect(escaneo.esPorcentajeEscaneo(v), JSON.stringify(v)).toBe(PORCENTAJE.test(v));
       }),
       { numRuns: RUNS },
     );
@@ -52,7 +45,7 @@ describe('crear char scans = the schema predicates', () => {
     const unidades = ['A', 'Z', 'B', '0', '9', 'a', 'z', '@', '[', '/', ':', ' ', '-', 'Ñ'];
     fc.assert(
       fc.property(cadenas(unidades, 11, ['B12345674', '12345678Z', 'B1234567', 'B123456745']), (v) => {
-        expect(esNifBasicoEscaneo(v), JSON.stringify(v)).toBe(NIF_BASICO.test(v));
+        expect(escaneo.esNifBasicoEscaneo(v), JSON.stringify(v)).toBe(NIF_BASICO.test(v));
       }),
       { numRuns: RUNS },
     );
@@ -64,7 +57,7 @@ describe('crear char scans = the schema predicates', () => {
       .map(([d, m, a]) => `${String(d).padStart(2, '0')}-${String(m).padStart(2, '0')}-${String(a).padStart(4, '0')}`);
     fc.assert(
       fc.property(fc.oneof(fechas, cadenas(['0', '1', '2', '9', '-', '/', ' '], 11, ['29-02-2024', '29-02-2100', '29-02-2000', '31-04-2026', '00-01-2026'])), (v) => {
-        expect(esFechaEscaneo(v), JSON.stringify(v)).toBe(esFechaDdMmAaaa(v));
+        expect(escaneo.esFechaEscaneo(v), JSON.stringify(v)).toBe(esFechaDdMmAaaa(v));
       }),
       { numRuns: RUNS },
     );
@@ -74,7 +67,7 @@ describe('crear char scans = the schema predicates', () => {
     const muestras = ['T', 'A&B', '&amp;', 'A&#38;', 'A&#x26;', 'A&b;', 'A& b;', 'A&', ' A', 'A ', 'X'.repeat(60), 'X'.repeat(61)];
     fc.assert(
       fc.property(cadenas(TEXTO, 62, muestras), (v) => {
-        expect(esAsciiImprimibleEscaneo(v), JSON.stringify(v)).toBe(esAsciiImprimible(v));
+        expect(escaneo.esAsciiImprimibleEscaneo(v), JSON.stringify(v)).toBe(esAsciiImprimible(v));
       }),
       { numRuns: RUNS },
     );
@@ -84,7 +77,7 @@ describe('crear char scans = the schema predicates', () => {
     const muestras = ['Ferretería López & Hijos, S.L.', '&amp;', 'a &lt; b', 'a&#1;', '   ', '\u00a0\u3000', 'é', '😀', '\ud83d', 'x'.repeat(6)];
     fc.assert(
       fc.property(cadenas(TEXTO, 8, muestras), fc.integer({ min: 1, max: 6 }), (v, max) => {
-        expect(esTextoPlanoEscaneo(v, max), `${JSON.stringify(v)} max ${max}`).toBe(esTextoPlano(v, max));
+        expect(escaneo.esTextoPlanoEscaneo(v, max), `${JSON.stringify(v)} max ${max}`).toBe(esTextoPlano(v, max));
       }),
       { numRuns: RUNS },
     );
