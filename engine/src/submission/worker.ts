@@ -66,7 +66,18 @@ const LATE_MARGIN_MS = 5_000;
  * transaction, and `records` what it was built from (so its answer is matched without reading
  * them again).
  */
-type NextSubmission = { batch: Batch; built: false } | { batch: BatchWithRequest; built: true; records: OutgoingRecord[] };
+type NextSubmission =
+  | { batch: Batch; built: false; ahead?: StoredAhead }
+  | { batch: BatchWithRequest; built: true; records: OutgoingRecord[] };
+
+/**
+ * A full submission stored ahead of its turn (`en_lote`, no attempt counted), with the bytes and
+ * records it was built from, kept so that its send reads neither again.
+ */
+interface StoredAhead {
+  batch: BatchWithRequest;
+  records: OutgoingRecord[];
+}
 
 /**
  * A queue's next submission read and built, not yet stored. `waiting`: how many waiting jobs the
@@ -90,7 +101,8 @@ type SendResult =
  *   pendiente_proceso  stored, not yet in a submission;
  *   en_lote            in a submission whose exact bytes are committed, its first attempt not yet
  *                      (a submission built to leave at once commits both: straight to en_cola);
- *   en_cola            sent (its attempt committed just before), awaiting the answer;
+ *   en_cola            sent (its attempt committed before it left; marked once its bytes are on
+ *                      the wire), awaiting the answer;
  *   pendiente_envio    a send failed (transport, Server fault, a blocking Client fault, or an
  *                      answer that left its line out): the submission is being retried, and its
  *                      records keep this state through the resends until an answer settles them.
@@ -141,6 +153,8 @@ export class SubmissionWorker {
     insertRequest: BetterSqlite3.Statement<[string, string]>;
     updateRequest: BetterSqlite3.Statement<[string, string]>;
     requestOf: BetterSqlite3.Statement<[string], { peticion: string }>;
+    registrosSent: BetterSqlite3.Statement<[string, string]>;
+    invoicesSent: BetterSqlite3.Statement<[string]>;
   };
 
   constructor(
@@ -200,6 +214,12 @@ export class SubmissionWorker {
       insertRequest: sqlite.prepare('INSERT INTO submission_requests (idLote, peticion) VALUES (?, ?)'),
       updateRequest: sqlite.prepare('UPDATE submission_requests SET peticion = ? WHERE idLote = ?'),
       requestOf: sqlite.prepare('SELECT peticion FROM submission_requests WHERE idLote = ?'),
+      registrosSent: sqlite.prepare(
+        "UPDATE registros SET estadoEnvio = 'en_cola', ultimaModificacion = ? WHERE idLote = ? AND estadoEnvioFinal IS NULL AND estadoEnvio = 'en_lote'",
+      ),
+      invoicesSent: sqlite.prepare(
+        "UPDATE invoices SET estadoEnvio = 'en_cola' WHERE estadoFactura IS NULL AND estadoEnvio = 'en_lote' AND id IN (SELECT invoiceId FROM registros WHERE idLote = ?)",
+      ),
     };
   }
 
@@ -339,10 +359,12 @@ export class SubmissionWorker {
     let batch: Batch = first.batch;
     let inFlight = this.launch(adapter, first);
     let ready: Draft | undefined;
+    let ahead: StoredAhead | undefined;
     for (let round = 0; ; round++) {
       const result = await inFlight;
-      const next = round < PIPELINE_ROUNDS ? await this.nextToPipeline(queueKey, adapter, batch, result, ready) : undefined;
+      const next = round < PIPELINE_ROUNDS ? await this.nextToPipeline(queueKey, adapter, batch, result, ready, ahead) : undefined;
       ready = undefined;
+      ahead = undefined;
       if (next) {
         let written!: () => void;
         const onWire = new Promise<void>((resolve) => (written = resolve));
@@ -354,9 +376,34 @@ export class SubmissionWorker {
       await this.settle(batch, result);
       if (!next) return true;
       batch = next.batch;
-      // The order rule keeps the submission after `next` home until `next`'s answer is in: read
-      // and build it while the authority works, so it leaves as soon as that answer allows.
-      if (round + 1 < PIPELINE_ROUNDS && !this.stopping) ready = this.draftAhead(queueKey, adapter);
+      // The order rule keeps the submission after `next` home until `next`'s answer is in: read,
+      // build and (when full) store it while the authority works, so it leaves as soon as that
+      // answer allows.
+      if (round + 1 < PIPELINE_ROUNDS && !this.stopping) ({ ready, ahead } = await this.prepareAhead(queueKey, adapter));
+    }
+  }
+
+  /**
+   * The queue's next submission, prepared while the authority works on the one before. A full one
+   * is stored now, `en_lote` without an attempt (as a submission waiting out TiempoEsperaEnvio is):
+   * what it holds could not change anyway (a full submission takes the oldest waiting records
+   * and may leave at once), and then only its attempt is committed between the answer before
+   * it and its send. A crash meanwhile leaves one more open submission, sent after the older
+   * one as a first send (its attempt was never counted). Any other is only drafted: records
+   * arriving meanwhile may still join it.
+   */
+  private async prepareAhead(queueKey: string, adapter: AuthorityAdapter): Promise<{ ready?: Draft; ahead?: StoredAhead }> {
+    const draft = this.draftAhead(queueKey, adapter);
+    if (!draft || draft.chosen.length < adapter.maxRecords) return { ready: draft };
+    try {
+      const ahead = await this.buildSubmission(queueKey, adapter, false, draft);
+      // Its ≈ 2 MB (and the answer just applied) go to disk now, while the authority works: the
+      // fsync before its send then has only its attempt to write. Not awaited: that fsync waits.
+      if (ahead) void this.db.whenDurable().catch(() => {});
+      return { ahead };
+    } catch (error) {
+      this.logger.warn('could not store the next submission ahead; it is built when due', { queueKey, error: String(error) });
+      return {};
     }
   }
 
@@ -386,7 +433,7 @@ export class SubmissionWorker {
     // A new submission has never left: its records go as first sends.
     return next.built
       ? this.transmit(adapter, next.batch, next.batch.peticion, { id: next.batch.id, intentos: 0 }, onWritten, next.records)
-      : this.sendBatch(adapter, next.batch, onWritten);
+      : this.sendBatch(adapter, next.batch, onWritten, next.ahead);
   }
 
   /** The submission that may leave now, before `answered`'s reply is applied, if any. */
@@ -396,15 +443,19 @@ export class SubmissionWorker {
     answered: Batch,
     result: SendResult,
     ready: Draft | undefined,
+    ahead: StoredAhead | undefined,
   ): Promise<NextSubmission | undefined> {
     if (result.kind !== 'answered' || result.outcome.kind !== 'verdicts') return undefined;
     if (this.stopping || this.isPaused(answered.entorno)) return undefined;
     const { outcome } = result;
     // Lines left out go again before anything newer (applyReply keeps them in this submission).
     if (outcome.verdicts.size < result.records) return undefined;
-    // An older submission still unanswered (after a crash) goes before any new one.
+    // An older submission still unanswered (after a crash), or the one stored ahead, goes before any new one.
     const open = this.openBatch(queueKey, answered.id);
-    if (open) return outcome.waitSeconds <= 0 || open.numRegistros >= adapter.maxRecords ? { batch: open, built: false } : undefined;
+    if (open) {
+      if (outcome.waitSeconds > 0 && open.numRegistros < adapter.maxRecords) return undefined;
+      return { batch: open, built: false, ahead: ahead?.batch.id === open.id ? ahead : undefined };
+    }
     const pending = this.pendingCount(queueKey, adapter.maxRecords);
     if (outcome.waitSeconds > 0 && pending < adapter.maxRecords) return undefined;
     // The draft built ahead stands for a fresh read while the queue holds what it read (Draft).
@@ -432,18 +483,20 @@ export class SubmissionWorker {
    * committed before they leave. Cheap when the authority is unreachable: a retry reads no records
    * and rewrites none (they stay `pendiente_envio`), so it never stalls the issuing requests.
    */
-  private async sendBatch(adapter: AuthorityAdapter, batch: Batch, onWritten?: () => void): Promise<SendResult> {
+  private async sendBatch(adapter: AuthorityAdapter, batch: Batch, onWritten?: () => void, ahead?: StoredAhead): Promise<SendResult> {
     const now = this.clock.now();
     const nowIso = now.toISOString();
     // Taken before this attempt is counted: earlier attempts may have reached the authority unanswered.
     const before = { id: batch.id, intentos: batch.intentos };
     // Built before the write transaction: nothing changes a submission's records while it is
     // this queue's send in progress (one at a time per queue, on this worker).
-    const stored = this.sql.requestOf.get(batch.id)?.peticion;
+    const stored = ahead ? ahead.batch.peticion : this.sql.requestOf.get(batch.id)?.peticion;
     if (stored === undefined) throw new Error(`submission ${batch.id} has no stored request`);
     let peticion = stored;
     let { incidencia } = batch;
-    if (incidencia === 0 && this.oldestIsLate(batch.id, now)) {
+    // A submission stored ahead has never left: its records are all still open, as read.
+    const late = ahead ? this.isLate(ahead.records, now) : this.oldestIsLate(batch.id, now);
+    if (incidencia === 0 && late) {
       const rebuilt = this.request(adapter, batch, this.outgoing(before), true);
       // An authority without the notion (TicketBAI) builds the same bytes: nothing to change.
       if (rebuilt !== peticion) {
@@ -461,9 +514,27 @@ export class SubmissionWorker {
       // The stored bytes (≈ 2 MB for 1,000 records) are rewritten only when they changed.
       if (peticion !== stored) this.sql.updateRequest.run(peticion, batch.id);
       Object.assign(batch, { intentos: batch.intentos + 1, enviadoEn: nowIso, incidencia });
-      if (before.intentos === 0) this.setEstadoEnvio(batch.id, 'en_cola', nowIso);
     });
-    return this.transmit(adapter, batch, peticion, before, onWritten);
+    // Only the attempt is committed before the send: its records' en_cola follows once the bytes
+    // are on the wire, off the way between the answer before and this send.
+    const markSent = () => this.markSent(batch.id, nowIso);
+    return this.transmit(adapter, batch, peticion, before, onWritten, ahead && peticion === stored ? ahead.records : undefined, markSent);
+  }
+
+  /**
+   * A submission's records that were waiting `en_lote` for its first attempt are now `en_cola`
+   * (a resend finds them `pendiente_envio`, or already `en_cola`, and changes nothing). Only what
+   * the sync view shows: a failure to write it is logged, and the answer settles the records.
+   */
+  private async markSent(idLote: string, nowIso: string): Promise<void> {
+    try {
+      await this.write(() => {
+        this.sql.registrosSent.run(nowIso, idLote);
+        this.sql.invoicesSent.run(idLote);
+      });
+    } catch (error) {
+      this.logger.warn('could not mark a sent submission en_cola; its answer settles it', { idLote, error: String(error) });
+    }
   }
 
   /**
@@ -478,6 +549,7 @@ export class SubmissionWorker {
     before: Pick<Batch, 'id' | 'intentos'>,
     onWritten?: () => void,
     built?: readonly OutgoingRecord[],
+    afterWire?: () => Promise<void>,
   ): Promise<SendResult> {
     try {
       // Its records were read from commits that may still be in their fsync (issuing's group
@@ -492,6 +564,7 @@ export class SubmissionWorker {
       // The records are read while the authority works, not after its answer: nothing changes a
       // submission's records before its answer is applied (one send per queue at a time).
       await Promise.race([onWire, sending]);
+      await afterWire?.();
       const records = built ?? this.outgoing(before);
       const sent = await sending;
       return { kind: 'answered', outcome: adapter.interpret(sent, records), raw: sent.body, records: records.length };

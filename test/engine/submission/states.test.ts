@@ -36,22 +36,30 @@ const states = (id: string) => {
 };
 
 describe('estadoEnvio on the way out', () => {
-  it('pendiente_proceso → en_lote → en_cola → pendiente_envio (failed send, kept through the resend) → registrada', async () => {
+  it('pendiente_proceso → en_lote → pendiente_envio (failed send, kept through the resend) → registrada; en_cola once a stored submission is on the wire', async () => {
     const id = await issue('1');
     const seen = [states(id)];
     await worker().buildBatch(QUEUE, worker().adapterFor(QUEUE));
     seen.push(states(id));
 
-    // What the tables say at the moment each request leaves: its attempt is committed before.
+    // What the tables say at the moment each request leaves (its attempt is committed before;
+    // its records are marked en_cola only once the bytes are on the wire) and when its answer is in.
     const real = worker().adapterFor(QUEUE);
+    let watched = id;
+    const attemptsAtSend: number[] = [];
+    const attempts = () => (env.db().prepare('SELECT b.intentos FROM submission_batches b JOIN registros r ON r.idLote = b.id WHERE r.invoiceId = ?').get(watched) as { intentos: number }).intentos;
     worker().register({
       autoridad: real.autoridad,
       maxRecords: real.maxRecords,
       build: (records, context) => real.build(records, context),
       lineKey: (record) => real.lineKey(record),
-      interpret: (sent, records) => real.interpret(sent, records),
+      interpret: (sent, records) => {
+        seen.push(states(watched));
+        return real.interpret(sent, records);
+      },
       send: (entorno, request, onWritten) => {
-        seen.push(states(id));
+        seen.push(states(watched));
+        attemptsAtSend.push(attempts());
         return real.send(entorno, request, onWritten);
       },
     });
@@ -63,6 +71,14 @@ describe('estadoEnvio on the way out', () => {
       clock.advance(1000);
       await worker().tick();
       seen.push(states(id));
+
+      // A submission stored while TiempoEsperaEnvio runs leaves when it is over.
+      watched = await issue('10');
+      await worker().buildBatch(QUEUE, worker().adapterFor(QUEUE));
+      seen.push(states(watched));
+      clock.advance(WAIT_S * 1000);
+      await worker().tick();
+      seen.push(states(watched));
     } finally {
       worker().register(real);
     }
@@ -71,12 +87,21 @@ describe('estadoEnvio on the way out', () => {
     expect(seen).toEqual([
       both('pendiente_proceso'),
       both('en_lote'),
-      both('en_cola'),
+      // Leaving: its attempt is counted, the records are marked once the bytes are on the wire;
+      // this send never got there (the connection was reset).
+      both('en_lote'),
       both('pendiente_envio'),
       // A resend rewrites no record: they wait as pendiente_envio until an answer settles them.
       both('pendiente_envio'),
+      both('pendiente_envio'),
+      both('registrada'),
+      // The second invoice: stored, leaving, answered (on the wire, awaiting the answer), settled.
+      both('en_lote'),
+      both('en_lote'),
+      both('en_cola'),
       both('registrada'),
     ]);
+    expect(attemptsAtSend).toEqual([1, 2, 1]);
     expect((await env.t.billing('GET', `/v1/facturas/${id}/estado?nifEmisor=${NIF}`)).json()).toMatchObject({ estadoFactura: 'registrada' });
   });
 });
@@ -110,6 +135,7 @@ describe('A resend honours TiempoEsperaEnvio', () => {
     expect(await worker().tick()).toBe(0);
     clock.advance(1000);
     expect(await worker().tick()).toBe(1);
-    expect(env.emu.aeat.ledger.countRecords(NIF)).toBe(3);
+    // Invoices 1, 10, 2 and 3.
+    expect(env.emu.aeat.ledger.countRecords(NIF)).toBe(4);
   });
 });
