@@ -53,6 +53,11 @@ async function changeFrom(cells: Int32Array, index: number, value: number, timeo
 /** How a background writer takes SQLite's write lock: one write transaction per turn. */
 export interface WriteTurns {
   take<T>(transaction: () => T): Promise<T>;
+  /**
+   * Whether issuing committed lately, so that the lock must be held only briefly. False only when
+   * it is known to be idle: long work may then go in fewer, larger transactions. Absent: busy.
+   */
+  issuingBusy?(): boolean;
 }
 
 /**
@@ -106,7 +111,7 @@ export class WritePriority {
   // The filing thread's side.
 
   /** The filing thread's turns (see FilingPolicy). */
-  filingTurns(policy: FilingPolicy): WriteTurns {
+  filingTurns(policy: FilingPolicy): WriteTurns & { issuingBusy(): boolean } {
     return new FilingTurns(this, policy);
   }
 
@@ -184,8 +189,12 @@ class FilingTurns implements WriteTurns {
     return this.priority.filingWrite(transaction, this.policy.maxDeferMs);
   }
 
-  private async rest(): Promise<void> {
-    const now = performance.now();
+  issuingBusy(): boolean {
+    return this.sinceIssuing(performance.now()) <= this.policy.issuingWindowMs;
+  }
+
+  /** Milliseconds since issuing last committed (as of `now`), noticing new commits. */
+  private sinceIssuing(now: number): number {
     const issued = this.priority.issued();
     if (issued !== this.issuedSeen) {
       this.issuedSeen = issued;
@@ -194,10 +203,16 @@ class FilingTurns implements WriteTurns {
       // had just committed.
       this.issuingSeenAt = now - this.priority.msSinceIssued();
     }
+    return now - this.issuingSeenAt;
+  }
+
+  private async rest(): Promise<void> {
+    const now = performance.now();
+    const since = this.sinceIssuing(now);
     const worked = performance.eventLoopUtilization(this.busySince).active;
     this.busySince = performance.eventLoopUtilization();
     const { shareWhileIssuing: share, issuingWindowMs, maxRestMs } = this.policy;
-    if (share >= 1 || now - this.issuingSeenAt > issuingWindowMs) return;
+    if (share >= 1 || since > issuingWindowMs) return;
     const restMs = Math.min(maxRestMs, (worked * (1 - share)) / share);
     if (restMs >= 1) await new Promise((resolve) => setTimeout(resolve, restMs));
   }

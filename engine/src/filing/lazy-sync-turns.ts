@@ -42,4 +42,8 @@ export class LazySyncTurns implements WriteTurns {
       }
     });
   }
+
+  issuingBusy(): boolean {
+    return this.turns.issuingBusy?.() ?? true;
+  }
 }

@@ -49,7 +49,7 @@ const OUTGOING_JOBS = `
 const PIPELINE_ROUNDS = 20;
 
 /**
- * Acceptances applied per write transaction. A 1,000-verdict answer in one transaction held
+ * Acceptances applied per write transaction while issuing is busy. A 1,000-verdict answer in one transaction held
  * SQLite's write lock for ≈ 45 ms (p99 ≈ 150 ms), and every issuing commit meanwhile waited;
  * in chunks of this size each holds it a few ms (docs/benchmarks.md, "The filing thread").
  */
@@ -761,9 +761,10 @@ export class SubmissionWorker {
    * only them (committed here, before any resend) and goes again before anything newer, so the
    * chain order holds; being a resend, an "already registered" answer for them is reconciled.
    *
-   * In short write transactions, so that issuing never waits long for the lock: acceptances
-   * first, VERDICTS_PER_TRANSACTION at a time, then one closing transaction with the rejections,
-   * the rest of the acceptances and the submission's own bookkeeping. A crash between two leaves
+   * While tills issue, in short write transactions, so that issuing never waits long for the lock:
+   * acceptances first, VERDICTS_PER_TRANSACTION at a time, then one closing transaction with the
+   * rejections, the rest of the acceptances and the submission's own bookkeeping (while none
+   * issues, that closing transaction takes everything). A crash between two leaves
    * the submission open with some of its records final; it is resent with the same bytes, the
    * authority answers "already registered" for those, and applyVerdicts skips them (final), so
    * each record gets one verdict and one event. Rejections wait for the closing transaction: a
@@ -790,8 +791,10 @@ export class SubmissionWorker {
       return;
     }
     const context = { idLote: batch.id, now: nowIso };
-    // The last chunk of acceptances closes with the rest, so no transaction is spent on nothing but bookkeeping.
-    while (early.length > VERDICTS_PER_TRANSACTION) {
+    // The last chunk of acceptances closes with the rest, so no transaction is spent on nothing but
+    // bookkeeping. While no till issues, nobody waits for the lock: the rest goes in that one
+    // transaction (each page written once, one commit): ≈ a quarter less time per answer than in chunks.
+    while (early.length > VERDICTS_PER_TRANSACTION && (this.turns.issuingBusy?.() ?? true)) {
       const chunk = early.splice(0, VERDICTS_PER_TRANSACTION);
       await this.write(() => applyVerdicts(this.db, this.ids, chunk, context));
     }

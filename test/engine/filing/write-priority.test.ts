@@ -81,6 +81,17 @@ describe("The filing thread's turn", () => {
     expect(await ranAtOnce(turns)).toBe(true);
   });
 
+  it('says issuing is busy from a commit on for its window, and idle before any and after the window', async () => {
+    const issuing = new WritePriority();
+    const turns = new WritePriority(issuing.buffer).filingTurns({ maxDeferMs: 0, shareWhileIssuing: 0.5, issuingWindowMs: 50, maxRestMs: 0 });
+    expect(turns.issuingBusy()).toBe(false);
+    issuing.issuingQueued();
+    issuing.issuingDone();
+    expect(turns.issuingBusy()).toBe(true);
+    await pause(100);
+    expect(turns.issuingBusy()).toBe(false);
+  });
+
   it('passes on what its transaction throws, and leaves the lock to issuing after it', async () => {
     const issuing = new WritePriority();
     const filing = new WritePriority(issuing.buffer).filingTurns(lockOnly(0));

@@ -73,7 +73,7 @@ async function restartAndDrain(): Promise<void> {
 }
 
 /** The invariants after the restart: final once, one event each, each record once at AEAT, every send of the submission the same bytes. */
-function expectSettledOnce(serie: string, evento: string): void {
+function expectSettledOnce(serie: string, evento: string, sendsOfTheSubmission = 2): void {
   const records = recordsOf(serie);
   expect(records).toHaveLength(TICKETS);
   expect(records.filter((r) => r.estadoEnvioFinal === 'registrada')).toHaveLength(TICKETS);
@@ -92,9 +92,39 @@ function expectSettledOnce(serie: string, evento: string): void {
 
   const peticion = (env.db().prepare('SELECT peticion FROM submission_requests WHERE idLote = ?').get(idLote) as { peticion: string }).peticion;
   const sends = env.emu.aeat.ledger.submissions().filter((s) => s.requestSha256 === sha256(peticion));
-  expect(sends).toHaveLength(2);
+  expect(sends).toHaveLength(sendsOfTheSubmission);
   expect(env.emu.aeat.ledger.chainIntact(NIF)).toBe(true);
 }
+
+/** Turns that count their transactions and say whether issuing is busy. */
+function counting(issuingBusy: boolean): WriteTurns & { taken: number } {
+  const turns = {
+    taken: 0,
+    take: async <T>(transaction: () => T): Promise<T> => {
+      turns.taken += 1;
+      return transaction();
+    },
+    issuingBusy: () => issuingBusy,
+  };
+  return turns;
+}
+
+describe('How many write transactions an answer takes', () => {
+  it('while tills issue, acceptances go in chunks; while none does, the whole answer goes in its closing transaction', async () => {
+    await issueTickets(env, 'TB', TICKETS);
+    const busy = counting(true);
+    await workerOf(busy).drainDue();
+    // Building and sending, two chunks of VERDICTS_PER_TRANSACTION, the closing one with the last 50.
+    expect(busy.taken).toBe(4);
+    expectSettledOnce('TB', 'factura.registrada', 1);
+
+    await issueTickets(env, 'TI', TICKETS);
+    const idle = counting(false);
+    await workerOf(idle).drainDue();
+    expect(idle.taken).toBe(2);
+    expectSettledOnce('TI', 'factura.registrada', 1);
+  });
+});
 
 describe('A crash between two write transactions of an answer', () => {
   it('leaves the acceptances committed so far; the resend (same bytes) is answered "already registered" and each record ends final once, with one event', async () => {
