@@ -7,6 +7,7 @@ import { timeOrderedIds } from '../platform/ids';
 import type { Logger } from '../platform/logger';
 import type { FilingThreadStart, FromFilingThread, ToFilingThread } from './filing-thread';
 import { LazySyncTurns } from './lazy-sync-turns';
+import { FILING_THREAD_NICENESS, lowerThisThreadsPriority } from './thread-priority';
 import { buildFilingWorkers, type FilingWorkers } from './workers';
 
 const port = parentPort;
@@ -42,7 +43,18 @@ const logger: Logger = { info: relay('info'), warn: relay('warn'), error: relay(
 let running: { db: Database; workers: FilingWorkers } | undefined;
 let stopping = false;
 
+/** Issuing first at the CPU too: the scheduler runs this thread after the tills' (thread-priority.ts). */
+function yieldCpuToIssuing(): void {
+  try {
+    const lowered = lowerThisThreadsPriority(FILING_THREAD_NICENESS);
+    if (lowered) logger.info('filing thread runs at a lower CPU priority', lowered);
+  } catch (error) {
+    logger.warn('could not lower the filing thread CPU priority', { error: String(error) });
+  }
+}
+
 function start(): void {
+  yieldCpuToIssuing();
   const db = new Database(data.file, { otherWriters: true });
   const turns = new LazySyncTurns(db, new WritePriority(data.writePriority).filingTurns(ISSUING_FIRST));
   const workers = buildFilingWorkers(db, systemClock, timeOrderedIds(systemClock), logger, data, turns);
