@@ -33,6 +33,7 @@ export type { FaultState, FaultsPatch, TransportMode } from './faults';
 export { recordKey } from './ledger';
 export type { LedgerApi, LedgerRecord, Presentation, RecordKey, Submission, FlowViolation, LedgerSummary } from './ledger';
 export { XsdValidator, loadVerifactuSchemas } from './xsd';
+export type { XsdResult } from './xsd';
 export { extractBodyPayload } from './soap';
 
 /** Same path as AEAT's endpoints (prewww1 / www1 .../VerifactuSOAP). */
