@@ -193,12 +193,6 @@ interface Admitted {
   schema: Promise<SchemaVerdict> | null;
 }
 
-/** A request whose ledger work is done and committed: what its answer is made of. */
-interface Processed {
-  now: Date;
-  csv: string;
-  result: ProcessResult;
-}
 
 const XML_CT = 'text/xml; charset=UTF-8';
 
@@ -281,20 +275,33 @@ export function createAeatEmulator(opts: AeatEmulatorOptions = {}): AeatEmulator
     return { status: 500, contentType: XML_CT, body: faultXml(err) };
   };
 
+  /** The answer to a processed request. */
+  const answerOf = (a: Admitted, now: Date, csv: string, result: ProcessResult): Reply => {
+    const allRejected = result.estadoEnvio === 'Incorrecto';
+    const respuesta = respuestaXml({
+      ...(allRejected ? {} : { csv, presentacion: { nifPresentador: a.presentador, timestamp: isoMadrid(now) } }),
+      cabecera: a.parsed.cabecera,
+      tiempoEsperaEnvio: cfg.waitSeconds,
+      estadoEnvio: result.estadoEnvio,
+      lineas: result.lineas,
+    });
+    return { status: 200, contentType: XML_CT, body: respuesta };
+  };
+
   /**
    * The request's ledger work, in its turn. Unless a verdict override is armed (its uses are taken
    * record by record and could not be given back), the work is done while libxml2 still
    * validates, in a transaction that is committed only if the document is valid: a schema error
    * rolls it back and answers exactly as if nothing had been written.
    */
-  const processInTurn = async (a: Admitted): Promise<{ refused: Reply } | Processed> => {
+  const processInTurn = async (a: Admitted): Promise<Reply> => {
     const speculate = a.schema !== null && speculative && !faults.overridesArmed;
     let validateMs: number | null = null;
     if (a.schema && !speculate) {
       const v = await a.schema;
       validateMs = v.ms;
       const fault = schemaFault(v);
-      if (fault) return { refused: refuse(a.body, a.xml, fault, validateMs) };
+      if (fault) return refuse(a.body, a.xml, fault, validateMs);
     }
     const ob = a.parsed.cabecera.obligado;
     const t1 = performance.now();
@@ -341,6 +348,8 @@ export function createAeatEmulator(opts: AeatEmulatorOptions = {}): AeatEmulator
       throw err;
     }
     const processMs = performance.now() - t1;
+    // Made before the verdict too: once it is in, only the commit stands between it and the answer.
+    const reply = answerOf(a, now, csv, result);
     if (speculate && a.schema) {
       const v = await a.schema;
       validateMs = v.ms;
@@ -349,7 +358,7 @@ export function createAeatEmulator(opts: AeatEmulatorOptions = {}): AeatEmulator
         ledger.rollback();
         requestIds.giveBack(id);
         const fault = schemaFault(v);
-        if (fault) return { refused: refuse(a.body, a.xml, fault, validateMs, now) };
+        if (fault) return refuse(a.body, a.xml, fault, validateMs, now);
       }
     }
     try {
@@ -368,7 +377,7 @@ export function createAeatEmulator(opts: AeatEmulatorOptions = {}): AeatEmulator
       throw err;
     }
     ledger.commit();
-    return { now, csv, result };
+    return reply;
   };
 
   /** Runs the service on one request body; never throws for client errors. */
@@ -417,20 +426,7 @@ export function createAeatEmulator(opts: AeatEmulatorOptions = {}): AeatEmulator
       }
       const presentador = certNif(req) ?? parsed.cabecera.representante?.nif ?? parsed.cabecera.obligado.nif;
       const admitted: Admitted = { body, xml, parsed, count, presentador, schema };
-      const done = await turn.run(() => processInTurn(admitted));
-      if ('refused' in done) return done.refused;
-      const { now, csv, result } = done;
-      const allRejected = result.estadoEnvio === 'Incorrecto';
-      const respuesta = respuestaXml({
-        ...(allRejected
-          ? {}
-          : { csv, presentacion: { nifPresentador: presentador, timestamp: isoMadrid(now) } }),
-        cabecera: parsed.cabecera,
-        tiempoEsperaEnvio: cfg.waitSeconds,
-        estadoEnvio: result.estadoEnvio,
-        lineas: result.lineas,
-      });
-      return { status: 200, contentType: XML_CT, body: respuesta };
+      return await turn.run(() => processInTurn(admitted));
     } catch (err) {
       if (err instanceof SoapFaultError) return turn.run(() => refuse(body, xml, err, validateMs));
       throw err;
