@@ -18,10 +18,14 @@ import { describeError, schemaFaultText } from './errors';
 import { Faults } from './faults';
 import type { LedgerApi } from './ledger';
 import { Ledger } from './ledger';
+import { IdReserve, LedgerTurn } from './ledger-turn';
+import type { ParsedRequest } from './parse';
 import { countRegistroFactura, parseRegFactu } from './parse';
+import type { ProcessResult } from './processor';
 import { processRecords } from './processor';
 import type { PayloadSpan } from './soap';
 import { SoapFaultError, clientFault, extractBodyPayload, faultXml, respuestaXml } from './soap';
+import type { XsdResult } from './xsd';
 import { XsdValidator, loadVerifactuSchemas } from './xsd';
 
 export { Faults } from './faults';
@@ -29,6 +33,7 @@ export type { FaultState, FaultsPatch, TransportMode } from './faults';
 export { recordKey } from './ledger';
 export type { LedgerApi, LedgerRecord, Presentation, RecordKey, Submission, FlowViolation, LedgerSummary } from './ledger';
 export { XsdValidator, loadVerifactuSchemas } from './xsd';
+export type { XsdResult } from './xsd';
 export { extractBodyPayload } from './soap';
 
 /** Same path as AEAT's endpoints (prewww1 / www1 .../VerifactuSOAP). */
@@ -60,9 +65,20 @@ export interface AeatEmulatorOptions {
   tls?: TlsOptions;
   /** Parallel XSD validations. Default 2. */
   xsdPoolSize?: number;
+  /** Validates requests instead of the emulator's own pool (which xsdPoolSize sizes); closed with the emulator. */
+  xsdValidator?: DocumentValidator;
+  /**
+   * Write a request's records while its document is still being validated, committed only if it
+   * is valid (same answers and ledger as waiting for the verdict first). Default true; false
+   * waits for the verdict first, as the tests comparing both ways do.
+   */
+  speculativeLedger?: boolean;
   /** Request size cap. Default 64 MiB (1000 records with signatures stay well below). */
   maxBodyBytes?: number;
 }
+
+/** What the service needs of an XSD validator (XsdValidator's shape). */
+export type DocumentValidator = Pick<XsdValidator, 'validate' | 'warmup' | 'close'>;
 
 export interface AeatConfig {
   waitSeconds: number;
@@ -82,8 +98,13 @@ export interface AeatEmulator {
   handle(req: IncomingMessage, res: ServerResponse): Promise<void>;
   config(): AeatConfig;
   configure(patch: ConfigPatch): AeatConfig;
-  /** Empties the ledger and clears faults (and the run-time census additions when asked). */
-  reset(opts?: { census?: boolean }): void;
+  /**
+   * Empties the ledger and clears faults (and the run-time census additions when asked): at once
+   * when no request is at the ledger, else as soon as the one there has finished.
+   */
+  reset(opts?: { census?: boolean }): Promise<void>;
+  /** Reads the ledger once no request is at it (never rows a request may still roll back). */
+  readLedger<T>(read: (ledger: LedgerApi) => T): Promise<T>;
   /** Resolves when the XSD workers have warmed up (the first batch is not slower). */
   ready(): Promise<void>;
   listen(port?: number, host?: string): Promise<number>;
@@ -144,6 +165,35 @@ interface Reply {
   body: string;
 }
 
+/** The XSD verdict of a request, or what the validator threw (a pool timeout, a crashed worker). */
+type SchemaVerdict = { ms: number } & ({ threw: false; result: XsdResult } | { threw: true; error: unknown });
+
+/** Settles at once into a verdict: it is awaited only later, after other turns, and must never be an unhandled rejection. */
+function schemaVerdict(validation: Promise<XsdResult>, t0: number): Promise<SchemaVerdict> {
+  return validation.then(
+    (result) => ({ ms: performance.now() - t0, threw: false, result }),
+    (error: unknown) => ({ ms: performance.now() - t0, threw: true, error }),
+  );
+}
+
+/** The 4102 fault of a document the schema refuses, null for a valid one; what the validator threw is rethrown. */
+function schemaFault(v: SchemaVerdict): SoapFaultError | null {
+  if (v.threw) throw v.error;
+  return v.result.valid ? null : clientFault(4102, schemaFaultText(v.result.errors));
+}
+
+/** A request that passed the checks made before its ledger work (size, parse, census). */
+interface Admitted {
+  body: Buffer;
+  xml: string;
+  parsed: ParsedRequest;
+  count: number;
+  presentador: string;
+  /** The schema's verdict, still to come; null without validation. */
+  schema: Promise<SchemaVerdict> | null;
+}
+
+
 const XML_CT = 'text/xml; charset=UTF-8';
 
 export function createAeatEmulator(opts: AeatEmulatorOptions = {}): AeatEmulator {
@@ -159,10 +209,14 @@ export function createAeatEmulator(opts: AeatEmulatorOptions = {}): AeatEmulator
   const maxBodyBytes = opts.maxBodyBytes ?? 64 * 1024 * 1024;
 
   const ledger = new Ledger(ledgerPath(opts, 'aeat-ledger.sqlite'));
+  const turn = new LedgerTurn();
+  const requestIds = new IdReserve(ids);
+  const speculative = opts.speculativeLedger ?? true;
   const faults = new Faults();
   const refDir = referenceDir(opts.referenceDir);
   // Schema texts are read once; workers keep them for every request.
-  const xsd = new XsdValidator(loadVerifactuSchemas(refDir, 'SuministroLR.xsd'), { poolSize: opts.xsdPoolSize ?? 2 });
+  const xsd: DocumentValidator =
+    opts.xsdValidator ?? new XsdValidator(loadVerifactuSchemas(refDir, 'SuministroLR.xsd'), { poolSize: opts.xsdPoolSize ?? 2 });
   const warm = xsd.warmup();
 
   const ownsRouter = !opts.router;
@@ -182,8 +236,8 @@ export function createAeatEmulator(opts: AeatEmulatorOptions = {}): AeatEmulator
     code: string,
     text: string | null,
     validateMs: number | null = null,
+    now: Date = clock(),
   ): void => {
-    const now = clock();
     ledger.insertSubmission({
       idPeticion: null,
       receivedAt: now.toISOString(),
@@ -199,6 +253,131 @@ export function createAeatEmulator(opts: AeatEmulatorOptions = {}): AeatEmulator
       validateMs,
       incidencia: xml ? incidenciaOf(xml) : null,
     });
+  };
+
+  /** 4104 / 4105 for an obligado or representante missing from the census, null when both are known. */
+  const censusFault = (c: ParsedRequest['cabecera']): SoapFaultError | null => {
+    const ob = c.obligado;
+    if (!census.isIdentified(ob.nif)) {
+      return clientFault(4104, `${describeError(4104)} NIF:${ob.nif}. NOMBRE_RAZON:${ob.nombre}`);
+    }
+    const rep = c.representante;
+    if (rep && !census.isIdentified(rep.nif)) {
+      return clientFault(4105, `${describeError(4105)} NIF:${rep.nif}. NOMBRE_RAZON:${rep.nombre}`);
+    }
+    return null;
+  };
+
+  /** The fault answer of a refused request, its row logged. Call in the ledger's turn. */
+  const refuse = (body: Buffer, xml: string, err: SoapFaultError, validateMs: number | null, now?: Date): Reply => {
+    logRefused(body, xml, 'fault', String(err.codigo ?? err.faultcode), err.faultstring, validateMs, now);
+    // SOAP 1.1: faults travel with HTTP 500.
+    return { status: 500, contentType: XML_CT, body: faultXml(err) };
+  };
+
+  /** The answer to a processed request. */
+  const answerOf = (a: Admitted, now: Date, csv: string, result: ProcessResult): Reply => {
+    const allRejected = result.estadoEnvio === 'Incorrecto';
+    const respuesta = respuestaXml({
+      ...(allRejected ? {} : { csv, presentacion: { nifPresentador: a.presentador, timestamp: isoMadrid(now) } }),
+      cabecera: a.parsed.cabecera,
+      tiempoEsperaEnvio: cfg.waitSeconds,
+      estadoEnvio: result.estadoEnvio,
+      lineas: result.lineas,
+    });
+    return { status: 200, contentType: XML_CT, body: respuesta };
+  };
+
+  /**
+   * The request's ledger work, in its turn. Unless a verdict override is armed (its uses are taken
+   * record by record and could not be given back), the work is done while libxml2 still
+   * validates, in a transaction that is committed only if the document is valid: a schema error
+   * rolls it back and answers exactly as if nothing had been written.
+   */
+  const processInTurn = async (a: Admitted): Promise<Reply> => {
+    const speculate = a.schema !== null && speculative && !faults.overridesArmed;
+    let validateMs: number | null = null;
+    if (a.schema && !speculate) {
+      const v = await a.schema;
+      validateMs = v.ms;
+      const fault = schemaFault(v);
+      if (fault) return refuse(a.body, a.xml, fault, validateMs);
+    }
+    const ob = a.parsed.cabecera.obligado;
+    const t1 = performance.now();
+    // Pure reads for the clocks in use (the real one, the tests' hand-moved one); the id is given
+    // back if the schema then refuses the request, and a refused request logs this same instant.
+    const now = clock();
+    const id = requestIds.take();
+    const idPeticion = makeIdPeticion(now, id);
+    const csv = makeCsv(id);
+    // Committed submissions only: the turn before this one has committed or rolled back.
+    const last = ledger.lastProcessedSubmission(ob.nif);
+    const sincePreviousMs = last ? now.getTime() - last.receivedMs : null;
+    const requiredWaitMs = last ? last.waitSeconds * 1000 : null;
+    // A full batch may go early: "o deberá esperar a tener acumulados ... el límite".
+    const flowViolation =
+      sincePreviousMs !== null && requiredWaitMs !== null && sincePreviousMs < requiredWaitMs && a.count < MAX_RECORDS;
+
+    ledger.begin();
+    let submissionId: number;
+    let result: ProcessResult;
+    try {
+      submissionId = ledger.insertSubmission({
+        idPeticion,
+        receivedAt: now.toISOString(),
+        receivedMs: now.getTime(),
+        obligado: ob.nif,
+        presentador: a.presentador,
+        recordCount: a.count,
+        requestSha256: hash('sha256', a.body, 'hex'),
+        requestBytes: a.body.length,
+        outcome: 'processed',
+        waitSeconds: cfg.waitSeconds,
+        sincePreviousMs,
+        requiredWaitMs,
+        flowViolation,
+        incidencia: a.parsed.cabecera.remisionVoluntaria?.incidencia === 'S' ? 'S' : 'N',
+      });
+      result = processRecords(
+        { ledger, census, faults, config: cfg, now, submissionId, idPeticion, csv },
+        a.parsed,
+      );
+    } catch (err) {
+      ledger.rollback();
+      throw err;
+    }
+    const processMs = performance.now() - t1;
+    // Made before the verdict too: once it is in, only the commit stands between it and the answer.
+    const reply = answerOf(a, now, csv, result);
+    if (speculate && a.schema) {
+      const v = await a.schema;
+      validateMs = v.ms;
+      if (v.threw || !v.result.valid) {
+        // As if the work had waited for the verdict: nothing written, the id never drawn.
+        ledger.rollback();
+        requestIds.giveBack(id);
+        const fault = schemaFault(v);
+        if (fault) return refuse(a.body, a.xml, fault, validateMs, now);
+      }
+    }
+    try {
+      ledger.finishSubmission({
+        id: submissionId,
+        csv: result.estadoEnvio === 'Incorrecto' ? null : csv,
+        estadoEnvio: result.estadoEnvio,
+        accepted: result.accepted,
+        acceptedWithErrors: result.acceptedWithErrors,
+        rejected: result.rejected,
+        validateMs,
+        processMs,
+      });
+    } catch (err) {
+      ledger.rollback();
+      throw err;
+    }
+    ledger.commit();
+    return reply;
   };
 
   /** Runs the service on one request body; never throws for client errors. */
@@ -226,94 +405,30 @@ export function createAeatEmulator(opts: AeatEmulatorOptions = {}): AeatEmulator
         );
       }
       // Parse on this thread while libxml2 validates in a worker; schema errors win.
-      const t0 = performance.now();
-      const validation = cfg.validateXsd ? xsd.validate(bytes ?? payload.xml) : null;
-      let parsed: ReturnType<typeof parseRegFactu> | undefined;
+      const schema = cfg.validateXsd ? schemaVerdict(xsd.validate(bytes ?? payload.xml), performance.now()) : null;
+      let parsed: ParsedRequest | undefined;
       let parseError: unknown;
       try {
         parsed = parseRegFactu(payloadXml);
       } catch (err) {
         parseError = err;
       }
-      if (validation) {
-        const v = await validation;
-        validateMs = performance.now() - t0;
-        if (!v.valid) throw clientFault(4102, schemaFaultText(v.errors));
+      const refusal = parsed ? censusFault(parsed.cabecera) : parseError;
+      if (!parsed || refusal) {
+        // Refused whatever the schema says; which fault is answered waits for its verdict.
+        if (schema) {
+          const v = await schema;
+          validateMs = v.ms;
+          const fault = schemaFault(v);
+          if (fault) throw fault;
+        }
+        throw refusal;
       }
-      if (!parsed) throw parseError;
-      const ob = parsed.cabecera.obligado;
-      if (!census.isIdentified(ob.nif)) {
-        throw clientFault(4104, `${describeError(4104)} NIF:${ob.nif}. NOMBRE_RAZON:${ob.nombre}`);
-      }
-      const rep = parsed.cabecera.representante;
-      if (rep && !census.isIdentified(rep.nif)) {
-        throw clientFault(4105, `${describeError(4105)} NIF:${rep.nif}. NOMBRE_RAZON:${rep.nombre}`);
-      }
-
-      const t1 = performance.now();
-      const now = clock();
-      const id = ids();
-      const idPeticion = makeIdPeticion(now, id);
-      const csv = makeCsv(id);
-      const presentador = certNif(req) ?? rep?.nif ?? ob.nif;
-      const last = ledger.lastProcessedSubmission(ob.nif);
-      const sincePreviousMs = last ? now.getTime() - last.receivedMs : null;
-      const requiredWaitMs = last ? last.waitSeconds * 1000 : null;
-      // A full batch may go early: "o deberá esperar a tener acumulados ... el límite".
-      const flowViolation =
-        sincePreviousMs !== null && requiredWaitMs !== null && sincePreviousMs < requiredWaitMs && count < MAX_RECORDS;
-
-      const result = ledger.transaction(() => {
-        const submissionId = ledger.insertSubmission({
-          idPeticion,
-          receivedAt: now.toISOString(),
-          receivedMs: now.getTime(),
-          obligado: ob.nif,
-          presentador,
-          recordCount: count,
-          requestSha256: hash('sha256', body, 'hex'),
-          requestBytes: body.length,
-          outcome: 'processed',
-          waitSeconds: cfg.waitSeconds,
-          sincePreviousMs,
-          requiredWaitMs,
-          flowViolation,
-          validateMs,
-          incidencia: parsed.cabecera.remisionVoluntaria?.incidencia === 'S' ? 'S' : 'N',
-        });
-        const r = processRecords(
-          { ledger, census, faults, config: cfg, now, submissionId, idPeticion, csv },
-          parsed,
-        );
-        ledger.finishSubmission({
-          id: submissionId,
-          csv: r.estadoEnvio === 'Incorrecto' ? null : csv,
-          estadoEnvio: r.estadoEnvio,
-          accepted: r.accepted,
-          acceptedWithErrors: r.acceptedWithErrors,
-          rejected: r.rejected,
-          processMs: performance.now() - t1,
-        });
-        return r;
-      });
-
-      const allRejected = result.estadoEnvio === 'Incorrecto';
-      const respuesta = respuestaXml({
-        ...(allRejected
-          ? {}
-          : { csv, presentacion: { nifPresentador: presentador, timestamp: isoMadrid(now) } }),
-        cabecera: parsed.cabecera,
-        tiempoEsperaEnvio: cfg.waitSeconds,
-        estadoEnvio: result.estadoEnvio,
-        lineas: result.lineas,
-      });
-      return { status: 200, contentType: XML_CT, body: respuesta };
+      const presentador = certNif(req) ?? parsed.cabecera.representante?.nif ?? parsed.cabecera.obligado.nif;
+      const admitted: Admitted = { body, xml, parsed, count, presentador, schema };
+      return await turn.run(() => processInTurn(admitted));
     } catch (err) {
-      if (err instanceof SoapFaultError) {
-        logRefused(body, xml, 'fault', String(err.codigo ?? err.faultcode), err.faultstring, validateMs);
-        // SOAP 1.1: faults travel with HTTP 500.
-        return { status: 500, contentType: XML_CT, body: faultXml(err) };
-      }
+      if (err instanceof SoapFaultError) return turn.run(() => refuse(body, xml, err, validateMs));
       throw err;
     }
   };
@@ -361,7 +476,7 @@ export function createAeatEmulator(opts: AeatEmulatorOptions = {}): AeatEmulator
         maxBodyBytes,
         parking,
         closed: () => closed,
-        logInjected: (body, mode) => logRefused(body, body.toString('utf8'), 'injected', mode, null),
+        logInjected: (body, mode) => turn.run(() => logRefused(body, body.toString('utf8'), 'injected', mode, null)),
         send,
         tooLarge: { status: 413, contentType: 'text/plain', body: 'Request Entity Too Large' },
         broken: injectedReply,
@@ -385,11 +500,13 @@ export function createAeatEmulator(opts: AeatEmulatorOptions = {}): AeatEmulator
       Object.assign(cfg, Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined)));
       return { ...cfg };
     },
-    reset(o = {}) {
-      ledger.reset();
-      faults.reset();
-      if (o.census) census.reset();
-    },
+    reset: (o = {}) =>
+      turn.run(() => {
+        ledger.reset();
+        faults.reset();
+        if (o.census) census.reset();
+      }),
+    readLedger: (read) => turn.run(() => read(ledger)),
     ready: () => warm,
     listen: (port = 0, host = '127.0.0.1') => router.listen(port, host),
     url: () => router.url(),
@@ -399,7 +516,8 @@ export function createAeatEmulator(opts: AeatEmulatorOptions = {}): AeatEmulator
       parking.release();
       if (ownsRouter) await router.close();
       await xsd.close();
-      ledger.close();
+      // After the request at the ledger (if any) has committed or rolled back.
+      await turn.run(() => ledger.close());
     },
   };
 

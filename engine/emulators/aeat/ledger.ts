@@ -384,7 +384,11 @@ export class Ledger extends SqliteLedger implements LedgerApi {
         @requestBytes, @outcome, @faultCode, @faultString, @waitSeconds, @sincePreviousMs, @requiredWaitMs,
         @flowViolation, @validateMs, @incidencia)`),
       finishSubmission: p(`UPDATE submissions SET csv = @csv, estado_envio = @estadoEnvio, accepted = @accepted,
-        accepted_with_errors = @acceptedWithErrors, rejected = @rejected, process_ms = @processMs WHERE id = @id`),
+        accepted_with_errors = @acceptedWithErrors, rejected = @rejected, validate_ms = @validateMs,
+        process_ms = @processMs WHERE id = @id`),
+      begin: p('BEGIN IMMEDIATE'),
+      commit: p('COMMIT'),
+      rollback: p('ROLLBACK'),
       lastProcessed: p(`SELECT received_ms, wait_seconds FROM submissions
         WHERE obligado = ? AND outcome = 'processed' ORDER BY id DESC LIMIT 1`),
       getRecord: p('SELECT * FROM records WHERE key = ?'),
@@ -414,6 +418,28 @@ export class Ledger extends SqliteLedger implements LedgerApi {
 
   // ---- writes (used by the processor, inside one transaction per request) ----
 
+  /**
+   * A request's transaction, opened and closed by hand: it stays open across the wait for the
+   * XSD verdict (db.transaction() cannot span an await). Only the ledger's turn may call these.
+   */
+  begin(): void {
+    this.st.begin!.run();
+  }
+
+  commit(): void {
+    try {
+      this.st.commit!.run();
+    } catch (err) {
+      // A failed COMMIT can leave the transaction open: nothing of it may stay for the next turn.
+      if (this.db.inTransaction) this.st.rollback!.run();
+      throw err;
+    }
+  }
+
+  rollback(): void {
+    if (this.db.inTransaction) this.st.rollback!.run();
+  }
+
   insertSubmission(s: NewSubmission): number {
     const info = this.st.insertSubmission!.run({
       faultCode: null,
@@ -436,6 +462,8 @@ export class Ledger extends SqliteLedger implements LedgerApi {
     accepted: number;
     acceptedWithErrors: number;
     rejected: number;
+    /** Set at the end: the verdict may arrive after the records were written. */
+    validateMs: number | null;
     processMs: number;
   }): void {
     this.st.finishSubmission!.run(f);

@@ -140,6 +140,11 @@ export class RecordFaults<M extends string, C> {
     return t && { ...t, afterProcessing: this.s.afterProcessing };
   }
 
+  /** A verdict override is waiting for the next records (they take uses of it as they are judged). */
+  get overridesArmed(): boolean {
+    return this.s.rejectNext !== null || this.s.acceptWithErrorsNext !== null;
+  }
+
   takeReject(): C | null {
     return takeOverride(this.s, 'rejectNext');
   }

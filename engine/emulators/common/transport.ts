@@ -56,8 +56,8 @@ export interface FaultedService<R> {
   maxBodyBytes: number;
   parking: Parking;
   closed(): boolean;
-  /** Records a request that a transport fault swallowed before processing (`down`: an empty body). */
-  logInjected(body: Buffer, mode: string): void;
+  /** Records a request that a transport fault swallowed before processing (`down`: an empty body); awaited before answering. */
+  logInjected(body: Buffer, mode: string): void | Promise<void>;
   send(res: ServerResponse, reply: R): void;
   /** 413 answer for a body over maxBodyBytes. */
   tooLarge: R;
@@ -79,7 +79,7 @@ export async function serveWithFaults<R>(
   const fault = env.takeTransport();
   if (fault?.mode === 'down') {
     // Reset without a byte of answer: to the client this is an unreachable host.
-    env.logInjected(Buffer.alloc(0), 'down');
+    await env.logInjected(Buffer.alloc(0), 'down');
     const s = req.socket;
     try {
       s.resetAndDestroy();
@@ -102,7 +102,7 @@ export async function serveWithFaults<R>(
     if (fault.mode === 'slow') {
       await env.parking.sleep(fault.delayMs);
     } else {
-      env.logInjected(body, fault.mode);
+      await env.logInjected(body, fault.mode);
       if (fault.mode === 'timeout') return env.parking.hold(res);
       env.send(res, env.broken(fault.mode, null));
       return;
