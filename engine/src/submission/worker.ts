@@ -374,7 +374,12 @@ export class SubmissionWorker {
         await Promise.race([onWire, inFlight]);
       }
       await this.settle(batch, result);
-      if (!next) return true;
+      if (!next) {
+        // Its lane handed over at the round cap, not for want of work: the next pass runs at once
+        // instead of after the idle poll (a backlog otherwise rested ≈ 250 ms every 20 submissions).
+        if (round >= PIPELINE_ROUNDS) this.loop.wake();
+        return true;
+      }
       batch = next.batch;
       // The order rule keeps the submission after `next` home until `next`'s answer is in: read,
       // build and (when full) store it while the authority works, so it leaves as soon as that

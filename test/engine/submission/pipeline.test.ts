@@ -102,3 +102,26 @@ describe('A crash while a full submission waits, stored ahead, for the answer be
     expect(held.filter((r) => r.receivedCount === 2)).toHaveLength(2);
   });
 });
+
+describe('A backlog longer than one lane’s round cap', () => {
+  it('goes on at once after the cap, not after the idle poll', async () => {
+    const ctx = env.t.engine.context;
+    const queue = `test|aeat|${NIF}`;
+    // A poll a minute long: only a wake-up can run the next pass within the test's time.
+    const worker = new SubmissionWorker(ctx.db, clock, ctx.config.ids, silentLogger, { ...ctx.config.submission, pollMs: 60_000 });
+    const real = (worker as unknown as { adapterFor(q: string): AuthorityAdapter }).adapterFor(queue);
+    worker.register({ ...real, maxRecords: 2, build: real.build.bind(real), lineKey: real.lineKey.bind(real), interpret: real.interpret.bind(real), send: real.send.bind(real) });
+    // 22 submissions of two: more than the 21 one pass chains back to back.
+    await issueTickets(env, 'L', 44);
+    worker.start();
+    try {
+      const deadline = Date.now() + 20_000;
+      while (env.jobsLeft() > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+    } finally {
+      await worker.stop();
+    }
+    expect(env.jobsLeft()).toBe(0);
+    expect(env.emu.aeat.ledger.records(NIF).filter((r) => r.numSerie.startsWith('L'))).toHaveLength(44);
+  });
+});
+
