@@ -14,36 +14,47 @@ type WorkerInternals = { register(a: AuthorityAdapter): void; adapterFor(q: stri
 const finals = () =>
   (env.t.engine.context.db.sqlite.prepare('SELECT COUNT(*) AS n FROM registros WHERE estadoEnvioFinal IS NOT NULL').get() as { n: number }).n;
 
+/**
+ * Issues `count` invoices of `serie` and drains them with two records a submission (so a few
+ * invoices make several pipelined submissions), calling `onWritten` as each request leaves and
+ * `onAnswer` as each answer arrives.
+ */
+async function drainTwoBySubmission(serie: string, count: number, hooks: { onWritten?: () => void; onAnswer?: () => void }): Promise<void> {
+  const worker = env.t.engine.context.submissions as unknown as WorkerInternals;
+  const real = worker.adapterFor(QUEUE);
+  worker.register({
+    autoridad: real.autoridad,
+    maxRecords: 2,
+    build: (records, context) => real.build(records, context),
+    lineKey: (record) => real.lineKey(record),
+    interpret: (sent, records) => {
+      hooks.onAnswer?.();
+      return real.interpret(sent, records);
+    },
+    send: (entorno, request, onWritten) =>
+      real.send(entorno, request, () => {
+        hooks.onWritten?.();
+        onWritten?.();
+      }),
+  });
+  try {
+    for (let i = 0; i < count; i++) {
+      const res = await env.t.billing('POST', '/v1/verifactu/crear', {
+        body: aFacturaF2({ cabecera: { serie, numero: String(i), fechaExpedicion: '20-11-2026', tipoFactura: 'F2', descripcion: 'Ticket' } }),
+      });
+      expect(res.statusCode).toBe(200);
+    }
+    await worker.drainDue();
+  } finally {
+    worker.register(real);
+  }
+}
+
 describe('Pipelined submissions overlap the authority’s work with the local bookkeeping', () => {
   it('the next request is on the wire before the previous answer is applied', async () => {
-    const worker = env.t.engine.context.submissions as unknown as WorkerInternals;
-    const real = worker.adapterFor(QUEUE);
     const finalsWhenWritten: number[] = [];
-    // Two records a submission, so six invoices make three pipelined submissions.
-    const small: AuthorityAdapter = {
-      autoridad: real.autoridad,
-      maxRecords: 2,
-      build: (records, context) => real.build(records, context),
-      lineKey: (record) => real.lineKey(record),
-      interpret: (sent, records) => real.interpret(sent, records),
-      send: (entorno, request, onWritten) =>
-        real.send(entorno, request, () => {
-          finalsWhenWritten.push(finals());
-          onWritten?.();
-        }),
-    };
-    worker.register(small);
-    try {
-      for (let i = 0; i < 6; i++) {
-        const res = await env.t.billing('POST', '/v1/verifactu/crear', {
-          body: aFacturaF2({ cabecera: { serie: 'P', numero: String(i), fechaExpedicion: '20-11-2026', tipoFactura: 'F2', descripcion: 'Ticket' } }),
-        });
-        expect(res.statusCode).toBe(200);
-      }
-      await worker.drainDue();
-    } finally {
-      worker.register(real);
-    }
+    // Six invoices make three pipelined submissions.
+    await drainTwoBySubmission('P', 6, { onWritten: () => finalsWhenWritten.push(finals()) });
     expect(finals()).toBe(6);
     // Submission 2 left while submission 1's answer was still unapplied, and 3 before 2's.
     expect(finalsWhenWritten).toEqual([0, 0, 2]);
@@ -51,8 +62,6 @@ describe('Pipelined submissions overlap the authority’s work with the local bo
   });
 
   it('a full next submission is stored (en_lote, no attempt) while the one before is at the authority; a partial one is not', async () => {
-    const worker = env.t.engine.context.submissions as unknown as WorkerInternals;
-    const real = worker.adapterFor(QUEUE);
     const db = env.t.engine.context.db.sqlite;
     const earlier = new Set((db.prepare('SELECT id FROM submission_batches').all() as { id: string }[]).map((b) => b.id));
     /** This test's submissions, oldest first: records, attempts, state, and how many of their records wait en_lote. */
@@ -69,30 +78,8 @@ describe('Pipelined submissions overlap the authority’s work with the local bo
         .filter((b) => !earlier.has(b.id))
         .map(({ id: _id, ...rest }) => rest);
     const atEachAnswer: ReturnType<typeof batches>[] = [];
-    const small: AuthorityAdapter = {
-      autoridad: real.autoridad,
-      maxRecords: 2,
-      build: (records, context) => real.build(records, context),
-      lineKey: (record) => real.lineKey(record),
-      interpret: (sent, records) => {
-        atEachAnswer.push(batches());
-        return real.interpret(sent, records);
-      },
-      send: (entorno, request, onWritten) => real.send(entorno, request, onWritten),
-    };
-    worker.register(small);
-    try {
-      // Seven invoices: three full submissions and a last one of a single record.
-      for (let i = 0; i < 7; i++) {
-        const res = await env.t.billing('POST', '/v1/verifactu/crear', {
-          body: aFacturaF2({ cabecera: { serie: 'Q', numero: String(i), fechaExpedicion: '20-11-2026', tipoFactura: 'F2', descripcion: 'Ticket' } }),
-        });
-        expect(res.statusCode).toBe(200);
-      }
-      await worker.drainDue();
-    } finally {
-      worker.register(real);
-    }
+    // Seven invoices: three full submissions and a last one of a single record.
+    await drainTwoBySubmission('Q', 7, { onAnswer: () => atEachAnswer.push(batches()) });
     const sent = { n: 2, intentos: 1, estado: 'pendiente_respuesta', enLote: 0 };
     const answered = { n: 2, intentos: 1, estado: 'respondido', enLote: 0 };
     const storedAhead = { n: 2, intentos: 0, estado: 'pendiente_respuesta', enLote: 2 };
