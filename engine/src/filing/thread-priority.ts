@@ -6,9 +6,9 @@ import path from 'node:path';
  * How much nicer than the engine the filing thread runs: filing is background work, and on a
  * till's two cores the scheduler gives the issuing thread (and the till's own programs) the CPU
  * first. Ten steps down, the filing thread weighs about a tenth of the issuing thread while both
- * want the CPU, and runs at full speed whenever nothing else does. Measured on the build machine under load (docs/benchmarks.md,
- * seventh round): `crear` at 250 req/s while 30 k records drain went from 175–183 answered req/s
- * and p50 1.4–1.7 s to 235–249 req/s and p50 18–261 ms.
+ * want the CPU, and runs at full speed whenever nothing else does. Measured on the build machine
+ * (docs/benchmarks.md, seventh round), `crear` at 250 req/s while 30 k records drain: p50 35–37 →
+ * 13–20 ms when quiet; under load, 175–183 → 235–249 answered req/s and p50 1.4–1.7 s → 18–261 ms.
  */
 export const FILING_THREAD_NICENESS = 10;
 

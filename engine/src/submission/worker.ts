@@ -49,9 +49,10 @@ const OUTGOING_JOBS = `
 const PIPELINE_ROUNDS = 20;
 
 /**
- * Acceptances applied per write transaction while issuing is busy. A 1,000-verdict answer in one transaction held
- * SQLite's write lock for ≈ 45 ms (p99 ≈ 150 ms), and every issuing commit meanwhile waited;
- * in chunks of this size each holds it a few ms (docs/benchmarks.md, "The filing thread").
+ * Acceptances applied per write transaction while issuing is busy. A 1,000-verdict answer in one
+ * transaction held SQLite's write lock for ≈ 45 ms (p99 ≈ 150 ms), and every issuing commit
+ * meanwhile waited; in chunks of this size each holds it a few ms (docs/benchmarks.md, "The
+ * filing thread").
  */
 export const VERDICTS_PER_TRANSACTION = 100;
 
