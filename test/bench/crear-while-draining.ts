@@ -38,11 +38,18 @@ function body(nif: string) {
 
 async function once(filingThread: boolean, backlog: number): Promise<WhileDraining> {
   const emulators = await startEmulatorProcess(mkdtempSync(path.join(tmpdir(), 'bench-wd-emu-')));
-  const engine = await startServer('engine-backlog', [], {
-    BENCH_AEAT_URL: emulators.aeatUrl,
-    BENCH_FILING_THREAD: filingThread ? '1' : '0',
-    BENCH_BACKLOG_RECORDS: String(backlog),
-  });
+  let engine: Awaited<ReturnType<typeof startServer>>;
+  try {
+    engine = await startServer('engine-backlog', [], {
+      BENCH_AEAT_URL: emulators.aeatUrl,
+      BENCH_FILING_THREAD: filingThread ? '1' : '0',
+      BENCH_BACKLOG_RECORDS: String(backlog),
+    });
+  } catch (error) {
+    // The emulator is a process of its own: not left running when the engine fails to start.
+    await emulators.close();
+    throw error;
+  }
   try {
     const { info } = engine;
     const filedBefore = await emulators.countRecords();

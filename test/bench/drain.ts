@@ -174,89 +174,95 @@ function timeWriteTransactions(db: { transaction<T>(fn: () => T): T; sqlite: Bet
 export async function benchDrain(records = Number(process.env.BENCH_DRAIN_RECORDS ?? 100_000), issuers = 1, options: { filingThread?: boolean } = {}) {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'bench-drain-'));
   const emulators = await startEmulatorProcess(path.join(dataDir, 'emu'));
-  const unlimited = { rps: 1e9, burst: 1e9, monthlyQuota: 1e12 };
-  const aeatUrl = emulators.aeatUrl;
-  const engine = await createEngine({
-    dataDir,
-    logger: silentLogger,
-    limits: { test: unlimited, live: unlimited },
-    billingPort: 0,
-    managePort: 0,
-    panelPort: 0,
-    submission: { aeat: { url: { test: aeatUrl, live: aeatUrl } }, parallelQueues: 4 },
-    ...filingThreadFromEnv(),
-    ...options,
-  });
-  const ctx = engine.context;
-  setFilingPaused(ctx.db, true);
-  await engine.start();
-  seedDemoAccount(ctx);
-  const account = ctx.accounts.listAccounts()[0]!;
-  const nifs = ['B12345674', 'A58818501', 'B87654323', 'B00000034'].slice(0, issuers);
-  for (const nif of nifs.slice(1)) {
-    ctx.issuers.create({ accountId: account.id, entorno: 'test', nif, nombre: `EMISOR ${nif}`, hacienda: 'verifactu' });
-    await emulators.addTaxpayer({ nif, nombre: `EMISOR ${nif}`, estado: 'alta' });
+  let engine: Awaited<ReturnType<typeof createEngine>> | undefined;
+  let measured;
+  try {
+    const unlimited = { rps: 1e9, burst: 1e9, monthlyQuota: 1e12 };
+    const aeatUrl = emulators.aeatUrl;
+    engine = await createEngine({
+      dataDir,
+      logger: silentLogger,
+      limits: { test: unlimited, live: unlimited },
+      billingPort: 0,
+      managePort: 0,
+      panelPort: 0,
+      submission: { aeat: { url: { test: aeatUrl, live: aeatUrl } }, parallelQueues: 4 },
+      ...filingThreadFromEnv(),
+      ...options,
+    });
+    const ctx = engine.context;
+    setFilingPaused(ctx.db, true);
+    await engine.start();
+    seedDemoAccount(ctx);
+    const account = ctx.accounts.listAccounts()[0]!;
+    const nifs = ['B12345674', 'A58818501', 'B87654323', 'B00000034'].slice(0, issuers);
+    for (const nif of nifs.slice(1)) {
+      ctx.issuers.create({ accountId: account.id, entorno: 'test', nif, nombre: `EMISOR ${nif}`, hacienda: 'verifactu' });
+      await emulators.addTaxpayer({ nif, nombre: `EMISOR ${nif}`, estado: 'alta' });
+    }
+    const caller: Caller = { keyId: 'bench', entorno: 'test', account, limits: unlimited };
+    const t0 = performance.now();
+    for (let start = 0; start < records; start += 1000) {
+      await Promise.all(
+        Array.from({ length: Math.min(1000, records - start) }, (_, k) => {
+          const i = start + k;
+          const nif = nifs[i % nifs.length]!;
+          return ctx.verifactu.crear(caller, {
+            version: '1.0',
+            emisor: { nif, nombre: 'EMISOR' },
+            cabecera: { serie: 'B', numero: String(i), fechaExpedicion: '20-11-2026', tipoFactura: 'F2', descripcion: 'Venta' },
+            detalleDesglose: [{ claveRegimen: '01', calificacionOperacion: 'S1', baseImponible: '10.00', tipoImpositivo: '21.00', cuotaRepercutida: '2.10' }],
+            totales: { cuotaTotal: '2.10', importeTotal: '12.10' },
+          });
+        }),
+      );
+    }
+    const issueMs = performance.now() - t0;
+    // CPU per 1,000 records on each side tells which one bounds the drain, whatever the neighbours do.
+    const engineCpu0 = process.cpuUsage();
+    const threadCpu0 = threadCpuMs();
+    const emulatorCpu0 = emulators.cpuMs();
+    const holds = options.filingThread === false ? timeWriteTransactions(ctx.db) : undefined;
+    const stopProfile = await profileDrain(process.env.BENCH_DRAIN_CPU_PROF);
+    const elu0 = performance.eventLoopUtilization();
+    const t1 = performance.now();
+    // Whether any job is left, not how many: a COUNT(*) reads the whole queue, and on the main
+    // connection, whose page cache every filing-thread commit invalidates, that was ≈ 7 CPU-ms per
+    // 1,000 records charged to the engine (CPU profile of the main thread during the drain).
+    const anyLeft = ctx.db.sqlite.prepare('SELECT 1 FROM submission_jobs LIMIT 1').pluck();
+    setFilingPaused(ctx.db, false);
+    ctx.filing.wakeSubmissions();
+    while (anyLeft.get() !== undefined) await new Promise((r) => setTimeout(r, 50));
+    const drainMs = performance.now() - t1;
+    const engineCpu = process.cpuUsage(engineCpu0);
+    const threadCpu = [...threadCpuMs()].map(([thread, ms]) => [thread, ms - (threadCpu0.get(thread) ?? 0)] as const).filter(([, ms]) => ms > 0);
+    await stopProfile();
+    const mainThreadBusy = performance.eventLoopUtilization(elu0).utilization;
+    const emulatorCpu1 = emulators.cpuMs();
+    const perThousand = (ms: number) => Math.round((ms * 1000) / records);
+    const filed = await emulators.countRecords();
+    measured = {
+      records,
+      issuers,
+      filingThread: ctx.config.filingThread,
+      filedInLedger: filed,
+      issuedInProcessPerSecond: Math.round((records * 1000) / issueMs),
+      drainRecordsPerSecond: Math.round((records * 1000) / drainMs),
+      /** CPU ms per 1,000 records filed: the engine process (main thread and helpers) and the AEAT emulator process. */
+      engineCpuMsPer1000: perThousand((engineCpu.user + engineCpu.system) / 1000),
+      /** Share of the drain the engine's event loop was busy (the bench's 50 ms polls included): what issuing requests would have waited behind. */
+      mainThreadEventLoopUtilization: Math.round(mainThreadBusy * 1000) / 1000,
+      /** CPU ms per 1,000 records of each engine thread that used any (main, filing thread, libuv pool, V8 helpers). */
+      engineThreadCpuMsPer1000: Object.fromEntries(threadCpu.sort((a, b) => b[1] - a[1]).map(([thread, ms]) => [thread, perThousand(ms)])),
+      ...(holds ? { writeTransactions: holds.summary() } : {}),
+      ...(emulatorCpu0 !== undefined && emulatorCpu1 !== undefined ? { emulatorCpuMsPer1000: perThousand(emulatorCpu1 - emulatorCpu0) } : {}),
+    };
+  } finally {
+    // Neither process is left running when a drain fails.
+    await engine?.stop();
+    await emulators.close();
+    // A 100 k backlog leaves ≈ 1 GB of databases behind.
+    rmSync(dataDir, { recursive: true, force: true });
   }
-  const caller: Caller = { keyId: 'bench', entorno: 'test', account, limits: unlimited };
-  const t0 = performance.now();
-  for (let start = 0; start < records; start += 1000) {
-    await Promise.all(
-      Array.from({ length: Math.min(1000, records - start) }, (_, k) => {
-        const i = start + k;
-        const nif = nifs[i % nifs.length]!;
-        return ctx.verifactu.crear(caller, {
-          version: '1.0',
-          emisor: { nif, nombre: 'EMISOR' },
-          cabecera: { serie: 'B', numero: String(i), fechaExpedicion: '20-11-2026', tipoFactura: 'F2', descripcion: 'Venta' },
-          detalleDesglose: [{ claveRegimen: '01', calificacionOperacion: 'S1', baseImponible: '10.00', tipoImpositivo: '21.00', cuotaRepercutida: '2.10' }],
-          totales: { cuotaTotal: '2.10', importeTotal: '12.10' },
-        });
-      }),
-    );
-  }
-  const issueMs = performance.now() - t0;
-  // CPU per 1,000 records on each side tells which one bounds the drain, whatever the neighbours do.
-  const engineCpu0 = process.cpuUsage();
-  const threadCpu0 = threadCpuMs();
-  const emulatorCpu0 = emulators.cpuMs();
-  const holds = options.filingThread === false ? timeWriteTransactions(ctx.db) : undefined;
-  const stopProfile = await profileDrain(process.env.BENCH_DRAIN_CPU_PROF);
-  const elu0 = performance.eventLoopUtilization();
-  const t1 = performance.now();
-  // Whether any job is left, not how many: a COUNT(*) reads the whole queue, and on the main
-  // connection, whose page cache every filing-thread commit invalidates, that was ≈ 7 CPU-ms per
-  // 1,000 records charged to the engine (CPU profile of the main thread during the drain).
-  const anyLeft = ctx.db.sqlite.prepare('SELECT 1 FROM submission_jobs LIMIT 1').pluck();
-  setFilingPaused(ctx.db, false);
-  ctx.filing.wakeSubmissions();
-  while (anyLeft.get() !== undefined) await new Promise((r) => setTimeout(r, 50));
-  const drainMs = performance.now() - t1;
-  const engineCpu = process.cpuUsage(engineCpu0);
-  const threadCpu = [...threadCpuMs()].map(([thread, ms]) => [thread, ms - (threadCpu0.get(thread) ?? 0)] as const).filter(([, ms]) => ms > 0);
-  await stopProfile();
-  const mainThreadBusy = performance.eventLoopUtilization(elu0).utilization;
-  const emulatorCpu1 = emulators.cpuMs();
-  const perThousand = (ms: number) => Math.round((ms * 1000) / records);
-  const filed = await emulators.countRecords();
-  await engine.stop();
-  await emulators.close();
-  // A 100 k backlog leaves ≈ 1 GB of databases behind.
-  rmSync(dataDir, { recursive: true, force: true });
-  return {
-    records,
-    issuers,
-    filingThread: ctx.config.filingThread,
-    filedInLedger: filed,
-    issuedInProcessPerSecond: Math.round((records * 1000) / issueMs),
-    drainRecordsPerSecond: Math.round((records * 1000) / drainMs),
-    /** CPU ms per 1,000 records filed: the engine process (main thread and helpers) and the AEAT emulator process. */
-    engineCpuMsPer1000: perThousand((engineCpu.user + engineCpu.system) / 1000),
-    /** Share of the drain the engine's event loop was busy (the bench's 50 ms polls included): what issuing requests would have waited behind. */
-    mainThreadEventLoopUtilization: Math.round(mainThreadBusy * 1000) / 1000,
-    /** CPU ms per 1,000 records of each engine thread that used any (main, filing thread, libuv pool, V8 helpers). */
-    engineThreadCpuMsPer1000: Object.fromEntries(threadCpu.sort((a, b) => b[1] - a[1]).map(([thread, ms]) => [thread, perThousand(ms)])),
-    ...(holds ? { writeTransactions: holds.summary() } : {}),
-    ...(emulatorCpu0 !== undefined && emulatorCpu1 !== undefined ? { emulatorCpuMsPer1000: perThousand(emulatorCpu1 - emulatorCpu0) } : {}),
-    rawSqliteUpdatesPerSecond: rawUpdateRate(records),
-  };
+  return { ...measured, rawSqliteUpdatesPerSecond: rawUpdateRate(records) };
 }

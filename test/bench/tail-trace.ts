@@ -11,6 +11,7 @@ import diagnostics from 'node:diagnostics_channel';
 import type { IncomingMessage } from 'node:http';
 import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 import { openSync, readSync, writeFileSync } from 'node:fs';
+import { Database } from '../../engine/src/db/database';
 import { WalSync } from '../../engine/src/db/wal-sync';
 import { WritePriority } from '../../engine/src/db/write-priority';
 import { GroupCommit } from '../../engine/src/issuing/group-commit';
@@ -146,14 +147,25 @@ export function installTrace(file: string, databaseFile: string): void {
       return done;
     },
   );
-  wrap(GroupCommit.prototype, 'durableLater', (original) =>
+  // A group commit's batch: its transaction (Database.transactionDurableLater, which only the
+  // group commit calls) and, inside it, runEach(batch), which gives the batch's size.
+  let openBatch: Batch | undefined;
+  wrap(GroupCommit.prototype, 'runEach', (original) =>
     function (this: unknown, ...args: unknown[]) {
-      const batch: Batch = { size: args[0] as number, txStart: monotonicMs(), txEnd: 0 };
+      if (openBatch) openBatch.size = (args[0] as readonly unknown[]).length;
+      return original.apply(this, args);
+    },
+  );
+  wrap(Database.prototype, 'transactionDurableLater', (original) =>
+    function (this: unknown, ...args: unknown[]) {
+      const batch: Batch = { size: 0, txStart: monotonicMs(), txEnd: 0 };
+      openBatch = batch;
       try {
         const outcome = original.apply(this, args) as { durable: Promise<void> };
         void outcome.durable.then(() => (batch.durable = monotonicMs()), () => undefined);
         return outcome;
       } finally {
+        openBatch = undefined;
         batch.txEnd = monotonicMs();
         trace.batches.push(batch);
       }
