@@ -14,8 +14,8 @@ import BetterSqlite3 from 'better-sqlite3';
 import { seedDemoAccount } from '../../engine/src/account/demo';
 import { FILING_THREAD_NICENESS } from '../../engine/src/filing/thread-priority';
 import { createEngine } from '../../engine/src/index';
-import { silentLogger } from '../../engine/src/platform/logger';
 import type { Caller } from '../../engine/src/http/auth';
+import { runningEngineConfig, UNMETERED } from '../support/running-engine-config';
 
 /** Raw SQLite: UPDATE one row by primary key, 1000 per transaction, synchronous=FULL. */
 function rawUpdateRate(rows: number): number {
@@ -177,19 +177,14 @@ export async function benchDrain(records = Number(process.env.BENCH_DRAIN_RECORD
   let engine: Awaited<ReturnType<typeof createEngine>> | undefined;
   let measured;
   try {
-    const unlimited = { rps: 1e9, burst: 1e9, monthlyQuota: 1e12 };
     const aeatUrl = emulators.aeatUrl;
-    engine = await createEngine({
-      dataDir,
-      logger: silentLogger,
-      limits: { test: unlimited, live: unlimited },
-      billingPort: 0,
-      managePort: 0,
-      panelPort: 0,
-      submission: { aeat: { url: { test: aeatUrl, live: aeatUrl } }, parallelQueues: 4 },
-      ...filingThreadFromEnv(),
-      ...options,
-    });
+    engine = await createEngine(
+      runningEngineConfig(dataDir, {
+        submission: { aeat: { url: { test: aeatUrl, live: aeatUrl } }, parallelQueues: 4 },
+        ...filingThreadFromEnv(),
+        ...options,
+      }),
+    );
     const ctx = engine.context;
     setFilingPaused(ctx.db, true);
     await engine.start();
@@ -200,7 +195,7 @@ export async function benchDrain(records = Number(process.env.BENCH_DRAIN_RECORD
       ctx.issuers.create({ accountId: account.id, entorno: 'test', nif, nombre: `EMISOR ${nif}`, hacienda: 'verifactu' });
       await emulators.addTaxpayer({ nif, nombre: `EMISOR ${nif}`, estado: 'alta' });
     }
-    const caller: Caller = { keyId: 'bench', entorno: 'test', account, limits: unlimited };
+    const caller: Caller = { keyId: 'bench', entorno: 'test', account, limits: UNMETERED };
     const t0 = performance.now();
     for (let start = 0; start < records; start += 1000) {
       await Promise.all(

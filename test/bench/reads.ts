@@ -7,12 +7,11 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { seedDemoAccount } from '../../engine/src/account/demo';
 import { createEngine } from '../../engine/src/index';
-import { silentLogger } from '../../engine/src/platform/logger';
+import { runningEngineConfig } from '../support/running-engine-config';
 
 async function measure(invoices: number) {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'bench-reads-'));
-  const unlimited = { rps: 1e9, burst: 1e9, monthlyQuota: 1e12 };
-  const engine = await createEngine({ dataDir, logger: silentLogger, limits: { test: unlimited, live: unlimited }, submitAutomatically: false });
+  const engine = await createEngine(runningEngineConfig(dataDir, { submitAutomatically: false }));
   const ctx = engine.context;
   const keys = seedDemoAccount(ctx)!;
   const account = ctx.accounts.listAccounts()[0]!;

@@ -14,10 +14,10 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { seedDemoAccount } from '../../engine/src/account/demo';
 import { createEngine } from '../../engine/src/index';
-import { silentLogger } from '../../engine/src/platform/logger';
 import type { Account } from '../../engine/src/account/store';
 import type { EngineContext } from '../../engine/src/context';
 import type { Caller } from '../../engine/src/http/auth';
+import { runningEngineConfig, UNMETERED } from '../support/running-engine-config';
 import { filingThreadFromEnv, setFilingPaused } from './drain';
 
 const BENCH_DEVICES = ['tpv-1', 'tpv-2', 'tpv-3', 'tpv-4'];
@@ -33,8 +33,7 @@ function registerBenchDevices(ctx: EngineContext, account: Account, nifs: string
 
 /** `records` simplified invoices of `nif` through the issuing path in process (no HTTP), 1,000 at a time. */
 async function issueBacklog(ctx: EngineContext, account: Account, nif: string, records: number): Promise<void> {
-  const unlimited = { rps: 1e9, burst: 1e9, monthlyQuota: 1e12 };
-  const caller: Caller = { keyId: 'bench', entorno: 'test', account, limits: unlimited };
+  const caller: Caller = { keyId: 'bench', entorno: 'test', account, limits: UNMETERED };
   for (let start = 0; start < records; start += 1000) {
     await Promise.all(
       Array.from({ length: Math.min(1000, records - start) }, (_, k) =>
@@ -71,23 +70,18 @@ if (mode === 'echo') {
   });
 } else if (mode === 'engine' || mode === 'engine-devices' || mode === 'engine-backlog') {
   const dataDir = process.argv[3] ?? mkdtempSync(path.join(tmpdir(), 'bench-engine-'));
-  const unlimited = { rps: 1e9, burst: 1e9, monthlyQuota: 1e12 };
   // BENCH_TRACE=<file>: the per-request timeline of `npm run bench tail`, written there at SIGTERM.
   if (process.env.BENCH_TRACE) (await import('./tail-trace')).installTrace(process.env.BENCH_TRACE, path.join(dataDir, 'engine.sqlite'));
-  const engine = await createEngine({
-    dataDir,
-    logger: silentLogger,
-    limits: { test: unlimited, live: unlimited },
-    billingPort: 0,
-    managePort: 0,
-    panelPort: 0,
-    // BENCH_WORKER_THREADS=0: pure work (QR, signing) on the main thread, to compare in one run.
-    ...(process.env.BENCH_WORKER_THREADS !== undefined ? { workerThreads: Number(process.env.BENCH_WORKER_THREADS) } : {}),
-    // BENCH_FILING_THREAD=0: the submission and webhook workers on the main thread.
-    ...filingThreadFromEnv(),
-    // engine-backlog: TiempoEsperaEnvio 0 at the emulator, so the backlog goes back to back.
-    ...(process.env.BENCH_AEAT_URL ? { submission: { aeat: { url: { test: process.env.BENCH_AEAT_URL, live: process.env.BENCH_AEAT_URL } }, parallelQueues: 4 } } : {}),
-  });
+  const engine = await createEngine(
+    runningEngineConfig(dataDir, {
+      // BENCH_WORKER_THREADS=0: pure work (QR, signing) on the main thread, to compare in one run.
+      ...(process.env.BENCH_WORKER_THREADS !== undefined ? { workerThreads: Number(process.env.BENCH_WORKER_THREADS) } : {}),
+      // BENCH_FILING_THREAD=0: the submission and webhook workers on the main thread.
+      ...filingThreadFromEnv(),
+      // engine-backlog: TiempoEsperaEnvio 0 at the emulator, so the backlog goes back to back.
+      ...(process.env.BENCH_AEAT_URL ? { submission: { aeat: { url: { test: process.env.BENCH_AEAT_URL, live: process.env.BENCH_AEAT_URL } }, parallelQueues: 4 } } : {}),
+    }),
+  );
   const keys = seedDemoAccount(engine.context);
   // A Gipuzkoa issuer too, so TicketBAI issuing can be measured on the same engine.
   const account = engine.context.accounts.listAccounts()[0];

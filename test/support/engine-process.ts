@@ -9,23 +9,18 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { seedDemoAccount } from '../../engine/src/account/demo';
 import { createEngine } from '../../engine/src/index';
-import { silentLogger } from '../../engine/src/platform/logger';
+import { runningEngineConfig } from './running-engine-config';
 import { tbaiEmisor } from '../fixtures/ticketbai';
 
 const [dataDir, aeatUrl, emulatorsUrl] = process.argv.slice(2);
 if (!dataDir || !aeatUrl) throw new Error('usage: engine-process.ts dataDir aeatUrl [emulatorsUrl]');
-const unlimited = { rps: 1e9, burst: 1e9, monthlyQuota: 1e12 };
-const engine = await createEngine({
-  dataDir,
-  logger: silentLogger,
-  limits: { test: unlimited, live: unlimited },
-  billingPort: 0,
-  managePort: 0,
-  panelPort: 0,
-  submission: { aeat: { url: { test: aeatUrl, live: aeatUrl }, timeoutMs: 5000 }, pollMs: 20, backoffBaseMs: 50, backoffMaxMs: 500 },
-  webhooks: { pollMs: 20, timeoutMs: 2000, retryDelaysMs: [50, 100, 200] },
-  ...(emulatorsUrl ? { emulatorUrl: emulatorsUrl } : {}),
-});
+const engine = await createEngine(
+  runningEngineConfig(dataDir, {
+    submission: { aeat: { url: { test: aeatUrl, live: aeatUrl }, timeoutMs: 5000 }, pollMs: 20, backoffBaseMs: 50, backoffMaxMs: 500 },
+    webhooks: { pollMs: 20, timeoutMs: 2000, retryDelaysMs: [50, 100, 200] },
+    ...(emulatorsUrl ? { emulatorUrl: emulatorsUrl } : {}),
+  }),
+);
 const keysFile = path.join(dataDir, 'test-keys.json');
 const seeded = seedDemoAccount(engine.context);
 if (seeded) writeFileSync(keysFile, JSON.stringify(seeded));
