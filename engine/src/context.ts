@@ -9,7 +9,7 @@ import { DeviceRouting } from './devices/routing';
 import { DeviceService } from './devices/service';
 import { DeviceStore } from './devices/store';
 import { installValue } from './db/settings';
-import { CursorCodec } from './http/pagination';
+import { CursorCodec } from './core/pagination';
 import { InvoiceStore } from './invoices/store';
 import { GroupCommit } from './issuing/group-commit';
 import { PureWork } from './issuing/pure-work';

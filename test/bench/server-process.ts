@@ -16,7 +16,7 @@ import { seedDemoAccount } from '../../engine/src/account/demo';
 import { createEngine } from '../../engine/src/index';
 import type { Account } from '../../engine/src/account/store';
 import type { EngineContext } from '../../engine/src/context';
-import type { Caller } from '../../engine/src/http/auth';
+import type { Caller } from '../../engine/src/core/caller';
 import { runningEngineConfig, UNMETERED } from '../support/running-engine-config';
 import { filingThreadFromEnv, setFilingPaused } from './drain';
 

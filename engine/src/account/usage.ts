@@ -1,8 +1,8 @@
 import type { Database } from '../db/database';
 import type { Clock } from '../platform/clock';
 import { madridPeriod, startOfNextMadridMonth } from '../platform/madrid-calendar';
-import { quotaExceeded, rateLimited } from '../http/errors';
-import type { RateLimits } from './plans';
+import { quotaExceeded, rateLimited } from '../core/errors';
+import type { RateLimits } from '../core/caller';
 
 interface Counter {
   periodo: string;

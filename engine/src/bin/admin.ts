@@ -14,7 +14,7 @@ import type { Account } from '../account/store';
 import { configFromEnv, resolveConfig } from '../config';
 import { buildContext, type EngineContext } from '../context';
 import { Database } from '../db/database';
-import { EngineError } from '../http/errors';
+import { EngineError } from '../core/errors';
 import { silentLogger } from '../platform/logger';
 import { systemClock } from '../platform/clock';
 import { verificarCadenas } from '../verification/instantanea';

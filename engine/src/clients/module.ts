@@ -3,7 +3,7 @@ import { censusRoutes } from '../census/routes';
 import { CensusService } from '../census/service';
 import type { ResolvedConfig } from '../config';
 import type { Database } from '../db/database';
-import type { CursorCodec } from '../http/pagination';
+import type { CursorCodec } from '../core/pagination';
 import type { Logger } from '../platform/logger';
 import { representationRoutes } from '../representation/routes';
 import { RepresentationService } from '../representation/service';

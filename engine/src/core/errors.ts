@@ -54,3 +54,13 @@ export const quotaExceeded = (retryAfterSeconds: number) =>
   new EngineError(429, 'QUOTA_EXCEEDED', 'Cuota mensual agotada', {}, {
     'retry-after': String(retryAfterSeconds),
   });
+
+/** An invoice of this identity exists with other data: `fields` names each differing field. */
+export const invoiceIdentityConflict = (fields: string[]) =>
+  new EngineError(409, 'INVOICE_IDENTITY_CONFLICT', 'Ya existe una factura con esa identidad y otros datos', {
+    errors: fields.map((f) => `${f}: differs from the invoice already issued with this identity`),
+  });
+
+export const invoiceNotFound = () => new EngineError(409, 'INVOICE_NOT_FOUND', 'No consta ninguna factura con esa identidad');
+
+export const invoiceStatusInvalid = (message: string) => new EngineError(409, 'INVOICE_STATUS_INVALID', message);

@@ -5,7 +5,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from '@fastify/type-provider-zod';
 import { z } from 'zod';
 import type { EngineContext } from '../context';
-import { EngineError, notFound } from './errors';
+import { EngineError, notFound } from '../core/errors';
 import { hostNamesOf } from './keyed-api';
 import { panelRelayRoutes, type RelayTargets } from './panel-relay';
 import { buildApiServer } from './server';

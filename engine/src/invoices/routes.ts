@@ -17,9 +17,9 @@ import {
 import { sistemaFiscalSchema } from '../../../src-shared/api/common';
 import { esFechaReal, fechaDdMmAaaa } from '../../../src-shared/primitives';
 import type { Issuer, IssuerStore } from '../clients/store';
-import { callerOf, type Caller } from '../http/auth';
-import { forbidden, invalidParameter, missingParameter, notFound, validation } from '../http/errors';
-import { parseBillingLimite, type CursorCodec } from '../http/pagination';
+import { callerOf, type Caller } from '../core/caller';
+import { forbidden, invalidParameter, missingParameter, notFound, validation } from '../core/errors';
+import { parseBillingLimite, type CursorCodec } from '../core/pagination';
 import type { Clock } from '../platform/clock';
 import { madridParts } from '../platform/madrid-calendar';
 import { qrPng } from '../qr/png';

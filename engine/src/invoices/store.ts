@@ -6,7 +6,7 @@ import type {
   RegistrosTable,
   TipoRegistro,
 } from '../db/schema/invoices';
-import type { CursorPosition } from '../http/pagination';
+import type { CursorPosition } from '../core/pagination';
 import type { IdGenerator } from '../platform/ids';
 
 export type InvoiceRow = InvoicesTable;

@@ -1,4 +1,4 @@
-import { EngineError } from '../http/errors';
+import { EngineError } from '../core/errors';
 import type { Logger } from '../platform/logger';
 import { WorkerPool, WorkerPoolError } from '../platform/worker-pool';
 import type { AltaAFirmar } from '../ticketbai/alta-firmada';

@@ -10,8 +10,8 @@ import {
 } from '../../../src-shared/api/sync';
 import type { Database } from '../db/database';
 import type { SubmissionBatchesTable } from '../db/schema/submission';
-import { mountEmulatorFaultRelay } from '../http/emulator-relay';
-import { notFound } from '../http/errors';
+import { mountEmulatorFaultRelay } from '../core/emulator-relay';
+import { notFound } from '../core/errors';
 import type { Filing } from '../filing/workers';
 
 const lote = (b: SubmissionBatchesTable) => ({

@@ -7,8 +7,8 @@ import {
   ticketbaiEmisionResponse,
   ticketbaiSubsanarBody,
 } from '../../../src-shared/api/ticketbai';
-import { callerOf } from '../http/auth';
-import { flatSerializerCompiler } from '../http/response-serializer';
+import { callerOf } from '../core/caller';
+import { flatSerializerCompiler } from '../core/response-serializer';
 import type { TicketbaiIssuing } from './service';
 
 /** POST /v1/ticketbai/crear, PUT /v1/ticketbai/subsanar, POST /v1/ticketbai/anular. */

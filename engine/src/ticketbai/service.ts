@@ -11,8 +11,8 @@ import type { Entorno, Hacienda } from '../../../src-shared/api/common';
 import type { IssuerStore } from '../clients/store';
 import { issuerChainKey, ticketbaiDeviceChainKey } from '../devices/chain-keys';
 import type { DeviceRouting, Writer } from '../devices/routing';
-import { EngineError } from '../http/errors';
-import type { Caller } from '../http/auth';
+import { EngineError, invoiceIdentityConflict, invoiceNotFound, invoiceStatusInvalid } from '../core/errors';
+import type { Caller } from '../core/caller';
 import { nuevoRegistro, type InvoiceRow, type InvoiceStore, type RegistroRow } from '../invoices/store';
 import { ChainPipeline, type ChainTail } from '../issuing/chain-pipeline';
 import type { GroupCommit } from '../issuing/group-commit';
@@ -36,7 +36,7 @@ import {
 import { buildZuzenduSubsanar } from './zuzendu';
 import { validarAltaTbai } from './reglas';
 import { fechaLocalDdMmAaaa } from '../verifactu/fecha-hora';
-import { validation } from '../http/errors';
+import { validation } from '../core/errors';
 
 /** The key and certificate that sign in one environment (per install; per issuer later). */
 export interface SigningIdentity {
@@ -69,12 +69,6 @@ const provinceMismatch = (provincia: string, hacienda: string) =>
     campo: 'provincia',
     errors: [`provincia: the issuer files with ${hacienda}`],
   });
-const identityConflict = (fields: string[]) =>
-  new EngineError(409, 'INVOICE_IDENTITY_CONFLICT', 'Ya existe una factura con esa identidad y otros datos', {
-    errors: fields.map((f) => `${f}: differs from the invoice already issued with this identity`),
-  });
-const invoiceNotFound = () => new EngineError(409, 'INVOICE_NOT_FOUND', 'No consta ninguna factura con esa identidad');
-const statusInvalid = (message: string) => new EngineError(409, 'INVOICE_STATUS_INVALID', message);
 
 /**
  * The treasuries follow one chain per declared device (NumSerieDispositivo, the last 30 characters
@@ -228,7 +222,7 @@ export class TicketbaiIssuing {
         return { answer: JSON.parse(stored) as StoredEmision, replay: true };
       }
       if (last.estado !== 'rechazada') {
-        throw statusInvalid('Solo se subsana una factura rechazada por la hacienda');
+        throw invoiceStatusInvalid('Solo se subsana una factura rechazada por la hacienda');
       }
       this.deps.routing.checkFollowUp(this.target(caller, factura.emisor.nif), factura.idMaquina);
       if (RECHAZOS_NO_DE_CONTENIDO.has(last.codigoRespuesta ?? '')) {
@@ -317,11 +311,11 @@ export class TicketbaiIssuing {
 
   private replayOf(existing: InvoiceRow, factura: FacturaTicketbai): StoredEmision {
     const stored = this.deps.invoices.invoiceDocs(existing.id).respuesta;
-    if (existing.sistemaFiscal !== 'ticketbai' || !stored) throw identityConflict(['numero']);
+    if (existing.sistemaFiscal !== 'ticketbai' || !stored) throw invoiceIdentityConflict(['numero']);
     const conflicts: string[] = [];
     if (existing.importeTotal !== importeCanonico(factura.importeTotal)) conflicts.push('importeTotal');
     if (existing.tipoFactura !== factura.tipoFactura) conflicts.push('tipoFactura');
-    if (conflicts.length > 0) throw identityConflict(conflicts);
+    if (conflicts.length > 0) throw invoiceIdentityConflict(conflicts);
     return JSON.parse(stored) as StoredEmision;
   }
 

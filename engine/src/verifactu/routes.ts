@@ -9,8 +9,8 @@ import {
   verifactuSubsanarBody,
 } from '../../../src-shared/api/verifactu';
 import { crearBodyRapido } from '../../../src-shared/api/verifactu-rapido';
-import { callerOf } from '../http/auth';
-import { flatSerializerCompiler } from '../http/response-serializer';
+import { callerOf } from '../core/caller';
+import { flatSerializerCompiler } from '../core/response-serializer';
 import type { VerifactuIssuing } from './service';
 
 /**

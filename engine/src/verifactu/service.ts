@@ -9,8 +9,8 @@ import type { IssuerStore } from '../clients/store';
 import { issuerChainKey, verifactuDeviceChainKey } from '../devices/chain-keys';
 import type { DeviceRouting, Writer } from '../devices/routing';
 import { nuevoRegistro, type InvoiceStore, type InvoiceRow } from '../invoices/store';
-import { EngineError, paymentRequired } from '../http/errors';
-import type { Caller } from '../http/auth';
+import { EngineError, invoiceIdentityConflict, invoiceNotFound, invoiceStatusInvalid, paymentRequired } from '../core/errors';
+import type { Caller } from '../core/caller';
 import type { GroupCommit } from '../issuing/group-commit';
 import { admitIssuer } from '../issuing/issuer-gate';
 import type { Clock } from '../platform/clock';
@@ -56,15 +56,8 @@ interface ChainRoute {
   dispositivo: string | null;
 }
 
-const identityConflict = (fields: string[]) =>
-  new EngineError(409, 'INVOICE_IDENTITY_CONFLICT', 'Ya existe una factura con esa identidad y otros datos', {
-    errors: fields.map((f) => `${f}: differs from the invoice already issued with this identity`),
-  });
-const invoiceNotFound = () =>
-  new EngineError(409, 'INVOICE_NOT_FOUND', 'No consta ninguna factura con esa identidad');
 const invoiceExists = () =>
   new EngineError(409, 'INVOICE_EXISTS', 'La factura consta registrada: no puede anularse sin registro previo');
-const invoiceStatusInvalid = (message: string) => new EngineError(409, 'INVOICE_STATUS_INVALID', message);
 
 const RECHAZO_PREVIO_MOTIVO = {
   N: 'sin rechazo previo',
@@ -359,11 +352,11 @@ export class VerifactuIssuing {
     const conflicts: string[] = [];
     const stored = this.deps.invoices.invoiceDocs(existing.id).respuesta;
     if (existing.sistemaFiscal !== 'verifactu' || existing.tipoFactura === null || !stored) {
-      throw identityConflict(['cabecera.numero']);
+      throw invoiceIdentityConflict(['cabecera.numero']);
     }
     if (existing.importeTotal !== importeCanonico(factura.totales.importeTotal)) conflicts.push('totales.importeTotal');
     if (existing.tipoFactura !== factura.cabecera.tipoFactura) conflicts.push('cabecera.tipoFactura');
-    if (conflicts.length > 0) throw identityConflict(conflicts);
+    if (conflicts.length > 0) throw invoiceIdentityConflict(conflicts);
     return JSON.parse(stored) as StoredEmision;
   }
 

@@ -6,7 +6,7 @@ import {
   panelEntregasResponse,
   panelWebhooksResponse,
 } from '../../../src-shared/api/webhooks';
-import { notFound } from '../http/errors';
+import { notFound } from '../core/errors';
 import { webhookView } from './service';
 import type { WebhookRow, WebhookStore } from './store';
 

@@ -11,7 +11,7 @@ import {
   webhookResponse,
   webhooksListResponse,
 } from '../../../src-shared/api/webhooks';
-import { callerOf } from '../http/auth';
+import { callerOf } from '../core/caller';
 import type { WebhookService } from './service';
 import type { WebhookScope } from './store';
 

@@ -7,7 +7,7 @@ import {
 } from '../../../src-shared/api/webhooks';
 import type { IssuerStore } from '../clients/store';
 import type { Database } from '../db/database';
-import { forbidden, notFound, validation } from '../http/errors';
+import { forbidden, notFound, validation } from '../core/errors';
 import type { Clock } from '../platform/clock';
 import type { IdGenerator } from '../platform/ids';
 import { eventosOf, WebhookStore, type WebhookRow, type WebhookScope } from './store';

@@ -6,7 +6,7 @@ import { serializerCompiler } from '@fastify/type-provider-zod';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ticketbaiEmisionResponse } from '../../../src-shared/api/ticketbai';
 import { verifactuAnularResponse, verifactuEmisionResponse } from '../../../src-shared/api/verifactu';
-import { flatFields, flatSerializerCompiler } from '../../../engine/src/http/response-serializer';
+import { flatFields, flatSerializerCompiler } from '../../../engine/src/core/response-serializer';
 import { aFacturaF1, aFacturaF2 } from '../../fixtures/verifactu';
 import type { TestEngine } from '../../support/engine';
 import { crear, engineOnFixtureDay } from './helpers';

@@ -8,7 +8,7 @@ import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { configFromEnv } from '../../../engine/src/config';
 import { PureWork } from '../../../engine/src/issuing/pure-work';
-import { EngineError } from '../../../engine/src/http/errors';
+import { EngineError } from '../../../engine/src/core/errors';
 import { silentLogger, type Logger } from '../../../engine/src/platform/logger';
 import { WorkerPool, WorkerPoolError, defaultPoolSize } from '../../../engine/src/platform/worker-pool';
 import { qrPng } from '../../../engine/src/qr/png';
