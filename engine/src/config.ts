@@ -2,29 +2,19 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { createSecureContext, rootCertificates } from 'node:tls';
 import type { LimitsConfig } from './account/plans';
-import { DEFAULT_CENSUS_CONFIG, type CensusConfig } from './census/service';
-import { DEFAULT_AEAT_EMULATOR_URL, type SubmissionConfig } from './submission/worker';
-import type { TbaiEndpoints } from './ticketbai/filing';
-import type { TbaiCertificateConfig } from './ticketbai/signing-identity';
+import { DEFAULT_CENSUS_CONFIG, type CensusConfig } from './census/config';
+import { DEFAULT_SOFTWARE, type SoftwareIdentity } from './compliance/config';
+import { DEFAULT_AEAT_EMULATOR_URL, type SubmissionConfig } from './submission/config';
+import type { TbaiCertificateConfig, TbaiEndpoints } from './ticketbai/config';
 import { POLITICAS_FIRMA, type PoliticaFirma } from './ticketbai/politicas';
 import type { Provincia } from '../../src-shared/api/ticketbai';
-import { DEFAULT_WEBHOOK_DELIVERY, type WebhookDeliveryConfig } from './webhooks/delivery-worker';
+import { DEFAULT_WEBHOOK_DELIVERY, type WebhookDeliveryConfig } from './webhooks/config';
 import { systemClock, type Clock } from './platform/clock';
 import { timeOrderedIds, type IdGenerator } from './platform/ids';
 import type { Logger } from './platform/logger';
-import type { TlsClientConfig } from './submission/transport';
+import type { TlsClientConfig } from './core/transport';
 
-/** Who made this software and how it identifies itself to the AEAT (SistemaInformatico). */
-export interface SoftwareIdentity {
-  productorNombre: string;
-  productorNif: string;
-  nombreSistema: string;
-  /** IdSistemaInformatico: two characters assigned by the producer. */
-  idSistema: string;
-  version: string;
-  /** TicketBAI software licence (assigned by the treasuries). */
-  licenciaTbai: string;
-}
+export { DEFAULT_SOFTWARE, type SoftwareIdentity } from './compliance/config';
 
 export interface EngineConfig {
   dataDir: string;
@@ -83,15 +73,6 @@ export interface EngineConfig {
    */
   filingThread?: boolean;
 }
-
-export const DEFAULT_SOFTWARE: SoftwareIdentity = {
-  productorNombre: 'TPV Cumple SL',
-  productorNif: 'B87654323',
-  nombreSistema: 'TPV Cumple',
-  idSistema: 'TC',
-  version: '0.1.0',
-  licenciaTbai: 'TBAIPRUEBA0000000001',
-};
 
 export const REPO_ROOT = path.resolve(import.meta.dirname, '../..');
 

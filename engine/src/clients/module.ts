@@ -1,9 +1,12 @@
 import type { FastifyInstance } from 'fastify';
 import { censusRoutes } from '../census/routes';
 import { CensusService } from '../census/service';
-import type { ResolvedConfig } from '../config';
+import type { CensusConfig } from '../census/config';
+import type { SoftwareIdentity } from '../compliance/config';
 import type { Database } from '../db/database';
 import type { CursorCodec } from '../core/pagination';
+import type { Clock } from '../platform/clock';
+import type { IdGenerator } from '../platform/ids';
 import type { Logger } from '../platform/logger';
 import { representationRoutes } from '../representation/routes';
 import { RepresentationService } from '../representation/service';
@@ -21,7 +24,14 @@ export interface ClientsModule {
 
 /** The census check, the issuer-client lifecycle and representation, wired from the config. */
 export function buildClientsModule(input: {
-  config: ResolvedConfig;
+  config: {
+    clock: Clock;
+    ids: IdGenerator;
+    census: CensusConfig;
+    iaeCatalogue: string;
+    software: Pick<SoftwareIdentity, 'nombreSistema' | 'version'>;
+    representacionCas: string[];
+  };
   db: Database;
   logger: Logger;
   issuers: IssuerStore;

@@ -1,4 +1,4 @@
-import type { SoftwareIdentity } from '../config';
+import type { SoftwareIdentity } from './config';
 import type { Database } from '../db/database';
 import type { Clock } from '../platform/clock';
 import type { IdGenerator } from '../platform/ids';

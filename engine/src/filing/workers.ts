@@ -3,9 +3,12 @@ import type { WriteTurns } from '../db/write-priority';
 import type { Clock } from '../platform/clock';
 import type { IdGenerator } from '../platform/ids';
 import type { Logger } from '../platform/logger';
-import { SubmissionWorker, type SubmissionConfig } from '../submission/worker';
-import { LroeAdapter, TbaiRestAdapter, type TbaiEndpoints } from '../ticketbai/filing';
-import { WebhookDeliveryWorker, type WebhookDeliveryConfig } from '../webhooks/delivery-worker';
+import type { SubmissionConfig } from '../submission/config';
+import { SubmissionWorker } from '../submission/worker';
+import type { TbaiEndpoints } from '../ticketbai/config';
+import { LroeAdapter, TbaiRestAdapter } from '../ticketbai/filing';
+import type { WebhookDeliveryConfig } from '../webhooks/config';
+import { WebhookDeliveryWorker } from '../webhooks/delivery-worker';
 
 /** What the filing workers need of the engine's configuration; plain data, so it crosses to the filing thread. */
 export interface FilingSettings {

@@ -7,27 +7,12 @@ import type { Clock } from '../platform/clock';
 import type { IdGenerator } from '../platform/ids';
 import type { Logger } from '../platform/logger';
 import { PollLoop } from '../platform/poll-loop';
-import { AeatAdapter, type AeatEndpointConfig } from './aeat-adapter';
+import { AeatAdapter } from './aeat-adapter';
 import { SubmissionBlocked, type AuthorityAdapter, type Interpretation, type OutgoingRecord } from './authority';
+import type { SubmissionConfig } from './config';
 import { applyVerdicts, VERDICT_RECORD_COLUMNS, type Verdict, type VerdictItem, type VerdictRecord } from './verdicts';
 
 export type { AeatEndpointConfig } from './aeat-adapter';
-
-export interface SubmissionConfig {
-  aeat: AeatEndpointConfig;
-  /** Back-off after failures: base and ceiling, with ±20 % jitter. */
-  backoffBaseMs: number;
-  backoffMaxMs: number;
-  /** Seconds a record may wait before its submission counts as late (Incidencia = S), checked at every send. */
-  incidenciaAfterSeconds: number;
-  /** How often an idle worker looks for due work (wake() cuts it short). */
-  pollMs: number;
-  /** Queues sent at the same time. */
-  parallelQueues: number;
-  random?: () => number;
-}
-
-export const DEFAULT_AEAT_EMULATOR_URL = 'http://127.0.0.1:8790/wlpl/TIKE-CONT/ws/SistemaFacturacion/VerifactuSOAP';
 
 type Batch = SubmissionBatchesTable;
 /** A submission with its exact request bytes (stored apart, in submission_requests). */

@@ -1,19 +1,12 @@
 import { gunzipSync } from 'node:zlib';
 import { XMLParser } from 'fast-xml-parser';
 import type { Entorno } from '../../../src-shared/api/common';
-import type { Provincia } from '../../../src-shared/api/ticketbai';
 import { isPersonaFisica } from '../../../src-shared/nif';
 import type { AuthorityAdapter, BuildContext, Interpretation, OutgoingRecord, SentRequest } from '../submission/authority';
-import { postHttp, TransportError, type TlsClientConfig } from '../submission/transport';
+import { postHttp, TransportError } from '../core/transport';
 import type { Verdict } from '../submission/verdicts';
+import type { TbaiEndpoints } from './config';
 import { buildLroeAlta, buildLroeAnulacion } from './lroe';
-
-export interface TbaiEndpoints {
-  /** Base URL of each province's reception service per environment (the emulator's by default). */
-  base: Record<Provincia, Record<Entorno, string>>;
-  timeoutMs: number;
-  tls?: TlsClientConfig | undefined;
-}
 
 /** Service paths below each province's base (FACTS.md; the emulator mirrors them). */
 const REST_PATHS = {

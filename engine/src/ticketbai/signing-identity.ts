@@ -4,13 +4,9 @@ import type { Database } from '../db/database';
 import { installValue } from '../db/settings';
 import { EngineError } from '../core/errors';
 import type { Clock } from '../platform/clock';
+import type { TbaiCertificateConfig } from './config';
 import { generateTestCertificate, loadPkcs12 } from './certificados';
 import type { SigningIdentity } from './service';
-
-export interface TbaiCertificateConfig {
-  /** PKCS#12 of the install (or the issuers' representative) for LIVE; TEST generates one. */
-  live?: { pkcs12Path: string; password: string } | undefined;
-}
 
 /**
  * Who signs TicketBAI invoices. TEST: a self-signed RSA-2048 certificate generated once per

@@ -11,7 +11,7 @@ import { CENSUS_SEED, CENSUS_SOAP_PATH, createCensusEmulator, type CensusService
 import { createRouter, type EmulatorRouter } from '../../../engine/emulators/router';
 import { seedDemoAccount } from '../../../engine/src/account/demo';
 import type { Account } from '../../../engine/src/account/store';
-import type { CensusConfig } from '../../../engine/src/census/service';
+import type { CensusConfig } from '../../../engine/src/census/config';
 import { createEngine, type Engine } from '../../../engine/src/index';
 import { ManualClock } from '../../../engine/src/platform/clock';
 import { sequentialIds } from '../../../engine/src/platform/ids';

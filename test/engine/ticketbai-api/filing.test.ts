@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ticketbaiCrearBody } from '../../../src-shared/api/ticketbai';
 import type { Interpretation, OutgoingRecord } from '../../../engine/src/submission/authority';
-import { TransportError } from '../../../engine/src/submission/transport';
+import { TransportError } from '../../../engine/src/core/transport';
 import type { Verdict } from '../../../engine/src/submission/verdicts';
 import { identidadDocumento, LroeAdapter, TbaiRestAdapter } from '../../../engine/src/ticketbai/filing';
 import { POLITICAS_FIRMA } from '../../../engine/src/ticketbai/politicas';

@@ -1,0 +1,17 @@
+import type { AeatEndpointConfig } from './aeat-adapter';
+
+export interface SubmissionConfig {
+  aeat: AeatEndpointConfig;
+  /** Back-off after failures: base and ceiling, with ±20 % jitter. */
+  backoffBaseMs: number;
+  backoffMaxMs: number;
+  /** Seconds a record may wait before its submission counts as late (Incidencia = S), checked at every send. */
+  incidenciaAfterSeconds: number;
+  /** How often an idle worker looks for due work (wake() cuts it short). */
+  pollMs: number;
+  /** Queues sent at the same time. */
+  parallelQueues: number;
+  random?: () => number;
+}
+
+export const DEFAULT_AEAT_EMULATOR_URL = 'http://127.0.0.1:8790/wlpl/TIKE-CONT/ws/SistemaFacturacion/VerifactuSOAP';
