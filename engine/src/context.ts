@@ -1,6 +1,8 @@
 import { AccountStore } from './account/store';
 import { UsageMeter } from './account/usage';
-import { buildClientsModule, type ClientsModule } from './clients/module';
+import { CensusService } from './census/service';
+import { IaeCatalogue } from './clients/iae';
+import { ClientService } from './clients/service';
 import { IssuerStore } from './clients/store';
 import { DeclarationService } from './compliance/service';
 import type { ResolvedConfig } from './config';
@@ -12,7 +14,9 @@ import { installValue } from './db/settings';
 import { CursorCodec } from './core/pagination';
 import { InvoiceStore } from './invoices/store';
 import { GroupCommit } from './issuing/group-commit';
-import { PureWork } from './issuing/pure-work';
+import { PureWork } from './pure-work/pure-work';
+import { RepresentationService } from './representation/service';
+import { RepresentationStore } from './representation/store';
 import type { Logger } from './platform/logger';
 import { FilingThread, type FilingThreadData } from './filing/filing-thread';
 import { buildFilingWorkers, InProcessFiling, type Filing, type FilingSettings } from './filing/workers';
@@ -51,9 +55,9 @@ export interface EngineContext {
   webhooks: WebhookService;
   webhookDeliveries: WebhookDeliveryWorker;
   /** Census NIF checks, issuer clients and their representation. */
-  census: ClientsModule['census'];
-  clients: ClientsModule['clients'];
-  representation: ClientsModule['representation'];
+  census: CensusService;
+  clients: ClientService;
+  representation: RepresentationService;
   /** Devices, series ownership and the high-capacity phase: the store issuing reads in its transaction, and the capability. */
   deviceStore: DeviceStore;
   devices: DeviceService;
@@ -105,7 +109,22 @@ export function buildContext(config: ResolvedConfig, db: Database, logger: Logge
   const webhooks = new WebhookService(db, issuers, clock, ids);
   webhooks.afterChange = () => filing.webhooksChanged();
   const cursors = new CursorCodec(installValue(db, 'cursorSecret', () => ids.secret(32)));
-  const clientsModule = buildClientsModule({ config, db, logger, issuers, cursors });
+  const census = new CensusService(db, clock, logger, config.census);
+  const representations = new RepresentationStore(db);
+  let iae: IaeCatalogue | undefined;
+  // Read on first use: the catalogue is only needed for Bizkaia's self-employed issuers.
+  const catalogue = () => (iae ??= IaeCatalogue.load(config.iaeCatalogue));
+  const clients = new ClientService({ db, issuers, representations, census, cursors, clock, ids, iae: catalogue });
+  const representation = new RepresentationService({
+    db,
+    issuers,
+    clients,
+    store: representations,
+    clock,
+    ids,
+    softwareName: `${config.software.nombreSistema} ${config.software.version}`,
+    cas: config.representacionCas,
+  });
   const context: EngineContext = {
     config,
     db,
@@ -124,9 +143,11 @@ export function buildContext(config: ResolvedConfig, db: Database, logger: Logge
     submissions: workers?.submissions ?? inFilingThread('submissions'),
     webhooks,
     webhookDeliveries: workers?.webhookDeliveries ?? inFilingThread('webhookDeliveries'),
-    ...clientsModule,
+    census,
+    clients,
+    representation,
     deviceStore,
-    devices: new DeviceService({ db, devices: deviceStore, issuers, clients: clientsModule.clients, clock }),
+    devices: new DeviceService({ db, devices: deviceStore, issuers, clients, clock }),
     declarations: new DeclarationService(db, clock, ids, config.assetsDir, config.software),
     relaySecret: ids.secret(24),
     urls: {

@@ -1,8 +1,10 @@
 import type { FastifyInstance } from 'fastify';
-import { registerClientsManageRoutes } from '../clients/module';
+import { censusRoutes } from '../census/routes';
+import { clientRoutes } from '../clients/routes';
 import { complianceRoutes } from '../compliance/routes';
 import type { EngineContext } from '../context';
 import { deviceRoutes } from '../devices/routes';
+import { representationRoutes } from '../representation/routes';
 import { webhookRoutes } from '../webhooks/routes';
 import { buildKeyedApi } from './keyed-api';
 
@@ -15,7 +17,10 @@ export async function buildManageApi(ctx: EngineContext): Promise<FastifyInstanc
   });
   complianceRoutes(app, { declarations: ctx.declarations, publicBaseUrl: () => ctx.urls.manage });
   webhookRoutes(app, ctx.webhooks);
-  registerClientsManageRoutes(app, ctx);
+  // POST /v1/nif/validar, the /v1/clientes endpoints and representation.
+  censusRoutes(app, { census: ctx.census });
+  clientRoutes(app, { clients: ctx.clients });
+  representationRoutes(app, { representation: ctx.representation });
   deviceRoutes(app, { devices: ctx.devices });
   return app;
 }

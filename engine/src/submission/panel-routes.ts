@@ -12,7 +12,6 @@ import type { Database } from '../db/database';
 import type { SubmissionBatchesTable } from '../db/schema/submission';
 import { mountEmulatorFaultRelay } from '../core/emulator-relay';
 import { notFound } from '../core/errors';
-import type { Filing } from '../filing/workers';
 
 const lote = (b: SubmissionBatchesTable) => ({
   idLote: b.id,
@@ -35,7 +34,7 @@ const lote = (b: SubmissionBatchesTable) => ({
 export interface SyncPanelDeps {
   db: Database;
   /** The workers, on the filing thread or here: `wakeSubmissions` is a message to it. */
-  filing: Pick<Filing, 'wakeSubmissions'>;
+  filing: { wakeSubmissions(): void };
   /** The emulators' control base URL, when the authorities are played by them. */
   emulatorUrl: () => string | undefined;
 }

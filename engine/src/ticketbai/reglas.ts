@@ -14,7 +14,7 @@
 //     groups, 08 IPSI/IGIC).
 import { Decimal } from 'decimal.js';
 import type { FacturaTicketbai } from '../../../src-shared/api/ticketbai';
-import type { ErrorRegla, ResultadoReglas } from '../verifactu/reglas';
+import type { ErrorRegla, ResultadoReglas } from '../issuing/reglas-resultado';
 
 export interface ContextoReglasTbai {
   /** Today's date in the issuer's zone, `dd-mm-aaaa`. */

@@ -16,12 +16,11 @@ import type { Caller } from '../core/caller';
 import { nuevoRegistro, type InvoiceRow, type InvoiceStore, type RegistroRow } from '../invoices/store';
 import { ChainPipeline, type ChainTail } from '../issuing/chain-pipeline';
 import type { GroupCommit } from '../issuing/group-commit';
-import type { PureWork } from '../issuing/pure-work';
 import { admitIssuer } from '../issuing/issuer-gate';
 import type { Clock } from '../platform/clock';
 import type { IdGenerator } from '../platform/ids';
 import { CAMPOS_CANONICOS_TICKETBAI, correctionFingerprint } from '../issuing/fingerprint';
-import { importeCanonico } from '../verifactu/importes';
+import { importeCanonico } from '../issuing/importes';
 import { identificadorTbai } from './identificador';
 import { POLITICAS_FIRMA, type PoliticaFirma } from './politicas';
 import { firmarAlta, linkOf, type AltaAFirmar } from './alta-firmada';
@@ -35,8 +34,14 @@ import {
 } from './xml';
 import { buildZuzenduSubsanar } from './zuzendu';
 import { validarAltaTbai } from './reglas';
-import { fechaLocalDdMmAaaa } from '../verifactu/fecha-hora';
+import { fechaLocalDdMmAaaa } from '../issuing/fecha-hora';
 import { validation } from '../core/errors';
+
+/** What TicketBAI issuing hands to the worker threads (pure-work/PureWork does it). */
+export interface TbaiPureWork {
+  qrPngBase64(url: string): Promise<string>;
+  firmarCadenaTbai(anterior: FacturaAnteriorTbai | null, altas: Omit<AltaAFirmar, 'anterior'>[]): Promise<SignedTicketBai[]>;
+}
 
 /** The key and certificate that sign in one environment (per install; per issuer later). */
 export interface SigningIdentity {
@@ -108,7 +113,8 @@ export class TicketbaiIssuing {
       clock: Clock;
       ids: IdGenerator;
       groupCommit: GroupCommit;
-      pureWork: PureWork;
+      /** QR images and chained signatures, off the main thread (pure-work/). */
+      pureWork: TbaiPureWork;
       routing: DeviceRouting;
       software: SoftwareTbai;
       /** The signing identity of an environment; throws 503 when LIVE has none configured. */

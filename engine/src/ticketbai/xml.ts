@@ -14,8 +14,9 @@ import type {
   LineaTbai,
   TicketbaiAnularBody,
 } from '../../../src-shared/api/ticketbai';
-import { fechaHoraHusoGenRegistro } from '../verifactu/fecha-hora';
-import { importeCanonico, tipoCanonico } from '../verifactu/importes';
+import { fechaHoraHusoGenRegistro } from '../issuing/fecha-hora';
+import { importeCanonico, tipoCanonico } from '../issuing/importes';
+import { numSerieDispositivo } from '../devices/chain-keys';
 
 export const NS_TBAI_EMISION = 'urn:ticketbai:emision';
 export const NS_TBAI_ANULACION = 'urn:ticketbai:anulacion';
@@ -93,11 +94,6 @@ export interface FacturaAnteriorTbai {
   fechaExpedicion: string;
   /** Its whole SignatureValue; the first 100 characters are chained. */
   signatureValue: string;
-}
-
-/** NumSerieDispositivo: TicketBAI declares the last 30 characters of idMaquina. */
-export function numSerieDispositivo(idMaquina: string): string {
-  return idMaquina.length <= 30 ? idMaquina : idMaquina.slice(-30);
 }
 
 /** HoraExpedicionFactura: the one sent, else the generation instant in the local zone. */

@@ -42,18 +42,9 @@ import {
   ymd,
 } from './reglas-limites';
 
-export interface ErrorRegla {
-  /** API JSON path of the offending field, e.g. `detalleDesglose[0].cuotaRepercutida`. */
-  campo: string;
-  message: string;
-  /** AEAT error code (or section of the validations document when AEAT publishes no code). */
-  codigo: string;
-}
+import type { ResultadoReglas } from '../issuing/reglas-resultado';
 
-export interface ResultadoReglas {
-  errors: ErrorRegla[];
-  avisos: string[];
-}
+export type { ErrorRegla, ResultadoReglas } from '../issuing/reglas-resultado';
 
 export interface ContextoReglas {
   /** Today's date in the issuer's zone, `dd-mm-aaaa` (see fechaLocalDdMmAaaa). */

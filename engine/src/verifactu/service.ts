@@ -15,10 +15,9 @@ import type { GroupCommit } from '../issuing/group-commit';
 import { admitIssuer } from '../issuing/issuer-gate';
 import type { Clock } from '../platform/clock';
 import type { IdGenerator } from '../platform/ids';
-import type { PureWork } from '../issuing/pure-work';
-import { fechaLocalDdMmAaaa } from './fecha-hora';
+import { fechaLocalDdMmAaaa } from '../issuing/fecha-hora';
 import { CAMPOS_CANONICOS_VERIFACTU, correctionFingerprint } from '../issuing/fingerprint';
-import { importeCanonico } from './importes';
+import { importeCanonico } from '../issuing/importes';
 import { urlValidacion } from './qr';
 import {
   buildRegistroAlta,
@@ -92,7 +91,8 @@ export class VerifactuIssuing {
       ids: IdGenerator;
       sistema: SistemaInformatico;
       groupCommit: GroupCommit;
-      pureWork: PureWork;
+      /** The invoice QR as the PNG's base64, off the main thread (pure-work/). */
+      pureWork: { qrPngBase64(url: string): Promise<string> };
       routing: DeviceRouting;
     },
   ) {

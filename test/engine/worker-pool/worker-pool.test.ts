@@ -7,7 +7,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { configFromEnv } from '../../../engine/src/config';
-import { PureWork } from '../../../engine/src/issuing/pure-work';
+import { PureWork } from '../../../engine/src/pure-work/pure-work';
 import { EngineError } from '../../../engine/src/core/errors';
 import { silentLogger, type Logger } from '../../../engine/src/platform/logger';
 import { WorkerPool, WorkerPoolError, defaultPoolSize } from '../../../engine/src/platform/worker-pool';

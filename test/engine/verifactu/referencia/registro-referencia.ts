@@ -5,7 +5,7 @@
 // expressions), so that a change to any of the production pieces is compared with this one.
 import * as crypto from 'node:crypto';
 import type { IdFacturaReferida, Persona } from '../../../../src-shared/api/verifactu';
-import { fechaHoraHusoGenRegistro } from '../../../../engine/src/verifactu/fecha-hora';
+import { fechaHoraHusoGenRegistro } from '../../../../engine/src/issuing/fecha-hora';
 import {
   NS_SUMINISTRO_INFORMACION,
   type BuildRegistroAltaInput,
