@@ -10,7 +10,7 @@ import { fileLogger } from './platform/logger';
 
 export type { EngineConfig } from './config';
 /** First start of an empty data dir (headless start, desktop engine process): the demo account. */
-export { seedDemoAccount, type DemoKeys } from './account/demo';
+export { seedDemoAccount, type DemoKeys } from './demo/account';
 /** The POS_* environment of the headless start, also read by the desktop's engine process. */
 export { configFromEnv } from './config';
 

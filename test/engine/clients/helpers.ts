@@ -9,7 +9,7 @@ import { CensusDirectory } from '../../../engine/emulators/census-data';
 import { censusControlHandler } from '../../../engine/emulators/census-control';
 import { CENSUS_SEED, CENSUS_SOAP_PATH, createCensusEmulator, type CensusServiceEmulator } from '../../../engine/emulators/census/index';
 import { createRouter, type EmulatorRouter } from '../../../engine/emulators/router';
-import { seedDemoAccount } from '../../../engine/src/account/demo';
+import { seedDemoAccount } from '../../../engine/src/demo/account';
 import type { Account } from '../../../engine/src/account/store';
 import type { CensusConfig } from '../../../engine/src/census/config';
 import { createEngine, type Engine } from '../../../engine/src/index';
