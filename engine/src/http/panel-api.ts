@@ -12,6 +12,7 @@ import { buildApiServer } from './server';
 import { safeEqual } from '../platform/secrets';
 import { TILL_UI_CSP } from '../../../src-shared/csp';
 import { syncPanelRoutes } from '../submission/panel-routes';
+import { SyncViewStore } from '../submission/sync-view-store';
 import { accountPanelRoutes } from '../account/panel-routes';
 import { clientPanelRoutes } from '../clients/panel-routes';
 import { devicePanelRoutes } from '../devices/panel-routes';
@@ -69,7 +70,7 @@ export async function buildPanelApi(ctx: EngineContext, token: string, options: 
   });
 
   accountPanelRoutes(app, { accounts: ctx.accounts, dataDir: ctx.config.dataDir, tillKeys: () => readDemoKeys(ctx.config.dataDir) });
-  syncPanelRoutes(app, { db: ctx.db, filing: ctx.filing, emulatorUrl: () => ctx.config.emulatorUrl });
+  syncPanelRoutes(app, { view: new SyncViewStore(ctx.db), filing: ctx.filing, emulatorUrl: () => ctx.config.emulatorUrl });
   verificationPanelRoutes(app, { db: ctx.db, clock: ctx.config.clock });
   webhookPanelRoutes(app, ctx.webhooks.store);
   clientPanelRoutes(app, { clients: ctx.clients, accounts: ctx.accounts, emulatorUrl: () => ctx.config.emulatorUrl });
