@@ -17,7 +17,7 @@ import { Database } from '../db/database';
 import { EngineError } from '../core/errors';
 import { silentLogger } from '../platform/logger';
 import { systemClock } from '../platform/clock';
-import { verificarCadenas } from '../verification/instantanea';
+import { verificarCadenas } from '../verification/instantanea.sqlite';
 import type { VerificacionCadenas } from '../../../src-shared/api/verificacion';
 
 const USAGE = `Usage: npm run admin -- <command> [options]

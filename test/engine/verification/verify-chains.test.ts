@@ -9,7 +9,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verificacionCadenasSchema, type VerificacionCadenas } from '../../../src-shared/api/verificacion';
 import { huellaAlta } from '../../../engine/src/verifactu/huella';
-import { verificarCadenas } from '../../../engine/src/verification/instantanea';
+import { verificarCadenas } from '../../../engine/src/verification/instantanea.sqlite';
 import { DeviceStore } from '../../../engine/src/devices/store';
 import { aTicketTbai } from '../../fixtures/ticketbai';
 import { makeTestEngine, type TestEngine } from '../../support/engine';
