@@ -6,7 +6,7 @@ import type { Logger } from '../platform/logger';
 import { PollLoop } from '../platform/poll-loop';
 import type { WebhookDeliveryConfig } from './config';
 import { deliveryBody, deliveryHeaders, idEntrega } from './signing';
-import { eventosOf, WebhookStore, type DeliveryRow } from './store';
+import { eventosOf, WebhookStore, type DeliveryRow } from './store.sqlite';
 import { postWebhook, type AttemptOutcome } from './transport';
 
 /** Consecutive failed attempts after which the platform suspends a webhook (spec). */

@@ -13,7 +13,7 @@ import {
 } from '../../../src-shared/api/webhooks';
 import { callerOf } from '../core/caller';
 import type { WebhookService } from './service';
-import type { WebhookScope } from './store';
+import type { WebhookScope } from './store.sqlite';
 
 function scopeOf(request: FastifyRequest): WebhookScope {
   const caller = callerOf(request);

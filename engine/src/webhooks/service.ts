@@ -10,7 +10,7 @@ import type { Database } from '../db/database';
 import { forbidden, notFound, validation } from '../core/errors';
 import type { Clock } from '../platform/clock';
 import type { IdGenerator } from '../platform/ids';
-import { eventosOf, WebhookStore, type WebhookRow, type WebhookScope } from './store';
+import { eventosOf, WebhookStore, type WebhookRow, type WebhookScope } from './store.sqlite';
 
 /** The Webhook resource as the API shows it: `secreto` never; suspension details only when suspended. */
 export function webhookView(row: WebhookRow): Webhook {
