@@ -3,7 +3,6 @@ import type { ZodTypeProvider } from '@fastify/type-provider-zod';
 import { z } from 'zod';
 import { entornoSchema } from '../../../src-shared/api/common';
 import { normalizeNif } from '../../../src-shared/nif';
-import type { Database } from '../db/database';
 import { deviceChainKey, issuerChainKey, type ChainRegimen } from './chain-keys';
 
 /** GET /panel/v1/cadena: the chain a till's records go to, as its settings screen shows it. */
@@ -35,7 +34,12 @@ function ultimoEslabon(lastLink: string): string {
  * issuer's single chain it writes to. Read-only, from the chains table the issuing transaction
  * keeps (length and last link), so it is exactly what the next record will link to.
  */
-export function chainPanelRoute(app: FastifyInstance, deps: { db: Database }): void {
+/** The ledger's chain heads (invoices/store.ts InvoiceStore). */
+export interface ChainHeads {
+  chainHeads(chainKeys: readonly string[]): { chainKey: string; length: number; lastLink: string }[];
+}
+
+export function chainPanelRoute(app: FastifyInstance, deps: { chains: ChainHeads }): void {
   app.withTypeProvider<ZodTypeProvider>().get(
     '/panel/v1/cadena',
     { schema: { tags: ['panel'], summary: 'Cadena de una caja: longitud y último eslabón', querystring: querySchema, response: { 200: cadenaCajaSchema } } },
@@ -47,7 +51,7 @@ export function chainPanelRoute(app: FastifyInstance, deps: { db: Database }): v
         if (idMaquina) candidates.push({ key: deviceChainKey(regimen, entorno, nif, idMaquina), propia: true, regimen });
       }
       for (const regimen of ['verifactu', 'ticketbai'] as const) candidates.push({ key: issuerChainKey(regimen, entorno, nif), propia: false, regimen });
-      const rows = deps.db.all(deps.db.kysely.selectFrom('chains').select(['chainKey', 'length', 'lastLink']).where('chainKey', 'in', candidates.map((c) => c.key)));
+      const rows = deps.chains.chainHeads(candidates.map((c) => c.key));
       const found = candidates.find((c) => rows.some((r) => r.chainKey === c.key));
       const row = found ? rows.find((r) => r.chainKey === found.key) : undefined;
       return {

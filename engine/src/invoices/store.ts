@@ -1,6 +1,7 @@
 import type { Entorno } from '../../../src-shared/api/common';
 import type { Database } from '../db/database';
 import type {
+  ChainsTable,
   EstadoFactura,
   InvoicesTable,
   RegistrosTable,
@@ -293,6 +294,11 @@ export class InvoiceStore {
       );
     }
     return this.db.all(q.orderBy('creadoEn', 'desc').orderBy('id', 'desc').limit(filter.limit));
+  }
+
+  /** The chains of `chainKeys` that exist: their length and last link (the panel's chain view). */
+  chainHeads(chainKeys: readonly string[]): Pick<ChainsTable, 'chainKey' | 'length' | 'lastLink'>[] {
+    return this.db.all(this.db.kysely.selectFrom('chains').select(['chainKey', 'length', 'lastLink']).where('chainKey', 'in', [...chainKeys]));
   }
 
   /** Every record of a chain in order, with its XML (tests and support check continuity with it). */
