@@ -20,7 +20,7 @@ const FAN_OUT_CHUNK = 250;
 /**
  * Turns final-verdict events into signed webhook deliveries and sends them, at least once.
  *
- * Fan-out: an outbox cursor (`settings.webhookEventCursor`, the last `events.rowid` handled)
+ * Fan-out: an outbox cursor (`settings.webhookEventCursor`, the sequence of the last event handled)
  * advances in the same transaction that inserts the deliveries, so each event is fanned out
  * exactly once across crashes; the deterministic idEntrega (primary key) makes a repeat a no-op.
  * One delivery per active webhook linked to the event's issuer (same account and environment)
