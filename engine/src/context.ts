@@ -23,10 +23,10 @@ import { buildFilingWorkers, InProcessFiling, type Filing, type FilingSettings }
 import type { SubmissionWorker } from './submission/worker';
 import type { WebhookDeliveryWorker } from './webhooks/delivery-worker';
 import { WebhookService } from './webhooks/service';
-import { TicketbaiIssuing } from './ticketbai/service';
-import { tbaiSigner } from './ticketbai/signing-identity';
-import type { SistemaInformatico } from './verifactu/registro';
-import { VerifactuIssuing } from './verifactu/service';
+import { TicketbaiIssuing } from './regimes/ticketbai/service';
+import { tbaiSigner } from './regimes/ticketbai/signing-identity';
+import type { SistemaInformatico } from './regimes/verifactu/registro';
+import { VerifactuIssuing } from './regimes/verifactu/service';
 
 /** Everything the APIs and workers share, built once per engine from its config and database. */
 export interface EngineContext {

@@ -1,11 +1,34 @@
 import type { Entorno } from '../../../src-shared/api/common';
-import type { RegistroRow } from '../invoices/store';
-import type { Verdict } from './verdicts';
+import type { TipoRegistro } from '../db/schema/invoices';
+
+/*
+ * The seam between the submission worker and each tax authority's protocol (regimes/<regime>/authority/):
+ * the worker knows lanes, order and back-off; an adapter knows one authority's requests and answers.
+ */
+
+/** `extra`: authority-specific record fields kept for the reads (TicketBAI's tipoRespuestaTbai…). */
+export type Verdict =
+  | {
+      kind: 'aceptado';
+      conErrores: boolean;
+      codigo?: string | undefined;
+      descripcion?: string | undefined;
+      csv?: string | undefined;
+      extra?: Record<string, unknown> | undefined;
+    }
+  | {
+      kind: 'rechazado';
+      codigo: string;
+      descripcion: string;
+      /** Further reasons the authority gave (TicketBAI lists several); only the webhook carries them. */
+      motivosAdicionales?: { codigo: string; descripcion: string }[] | undefined;
+      extra?: Record<string, unknown> | undefined;
+    };
 
 /** A record on its way into a submission, with what the authority keys it by. */
 export interface OutgoingRecord {
   registroId: string;
-  tipo: RegistroRow['tipo'];
+  tipo: TipoRegistro;
   xml: string;
   entorno: Entorno;
   nifEmisor: string;

@@ -5,8 +5,8 @@ import type { IdGenerator } from '../platform/ids';
 import type { Logger } from '../platform/logger';
 import type { SubmissionConfig } from '../submission/config';
 import { SubmissionWorker } from '../submission/worker';
-import type { TbaiEndpoints } from '../ticketbai/config';
-import { LroeAdapter, TbaiRestAdapter } from '../ticketbai/filing';
+import type { TbaiEndpoints } from '../regimes/ticketbai/config';
+import { LroeAdapter, TbaiRestAdapter } from '../regimes/ticketbai/authority/filing';
 import type { WebhookDeliveryConfig } from '../webhooks/config';
 import { WebhookDeliveryWorker } from '../webhooks/delivery-worker';
 

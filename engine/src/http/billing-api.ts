@@ -2,8 +2,8 @@ import type { FastifyInstance } from 'fastify';
 import { accountRoutes } from '../account/routes';
 import type { EngineContext } from '../context';
 import { invoiceReadRoutes } from '../invoices/routes';
-import { ticketbaiRoutes } from '../ticketbai/routes';
-import { verifactuRoutes } from '../verifactu/routes';
+import { ticketbaiRoutes } from '../regimes/ticketbai/routes';
+import { verifactuRoutes } from '../regimes/verifactu/routes';
 import { buildKeyedApi } from './keyed-api';
 
 /** The billing API (`{base_url}`): issuing, reads and /v1/cuenta. */

@@ -1,4 +1,4 @@
-import type { AeatEndpointConfig } from './aeat-adapter';
+import type { AeatEndpointConfig } from '../regimes/verifactu/authority/aeat-adapter';
 
 export interface SubmissionConfig {
   aeat: AeatEndpointConfig;

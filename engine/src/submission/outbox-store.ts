@@ -1,6 +1,6 @@
 import type { Entorno } from '../../../src-shared/api/common';
 import type { SubmissionBatchesTable, SubmissionQueuesTable } from '../db/schema/submission';
-import type { OutgoingRecord } from './authority';
+import type { OutgoingRecord } from '../core/authority';
 import type { VerdictRecord } from './record-states';
 
 export type Batch = SubmissionBatchesTable;

@@ -1,25 +1,7 @@
 import type { EventsTable } from '../db/schema/submission';
+import type { Verdict } from '../core/authority';
 import type { IdGenerator } from '../platform/ids';
 import type { InvoiceChanges, RecordOutcome, RecordStates, VerdictInvoice, VerdictRecord } from './record-states';
-
-/** `extra`: authority-specific record fields kept for the reads (TicketBAI's tipoRespuestaTbai…). */
-export type Verdict =
-  | {
-      kind: 'aceptado';
-      conErrores: boolean;
-      codigo?: string | undefined;
-      descripcion?: string | undefined;
-      csv?: string | undefined;
-      extra?: Record<string, unknown> | undefined;
-    }
-  | {
-      kind: 'rechazado';
-      codigo: string;
-      descripcion: string;
-      /** Further reasons the authority gave (TicketBAI lists several); only the webhook carries them. */
-      motivosAdicionales?: { codigo: string; descripcion: string }[] | undefined;
-      extra?: Record<string, unknown> | undefined;
-    };
 
 export interface VerdictItem {
   registro: VerdictRecord;

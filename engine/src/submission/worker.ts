@@ -5,16 +5,16 @@ import type { Clock } from '../platform/clock';
 import type { IdGenerator } from '../platform/ids';
 import type { Logger } from '../platform/logger';
 import { PollLoop } from '../platform/poll-loop';
-import { AeatAdapter } from './aeat-adapter';
-import { SubmissionBlocked, type AuthorityAdapter, type Interpretation, type OutgoingRecord } from './authority';
+import { AeatAdapter } from '../regimes/verifactu/authority/aeat-adapter';
+import { SubmissionBlocked, type AuthorityAdapter, type Interpretation, type OutgoingRecord, type Verdict } from '../core/authority';
 import type { SubmissionConfig } from './config';
 import type { Batch, OutboxStore, OutgoingJob } from './outbox-store';
 import { SqliteOutboxStore } from './outbox-store.sqlite';
 import type { RecordStates, VerdictRecord } from './record-states';
 import { recordStatesOf } from './record-states.sqlite';
-import { applyVerdicts, type Verdict, type VerdictItem } from './verdicts';
+import { applyVerdicts, type VerdictItem } from './verdicts';
 
-export type { AeatEndpointConfig } from './aeat-adapter';
+export type { AeatEndpointConfig } from '../regimes/verifactu/authority/aeat-adapter';
 
 /** A submission with its exact request bytes (stored apart, in submission_requests). */
 type BatchWithRequest = Batch & { peticion: string };

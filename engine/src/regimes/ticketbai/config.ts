@@ -1,6 +1,6 @@
-import type { Entorno } from '../../../src-shared/api/common';
-import type { Provincia } from '../../../src-shared/api/ticketbai';
-import type { TlsClientConfig } from '../core/transport';
+import type { Entorno } from '../../../../src-shared/api/common';
+import type { Provincia } from '../../../../src-shared/api/ticketbai';
+import type { TlsClientConfig } from '../../core/transport';
 
 export interface TbaiEndpoints {
   /** Base URL of each province's reception service per environment (the emulator's by default). */

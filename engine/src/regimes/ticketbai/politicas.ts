@@ -3,7 +3,7 @@
 // Configuration data, not code: treasuries republish their policies, so the engine takes the
 // policy as an argument and these are only the defaults (FACTS.md, "Signature"); the engine's
 // configuration overrides them per treasury (EngineConfig.ticketbai.politicasFirma).
-import type { Provincia } from '../../../src-shared/api/ticketbai';
+import type { Provincia } from '../../../../src-shared/api/ticketbai';
 
 export interface PoliticaFirma {
   /** SigPolicyId/Identifier, also written as the SPURI qualifier. */

@@ -1,5 +1,5 @@
 // Local checks of a TicketBAI invoice before it is signed and chained, in VeriFactu's two outcomes
-// (engine/src/verifactu/reglas.ts):
+// (engine/src/regimes/verifactu/reglas.ts):
 //   - errors → 400 naming `campo`: what the treasuries refuse or what cannot be a real sale.
 //     The treasuries publish no content rules beyond the XSD and their codes 003/004/011 (the
 //     schema in src-shared/api/ticketbai.ts covers those); the issue date must be a date the
@@ -13,8 +13,8 @@
 //     whose total legitimately differs from the breakdown (03 REBU, 05/09 travel agencies, 06 VAT
 //     groups, 08 IPSI/IGIC).
 import { Decimal } from 'decimal.js';
-import type { FacturaTicketbai } from '../../../src-shared/api/ticketbai';
-import type { ErrorRegla, ResultadoReglas } from '../issuing/reglas-resultado';
+import type { FacturaTicketbai } from '../../../../src-shared/api/ticketbai';
+import type { ErrorRegla, ResultadoReglas } from '../../issuing/reglas-resultado';
 
 export interface ContextoReglasTbai {
   /** Today's date in the issuer's zone, `dd-mm-aaaa`. */

@@ -6,9 +6,9 @@ import {
   ticketbaiCrearBody,
   ticketbaiEmisionResponse,
   ticketbaiSubsanarBody,
-} from '../../../src-shared/api/ticketbai';
-import { callerOf } from '../core/caller';
-import { flatSerializerCompiler } from '../core/response-serializer';
+} from '../../../../src-shared/api/ticketbai';
+import { callerOf } from '../../core/caller';
+import { flatSerializerCompiler } from '../../core/response-serializer';
 import type { TicketbaiIssuing } from './service';
 
 /** POST /v1/ticketbai/crear, PUT /v1/ticketbai/subsanar, POST /v1/ticketbai/anular. */

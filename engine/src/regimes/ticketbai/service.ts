@@ -6,21 +6,21 @@ import type {
   TicketbaiAnularResponse,
   TicketbaiEmisionResponse,
   TicketbaiSubsanarBody,
-} from '../../../src-shared/api/ticketbai';
-import type { Entorno, Hacienda } from '../../../src-shared/api/common';
-import type { IssuerStore } from '../clients/store';
-import { issuerChainKey, ticketbaiDeviceChainKey } from '../devices/chain-keys';
-import type { DeviceRouting, Writer } from '../devices/routing';
-import { EngineError, invoiceIdentityConflict, invoiceNotFound, invoiceStatusInvalid } from '../core/errors';
-import type { Caller } from '../core/caller';
-import { nuevoRegistro, type InvoiceRow, type InvoiceStore, type RegistroRow } from '../invoices/store';
-import { ChainPipeline, type ChainTail } from '../issuing/chain-pipeline';
-import type { GroupCommit } from '../issuing/group-commit';
-import { admitIssuer } from '../issuing/issuer-gate';
-import type { Clock } from '../platform/clock';
-import type { IdGenerator } from '../platform/ids';
-import { CAMPOS_CANONICOS_TICKETBAI, correctionFingerprint } from '../issuing/fingerprint';
-import { importeCanonico } from '../issuing/importes';
+} from '../../../../src-shared/api/ticketbai';
+import type { Entorno, Hacienda } from '../../../../src-shared/api/common';
+import type { IssuerStore } from '../../clients/store';
+import { issuerChainKey, ticketbaiDeviceChainKey } from '../../devices/chain-keys';
+import type { DeviceRouting, Writer } from '../../devices/routing';
+import { EngineError, invoiceIdentityConflict, invoiceNotFound, invoiceStatusInvalid } from '../../core/errors';
+import type { Caller } from '../../core/caller';
+import { nuevoRegistro, type InvoiceRow, type InvoiceStore, type RegistroRow } from '../../invoices/store';
+import { ChainPipeline, type ChainTail } from '../../issuing/chain-pipeline';
+import type { GroupCommit } from '../../issuing/group-commit';
+import { admitIssuer } from '../../issuing/issuer-gate';
+import type { Clock } from '../../platform/clock';
+import type { IdGenerator } from '../../platform/ids';
+import { CAMPOS_CANONICOS_TICKETBAI, correctionFingerprint } from '../../issuing/fingerprint';
+import { importeCanonico } from '../../issuing/importes';
 import { identificadorTbai } from './identificador';
 import { POLITICAS_FIRMA, type PoliticaFirma } from './politicas';
 import { firmarAlta, linkOf, type AltaAFirmar } from './alta-firmada';
@@ -32,10 +32,10 @@ import {
   type FacturaAnteriorTbai,
   type SoftwareTbai,
 } from './xml';
-import { buildZuzenduSubsanar } from './zuzendu';
+import { buildZuzenduSubsanar } from './authority/zuzendu';
 import { validarAltaTbai } from './reglas';
-import { fechaLocalDdMmAaaa } from '../issuing/fecha-hora';
-import { validation } from '../core/errors';
+import { fechaLocalDdMmAaaa } from '../../issuing/fecha-hora';
+import { validation } from '../../core/errors';
 
 /** What TicketBAI issuing hands to the worker threads (pure-work/PureWork does it). */
 export interface TbaiPureWork {

@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
-import type { Entorno } from '../../../src-shared/api/common';
-import type { Database } from '../db/database';
-import { installValue } from '../db/settings';
-import { EngineError } from '../core/errors';
-import type { Clock } from '../platform/clock';
+import type { Entorno } from '../../../../src-shared/api/common';
+import type { Database } from '../../db/database';
+import { installValue } from '../../db/settings';
+import { EngineError } from '../../core/errors';
+import type { Clock } from '../../platform/clock';
 import type { TbaiCertificateConfig } from './config';
 import { generateTestCertificate, loadPkcs12 } from './certificados';
 import type { SigningIdentity } from './service';

@@ -31,7 +31,7 @@ import {
   ExclusiveCanonicalizationWithComments,
   SignedXml,
 } from 'xml-crypto';
-import { fechaHoraHusoGenRegistro } from '../issuing/fecha-hora';
+import { fechaHoraHusoGenRegistro } from '../../issuing/fecha-hora';
 import type { PoliticaFirma } from './politicas';
 import { escapeTexto } from './xml';
 

@@ -8,7 +8,7 @@
 // one of those rules would fail, it returns undefined and the whole table runs, which gives the
 // errors in its order and wording. Proven equal to the table on generated invoices on both sides
 // of every condition below: test/engine/verifactu/reglas-comunes-diferencial.test.ts.
-import type { FacturaVerifactu } from '../../../src-shared/api/verifactu';
+import type { FacturaVerifactu } from '../../../../src-shared/api/verifactu';
 import { centesimas, centimos, excesoCuota } from './centimos';
 import {
   avisoCuotaTotal,

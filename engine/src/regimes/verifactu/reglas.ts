@@ -22,7 +22,7 @@
 //
 // Amounts are exact bigint cents (centimos.ts), never a JS number: the schema fixes their format,
 // so sums and the base × tipo check are integer arithmetic.
-import type { DetalleDesglose, FacturaVerifactu, IdOtro, Persona, TipoFactura } from '../../../src-shared/api/verifactu';
+import type { DetalleDesglose, FacturaVerifactu, IdOtro, Persona, TipoFactura } from '../../../../src-shared/api/verifactu';
 import { centesimas, centimos, excesoCuota, textoCentimos, textoCuotaEsperada } from './centimos';
 import { validarAltaComun } from './reglas-comunes';
 import {
@@ -42,9 +42,9 @@ import {
   ymd,
 } from './reglas-limites';
 
-import type { ResultadoReglas } from '../issuing/reglas-resultado';
+import type { ResultadoReglas } from '../../issuing/reglas-resultado';
 
-export type { ErrorRegla, ResultadoReglas } from '../issuing/reglas-resultado';
+export type { ErrorRegla, ResultadoReglas } from '../../issuing/reglas-resultado';
 
 export interface ContextoReglas {
   /** Today's date in the issuer's zone, `dd-mm-aaaa` (see fechaLocalDdMmAaaa). */

@@ -7,10 +7,10 @@ import {
   verifactuCrearBody,
   verifactuEmisionResponse,
   verifactuSubsanarBody,
-} from '../../../src-shared/api/verifactu';
-import { crearBodyRapido } from '../../../src-shared/api/verifactu-rapido';
-import { callerOf } from '../core/caller';
-import { flatSerializerCompiler } from '../core/response-serializer';
+} from '../../../../src-shared/api/verifactu';
+import { crearBodyRapido } from '../../../../src-shared/api/verifactu-rapido';
+import { callerOf } from '../../core/caller';
+import { flatSerializerCompiler } from '../../core/response-serializer';
 import type { VerifactuIssuing } from './service';
 
 /**

@@ -3,21 +3,21 @@ import type {
   VerifactuAnularBody,
   VerifactuEmisionResponse,
   VerifactuSubsanarBody,
-} from '../../../src-shared/api/verifactu';
-import type { Entorno } from '../../../src-shared/api/common';
-import type { IssuerStore } from '../clients/store';
-import { issuerChainKey, verifactuDeviceChainKey } from '../devices/chain-keys';
-import type { DeviceRouting, Writer } from '../devices/routing';
-import { nuevoRegistro, type InvoiceStore, type InvoiceRow } from '../invoices/store';
-import { EngineError, invoiceIdentityConflict, invoiceNotFound, invoiceStatusInvalid, paymentRequired } from '../core/errors';
-import type { Caller } from '../core/caller';
-import type { GroupCommit } from '../issuing/group-commit';
-import { admitIssuer } from '../issuing/issuer-gate';
-import type { Clock } from '../platform/clock';
-import type { IdGenerator } from '../platform/ids';
-import { fechaLocalDdMmAaaa } from '../issuing/fecha-hora';
-import { CAMPOS_CANONICOS_VERIFACTU, correctionFingerprint } from '../issuing/fingerprint';
-import { importeCanonico } from '../issuing/importes';
+} from '../../../../src-shared/api/verifactu';
+import type { Entorno } from '../../../../src-shared/api/common';
+import type { IssuerStore } from '../../clients/store';
+import { issuerChainKey, verifactuDeviceChainKey } from '../../devices/chain-keys';
+import type { DeviceRouting, Writer } from '../../devices/routing';
+import { nuevoRegistro, type InvoiceStore, type InvoiceRow } from '../../invoices/store';
+import { EngineError, invoiceIdentityConflict, invoiceNotFound, invoiceStatusInvalid, paymentRequired } from '../../core/errors';
+import type { Caller } from '../../core/caller';
+import type { GroupCommit } from '../../issuing/group-commit';
+import { admitIssuer } from '../../issuing/issuer-gate';
+import type { Clock } from '../../platform/clock';
+import type { IdGenerator } from '../../platform/ids';
+import { fechaLocalDdMmAaaa } from '../../issuing/fecha-hora';
+import { CAMPOS_CANONICOS_VERIFACTU, correctionFingerprint } from '../../issuing/fingerprint';
+import { importeCanonico } from '../../issuing/importes';
 import { urlValidacion } from './qr';
 import {
   buildRegistroAlta,

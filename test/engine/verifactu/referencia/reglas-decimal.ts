@@ -1,5 +1,5 @@
 // REFERENCE ONLY (tests): the AEAT local rules as they were before the integer-cent rewrite of
-// engine/src/verifactu/reglas.ts, on decimal.js. The differential property test
+// engine/src/regimes/verifactu/reglas.ts, on decimal.js. The differential property test
 // (reglas-diferencial.test.ts) asserts the production rules give exactly these results.
 // Do not "fix" this copy: it is the oracle.
 // AEAT business validations of a RegistroAlta that can be checked locally, before anything is

@@ -1,11 +1,11 @@
 import { gunzipSync } from 'node:zlib';
 import { XMLParser } from 'fast-xml-parser';
-import type { Entorno } from '../../../src-shared/api/common';
-import { isPersonaFisica } from '../../../src-shared/nif';
-import type { AuthorityAdapter, BuildContext, Interpretation, OutgoingRecord, SentRequest } from '../submission/authority';
-import { postHttp, TransportError } from '../core/transport';
-import type { Verdict } from '../submission/verdicts';
-import type { TbaiEndpoints } from './config';
+import type { Entorno } from '../../../../../src-shared/api/common';
+import { isPersonaFisica } from '../../../../../src-shared/nif';
+import type { AuthorityAdapter, BuildContext, Interpretation, OutgoingRecord, SentRequest } from '../../../core/authority';
+import { postHttp, TransportError } from '../../../core/transport';
+import type { Verdict } from '../../../core/authority';
+import type { TbaiEndpoints } from '../config';
 import { buildLroeAlta, buildLroeAnulacion } from './lroe';
 
 /** Service paths below each province's base (FACTS.md; the emulator mirrors them). */

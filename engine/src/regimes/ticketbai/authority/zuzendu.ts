@@ -4,9 +4,9 @@
 // HuellaTBAI (chaining, software, device) and the first 100 characters of the original's
 // SignatureValue. Nothing is re-signed, so the idTbai and the QR the customer holds stay valid.
 import type { Element as XElement } from '@xmldom/xmldom';
-import type { FacturaTicketbai } from '../../../src-shared/api/ticketbai';
-import { parsearXml, signatureValueDe } from './xades';
-import { facturaXml, huellaTbaiXml, NS_TBAI_EMISION, sujetosXml, type FacturaAnteriorTbai, type SoftwareTbai } from './xml';
+import type { FacturaTicketbai } from '../../../../../src-shared/api/ticketbai';
+import { parsearXml, signatureValueDe } from '../xades';
+import { facturaXml, huellaTbaiXml, NS_TBAI_EMISION, sujetosXml, type FacturaAnteriorTbai, type SoftwareTbai } from '../xml';
 
 export const NS_ZUZENDU_ALTA = 'urn:ticketbai:zuzendu-alta';
 

@@ -1,9 +1,9 @@
-import type { Entorno } from '../../../src-shared/api/common';
-import { buildRegFactuSoapEnvelope, MAX_REGISTROS_POR_ENVIO } from '../verifactu/soap';
+import type { Entorno } from '../../../../../src-shared/api/common';
+import { buildRegFactuSoapEnvelope, MAX_REGISTROS_POR_ENVIO } from './soap';
 import { MalformedReply, parseAeatReply, type RespuestaLinea } from './aeat-reply';
-import { SubmissionBlocked, type AuthorityAdapter, type BuildContext, type Interpretation, type OutgoingRecord, type SentRequest } from './authority';
-import { postSoap, TransportError, type TlsClientConfig } from '../core/transport';
-import type { Verdict } from './verdicts';
+import { SubmissionBlocked, type AuthorityAdapter, type BuildContext, type Interpretation, type OutgoingRecord, type SentRequest } from '../../../core/authority';
+import { postSoap, TransportError, type TlsClientConfig } from '../../../core/transport';
+import type { Verdict } from '../../../core/authority';
 
 export interface AeatEndpointConfig {
   url: Record<Entorno, string>;
