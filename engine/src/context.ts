@@ -74,7 +74,8 @@ export interface EngineContext {
  */
 export function buildContext(config: ResolvedConfig, db: Database, logger: Logger, options: { filingThread?: FilingThread } = {}): EngineContext {
   const { clock, ids } = config;
-  const invoices = new InvoiceStore(db, ids);
+  // The filing that enqueued records wake is built below; the hook runs only after a commit.
+  const invoices = new InvoiceStore(db, ids, (queueKey) => filing.enqueued(queueKey));
   const issuers = new IssuerStore(db, clock, ids);
   const pureWork = new PureWork({ size: config.workerThreads, logger });
   const deviceStore = new DeviceStore(db);
@@ -92,7 +93,6 @@ export function buildContext(config: ResolvedConfig, db: Database, logger: Logge
     : (options.filingThread ?? new FilingThread(filingThreadData(config, db.file), logger));
   // Issuing goes first at the write lock it shares with the filing thread (workers on this thread yield between transactions instead).
   const groupCommit = new GroupCommit(db, undefined, filing instanceof FilingThread ? filing.priority : undefined);
-  invoices.onEnqueued = (queueKey) => filing.enqueued(queueKey);
   const software = config.software;
   const ticketbai = new TicketbaiIssuing({
     invoices,
@@ -106,8 +106,7 @@ export function buildContext(config: ResolvedConfig, db: Database, logger: Logge
     signer: tbaiSigner(db, clock, { nif: software.productorNif, nombre: software.productorNombre }, config.ticketbai.certificate),
     politicas: config.ticketbai.politicasFirma,
   });
-  const webhooks = new WebhookService(db, issuers, clock, ids);
-  webhooks.afterChange = () => filing.webhooksChanged();
+  const webhooks = new WebhookService(db, issuers, clock, ids, () => filing.webhooksChanged());
   const cursors = new CursorCodec(installValue(db, 'cursorSecret', () => ids.secret(32)));
   const census = new CensusService(db, clock, logger, config.census);
   const representations = new RepresentationStore(db);

@@ -57,7 +57,7 @@ export interface Filing {
   start(): Promise<void>;
   /** Resolves once nothing is in flight any more: no submission or delivery is left half-recorded. */
   stop(): Promise<void>;
-  /** Records were durably committed into `queueKey` (invoices.onEnqueued). */
+  /** Records were durably committed into `queueKey` (InvoiceStore's onEnqueued hook). */
   enqueued(queueKey: string): void;
   /** Look for due submissions now (the panel's retry and resume). */
   wakeSubmissions(): void;

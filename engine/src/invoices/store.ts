@@ -89,12 +89,11 @@ const JOB_COLUMNS = [
 export class InvoiceStore {
   /** The statements every issuing request runs, built once (see Database.prepare). */
   private readonly hot;
-  /** Told, after COMMIT, of every record queued for submission (wakes the submission worker). */
-  onEnqueued: (queueKey: string) => void = () => {};
-
   constructor(
     private readonly db: Database,
     private readonly ids: IdGenerator,
+    /** Told, after COMMIT, of every record queued for submission (wakes the submission worker). */
+    private readonly onEnqueued: (queueKey: string) => void = () => {},
   ) {
     const k = db.kysely;
     const insertAll = <T extends 'invoices' | 'registros' | 'submission_jobs'>(table: T, columns: readonly string[]) =>

@@ -40,14 +40,13 @@ const webhookNotFound = () => notFound('Webhook no encontrado');
  */
 export class WebhookService {
   readonly store: WebhookStore;
-  /** Called after a commit that may make deliveries due (reactivation): wakes the worker. */
-  afterChange: () => void = () => {};
-
   constructor(
     private readonly db: Database,
     private readonly issuers: IssuerStore,
     private readonly clock: Clock,
     private readonly ids: IdGenerator,
+    /** Called after a commit that may make deliveries due (reactivation): wakes the worker. */
+    private readonly afterChange: () => void = () => {},
   ) {
     this.store = new WebhookStore(db);
   }
