@@ -13,10 +13,10 @@ export function seedDemoDevices(ctx: EngineContext, input: { nifEmisor: string; 
     const account = ctx.accounts.findAccountByNif(input.nifEmisor);
     if (!account) return;
     ctx.devices.setPhase(account.id, input.nifEmisor, 'activa');
-    const now = ctx.config.clock.now().toISOString();
     for (const entorno of ['test', 'live'] as const) {
+      // Through the service's rules (the issuer of this account, a phase that takes devices), as a till registers.
       if (!ctx.deviceStore.device(entorno, input.nifEmisor, input.till.idMaquina)) {
-        ctx.deviceStore.insertDevice({ entorno, nif: input.nifEmisor, idMaquina: input.till.idMaquina, etiqueta: input.till.etiqueta.slice(0, 120), now });
+        ctx.devices.register({ account, entorno }, input.nifEmisor, { idMaquina: input.till.idMaquina, etiqueta: input.till.etiqueta.slice(0, 120) });
       }
       if (!ctx.issuers.find(entorno, DEMO_ISSUER_SIN_ALTA_CAPACIDAD.nif)) {
         ctx.issuers.create({ accountId: account.id, entorno, nif: DEMO_ISSUER_SIN_ALTA_CAPACIDAD.nif, nombre: DEMO_ISSUER_SIN_ALTA_CAPACIDAD.nombre, hacienda: 'verifactu' });
