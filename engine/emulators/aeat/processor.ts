@@ -96,7 +96,7 @@ const reject = (codigo: number, extra: Partial<Verdict> = {}): Verdict => ({
 
 function duplicadoOf(rec: LedgerRecord): NonNullable<RespuestaLinea['duplicado']> {
   const estado: EstadoRegistroDuplicado =
-    rec.tipo === 'anulacion' ? 'Anulada' : rec.estado === 'AceptadoConErrores' ? 'AceptadaConErrores' : 'Correcta';
+    rec.tipo === 'anulacion' ? 'Anulada' : rec.estado === 'AceptadoConErrores' ? 'AceptadoConErrores' : 'Correcta';
   const d: NonNullable<RespuestaLinea['duplicado']> = { idPeticion: rec.idPeticion ?? '', estado };
   // Keep the original warning so a till recovering from a crash learns the real verdict.
   if (rec.codigo !== null && rec.estado === 'AceptadoConErrores') {

@@ -206,11 +206,21 @@ export function buildEnvelope(o: {
   records: Array<BuiltRecord | string>;
   representante?: { nif: string; nombre: string };
   incidencia?: boolean;
+  /** RemisionVoluntaria/FechaFinVeriFactu. */
+  fechaFinVeriFactu?: string;
+  /** RemisionRequerimiento/RefRequerimiento (a non-VERI*FACTU system answering a requerimiento). */
+  refRequerimiento?: string;
 }): string {
   const rep = o.representante
     ? `<sum1:Representante><sum1:NombreRazon>${esc(o.representante.nombre)}</sum1:NombreRazon><sum1:NIF>${o.representante.nif}</sum1:NIF></sum1:Representante>`
     : '';
-  const rv = o.incidencia ? '<sum1:RemisionVoluntaria><sum1:Incidencia>S</sum1:Incidencia></sum1:RemisionVoluntaria>' : '';
+  const voluntaria =
+    (o.fechaFinVeriFactu ? `<sum1:FechaFinVeriFactu>${o.fechaFinVeriFactu}</sum1:FechaFinVeriFactu>` : '') +
+    (o.incidencia ? '<sum1:Incidencia>S</sum1:Incidencia>' : '');
+  const rv = voluntaria ? `<sum1:RemisionVoluntaria>${voluntaria}</sum1:RemisionVoluntaria>` : '';
+  const rr = o.refRequerimiento
+    ? `<sum1:RemisionRequerimiento><sum1:RefRequerimiento>${esc(o.refRequerimiento)}</sum1:RefRequerimiento></sum1:RemisionRequerimiento>`
+    : '';
   return (
     `<?xml version="1.0" encoding="UTF-8"?>` +
     `<soapenv:Envelope xmlns:soapenv="${NS_SOAP}" xmlns:sum="${NS_LR}" xmlns:sum1="${NS_SI}">` +
@@ -218,6 +228,7 @@ export function buildEnvelope(o: {
     `<sum1:ObligadoEmision><sum1:NombreRazon>${esc(o.obligado.nombre)}</sum1:NombreRazon><sum1:NIF>${o.obligado.nif}</sum1:NIF></sum1:ObligadoEmision>` +
     rep +
     rv +
+    rr +
     `</sum:Cabecera>` +
     o.records.map((r) => (typeof r === 'string' ? r : r.xml)).join('') +
     `</sum:RegFactuSistemaFacturacion></soapenv:Body></soapenv:Envelope>`
