@@ -23,8 +23,8 @@ export function presenterFault(c: CabeceraEcho, holderNif: string | null): SoapF
 }
 
 /**
- * 4120 (FechaFinVeriFactu must be 31-12 of this year or the last), 4126/4130 (a requerimiento's
- * fields on the VERI*FACTU endpoint), 4125/4127 (the requerimiento endpoint without one, or with a
+ * 4120 (FechaFinVeriFactu must be 31-12 of this year or the last), 4126 (a requerimiento's
+ * block on the VERI*FACTU endpoint), 4125/4127 (the requerimiento endpoint without one, or with a
  * voluntary submission).
  */
 export function headerFault(c: CabeceraEcho, endpoint: AeatEndpoint, now: Date): SoapFaultError | null {
@@ -33,8 +33,8 @@ export function headerFault(c: CabeceraEcho, endpoint: AeatEndpoint, now: Date):
     if (!c.remisionRequerimiento) return fault(4125);
     return null;
   }
-  const rr = c.remisionRequerimiento;
-  if (rr) return rr.refRequerimiento !== '' ? fault(4126) : fault(4130);
+  // RefRequerimiento is mandatory in the block, so 4126 comes before 4130 (FinRequerimiento) here.
+  if (c.remisionRequerimiento) return fault(4126);
   const fin = c.remisionVoluntaria?.fechaFinVeriFactu;
   if (fin !== undefined) {
     const year = Math.floor(madridDayNumber(now) / 10_000);

@@ -156,6 +156,7 @@ function lineRule(r: AltaRecord, l: DesgloseLine, refDay: number): number | null
   if (cuota !== undefined && cuota !== 0 && cal !== 'S1') return 1207;
   if (cal !== 'S1') return null;
   if (l.baseACoste === undefined && (tipo === undefined || cuota === undefined)) return 1208;
+  if (clave === '06' && (tipo === undefined || cuota === undefined)) return 1209;
   if (tipo === undefined || cuota === undefined) return null;
   const checkCuota = r.tipoRectificativa !== 'I' && r.tipoFactura !== 'R2' && r.tipoFactura !== 'R3';
   if (checkCuota) {

@@ -81,6 +81,33 @@ describe('record rules the AEAT rejects (Incorrecto, one code)', () => {
     ['1289: E5 to a recipient identified by NIF', { destinatarioNif: '12345678Z', desgloseXml: iva({ clave: '01', exenta: 'E5', base: '100.00' }), cuotaTotal: '0', importeTotal: '100.00' }, 1289],
     ['1115: TipoRectificativa on an F1', { destinatarioNif: '12345678Z', afterTipoFactura: '<sum1:TipoRectificativa>I</sum1:TipoRectificativa>' }, 1115],
     ['1185: FacturaSinIdentifDestinatarioArt61d on an F1', { destinatarioNif: '12345678Z', afterDescripcion: '<sum1:FacturaSinIdentifDestinatarioArt61d>S</sum1:FacturaSinIdentifDestinatarioArt61d>' }, 1185],
+    [
+      '1209: S1 with clave 06 (at cost) without tipo and cuota',
+      {
+        destinatarioNif: '12345678Z',
+        desgloseXml: line('<sum1:Impuesto>01</sum1:Impuesto><sum1:ClaveRegimen>06</sum1:ClaveRegimen><sum1:CalificacionOperacion>S1</sum1:CalificacionOperacion><sum1:BaseImponibleOimporteNoSujeto>100.00</sum1:BaseImponibleOimporteNoSujeto><sum1:BaseImponibleACoste>80.00</sum1:BaseImponibleACoste>'),
+        cuotaTotal: '0',
+        importeTotal: '100.00',
+      },
+      1209,
+    ],
+    ['1138: Macrodato S on a small invoice', { afterDescripcion: '<sum1:Macrodato>S</sum1:Macrodato>' }, 1138],
+    [
+      '1257: BaseImponibleACoste outside clave 06 / IPSI / otros',
+      { destinatarioNif: '12345678Z', desgloseXml: line('<sum1:Impuesto>01</sum1:Impuesto><sum1:ClaveRegimen>01</sum1:ClaveRegimen><sum1:CalificacionOperacion>S1</sum1:CalificacionOperacion><sum1:TipoImpositivo>21</sum1:TipoImpositivo><sum1:BaseImponibleOimporteNoSujeto>100.00</sum1:BaseImponibleOimporteNoSujeto><sum1:BaseImponibleACoste>80.00</sum1:BaseImponibleACoste><sum1:CuotaRepercutida>16.80</sum1:CuotaRepercutida>') },
+      1257,
+    ],
+    [
+      '1140: cuota and BaseImponibleACoste of opposite signs',
+      { destinatarioNif: '12345678Z', desgloseXml: line('<sum1:Impuesto>01</sum1:Impuesto><sum1:ClaveRegimen>06</sum1:ClaveRegimen><sum1:CalificacionOperacion>S1</sum1:CalificacionOperacion><sum1:TipoImpositivo>21</sum1:TipoImpositivo><sum1:BaseImponibleOimporteNoSujeto>100.00</sum1:BaseImponibleOimporteNoSujeto><sum1:BaseImponibleACoste>-80.00</sum1:BaseImponibleACoste><sum1:CuotaRepercutida>16.80</sum1:CuotaRepercutida>'), cuotaTotal: '16.80', importeTotal: '116.80' },
+      1140,
+    ],
+    [
+      '1144: cuota ≠ BaseImponibleACoste × rate',
+      { destinatarioNif: '12345678Z', desgloseXml: line('<sum1:Impuesto>01</sum1:Impuesto><sum1:ClaveRegimen>06</sum1:ClaveRegimen><sum1:CalificacionOperacion>S1</sum1:CalificacionOperacion><sum1:TipoImpositivo>21</sum1:TipoImpositivo><sum1:BaseImponibleOimporteNoSujeto>100.00</sum1:BaseImponibleOimporteNoSujeto><sum1:BaseImponibleACoste>80.00</sum1:BaseImponibleACoste><sum1:CuotaRepercutida>50.00</sum1:CuotaRepercutida>'), cuotaTotal: '50.00', importeTotal: '150.00' },
+      1144,
+    ],
+    ['1292: a Huella that is not alphanumeric', { huellaOverride: '-'.repeat(64) }, 1292],
     ['1139: ImporteTotal of 100,000,000.00 without Macrodato', { lines: [{ base: '100000000.00', tipo: '21', cuota: '21000000.00' }], destinatarioNif: '12345678Z', cuotaTotal: '21000000.00', importeTotal: '121000000.00' }, 1139],
   ] as const)('%s', async (_name, o, code) => {
     const v = await verdictOf(o as Partial<AltaOptions>);
@@ -134,6 +161,14 @@ describe('record rules the AEAT accepts with errors', () => {
   it('2001 is on by default: a recipient the census does not know', async () => {
     expect(h.emu.config().checkRecipients).toBe(true);
     expect(await verdictOf({ destinatarioNif: '00000000T' })).toMatchObject({ estado: 'AceptadoConErrores', codigo: 2001 });
+  });
+
+  it('2002 / 2003: the previous record\'s huella of the wrong length, or not upper-case hex', async () => {
+    const first = chain.alta();
+    await send([first]);
+    const link = { ...first.id };
+    expect(await verdictOf({ prev: { ...link, huella: 'ABC' } })).toMatchObject({ estado: 'AceptadoConErrores', codigo: 2002 });
+    expect(await verdictOf({ prev: { ...link, huella: first.huella.toLowerCase() } })).toMatchObject({ estado: 'AceptadoConErrores', codigo: 2003 });
   });
 
   it('2009: IPSI without ClaveRegimen', async () => {
