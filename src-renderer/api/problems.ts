@@ -83,6 +83,11 @@ export function explainError(lang: Lang, error: unknown): Problem {
   }
   if (VALIDACION.has(body.code)) {
     if (codigoAeat(body) === '1150') return { mensaje: t('error.limiteF2'), detalle, campo: body.campo };
+    if (codigoAeat(body) === '1287') {
+      // The engine names the character: "numero contains the character =, which …".
+      const caracter = /contains the character (.),/.exec(body.message)?.[1] ?? '?';
+      return { mensaje: translate(lang, 'error.caracterNoValido', { caracter }), detalle, campo: body.campo };
+    }
     const campo = body.campo ?? '';
     const porCampo = POR_CAMPO.find(([re]) => re.test(campo));
     return { mensaje: t(porCampo ? porCampo[1] : 'error.datoVenta'), detalle, campo: body.campo };

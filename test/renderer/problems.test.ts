@@ -18,6 +18,22 @@ describe('Engine refusals are explained in the staff’s words, the engine’s t
     expect(explainError('es', error).campo).toBe('totales.importeTotal');
   });
 
+  it('a character the AEAT refuses in the invoice number (AEAT 1287) is named, in es, eu and en', () => {
+    const error = refused(
+      400,
+      'VALIDATION_ERROR',
+      `numero contains the character =, which the AEAT refuses in an invoice number (< > " ' =) (AEAT 1287)`,
+      'cabecera.numero',
+    );
+    expect(explainError('es', error).mensaje).toBe('La serie o el número de la factura llevan «=», que Hacienda no admite (< > " \' =): cambie la serie de la caja en Ajustes.');
+    expect(explainError('eu', error).mensaje).toContain('«=»');
+    expect(explainError('en', error).mensaje).toContain('“=”');
+    expect(explainError('es', error).campo).toBe('cabecera.numero');
+    // A quote is named as well.
+    const quote = refused(400, 'VALIDATION_ERROR', `serie contains the character ', which the AEAT refuses in an invoice number (< > " ' =) (AEAT 1287)`, 'cabecera.serie');
+    expect(explainError('en', quote).mensaje).toContain("“'”");
+  });
+
   it.each([
     ['destinatario.nif', 'El NIF del cliente no es válido: revise las letras y las cifras.'],
     ['destinatario.nombre', 'Revise el nombre del cliente (obligatorio, como mucho 120 caracteres).'],
