@@ -25,6 +25,23 @@ export function newTillId(): string {
   return `WEB-${[...bytes].map((b) => alphabet[b % 32]).join('')}`;
 }
 
+const mismoNombre = (a: string, b: string) => a.trim().toLocaleLowerCase('es') === b.trim().toLocaleLowerCase('es');
+
+/** Whether another active till of the issuer already goes by this name (the engine refuses it: DEVICE_LABEL_TAKEN). */
+export function nombreUsado(dispositivos: readonly Pick<Dispositivo, 'etiqueta' | 'activo'>[], nombre: string): boolean {
+  return nombre.trim() !== '' && dispositivos.some((d) => d.activo && mismoNombre(d.etiqueta, nombre));
+}
+
+/** A free name like the one typed: its number counted up («Caja 1» → «Caja 2»), or one added («Mostrador» → «Mostrador 2»). */
+export function nombreLibre(dispositivos: readonly Pick<Dispositivo, 'etiqueta' | 'activo'>[], nombre: string): string {
+  const base = nombre.trim();
+  const m = /^(.*?)(\d+)$/.exec(base);
+  const raiz = m ? m[1]! : `${base} `;
+  let n = m ? Number(m[2]) + 1 : 2;
+  while (nombreUsado(dispositivos, `${raiz}${n}`)) n += 1;
+  return `${raiz}${n}`.slice(0, 120);
+}
+
 const ruta = (nif: string) => `/v1/clientes/${encodeURIComponent(nif)}/dispositivos`;
 
 /** The issuer has no high-capacity mode: the identity is kept as the invoices' metadata only. */
