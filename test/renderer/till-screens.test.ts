@@ -8,7 +8,7 @@ import { engineChanged, onEngineChange } from '../../src-renderer/app/engine-eve
 import { useSession } from '../../src-renderer/app/session';
 import { nombreLibre, nombreUsado } from '../../src-renderer/features/device/store';
 import { accionesDe, esFinal, estadoMostrado } from '../../src-renderer/features/invoices/estado';
-import { descripcionVisible } from '../../src-renderer/features/invoices/InvoicesScreen';
+import { descripcionVisible } from '../../src-renderer/features/invoices/descripcion';
 import { loadSaleDraft } from '../../src-renderer/features/sale/sale-draft';
 import { buildReceipt } from '../../src-renderer/features/sale/receipt-model';
 import { useSale } from '../../src-renderer/features/sale/store';

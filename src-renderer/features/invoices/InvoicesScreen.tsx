@@ -5,7 +5,7 @@ import { explainRechazo } from '../../api/problems';
 import { confirmar } from '../../app/ConfirmDialog';
 import { ProblemBanner } from '../../app/ProblemBanner';
 import { useFormat, useSession, useT } from '../../app/session';
-import { hasMessage, type MessageKey } from '../../i18n';
+import { hasMessage } from '../../i18n';
 import { fechaParaTeclear, formatFechaMotor, parseFechaTecleada } from '../../i18n/format';
 import { tillBridge } from '../../platform/bridge';
 import { printPage } from '../../platform/page';
@@ -13,15 +13,10 @@ import { useNombreCaja } from '../device/names';
 import type { Receipt } from '../../../src-shared/bridge';
 import { ReceiptPreview } from '../sale/ReceiptPreview';
 import { buildReceipt, buildReceiptFromTotals } from '../sale/receipt-model';
+import { descripcionVisible } from './descripcion';
 import { accionesDe, esFinal, estadoMostrado, type Accion } from './estado';
 import { estadoVisible, nombreEmisorPara, useInvoices, visibleFacturas, type FacturaEnvelope, type FiltroEstado } from './store';
 
-/** Our own generated descriptions («Venta: 2× Café») read in the staff's language; any other text as it is. */
-export function descripcionVisible(descripcion: string, t: (key: MessageKey) => string): string {
-  const m = /^(Venta|Devolución): /.exec(descripcion);
-  if (!m) return descripcion;
-  return `${t(m[1] === 'Venta' ? 'descripcion.venta' : 'descripcion.devolucion')}: ${descripcion.slice(m[0].length)}`;
-}
 
 /** A date typed as dd/mm/aaaa (our own field, not the browser's date picker and its locale). */
 function DateField({ label, value, testid, onChange }: { label: string; value: string; testid: string; onChange: (iso: string) => void }) {
@@ -80,12 +75,12 @@ export function InvoicesScreen() {
     void useInvoices.getState().load(true);
   }, [emisor?.nif]);
 
-  // Live status: refresh while the screen is open — every 2 s while an invoice on screen is still
-  // being filed, else every 15 s (gently: each call counts against the till key's limits).
+  // Live status: refresh while the screen is open — every second while an invoice on screen is in
+  // a state that is not final, else every 15 s (gently: each call counts against the till key's limits).
   const filing = inv.facturas.some((f) => !esFinal(estadoVisible(f, inv.anulacionesPendientes)));
   // refresh() reloads every row on screen, so the pages loaded with "más" stay.
   useEffect(() => {
-    const timer = setInterval(() => void useInvoices.getState().refresh(), filing ? 2000 : 15_000);
+    const timer = setInterval(() => void useInvoices.getState().refresh(), filing ? 1000 : 15_000);
     return () => clearInterval(timer);
   }, [filing, emisor?.nif]);
 
@@ -304,7 +299,7 @@ function InvoiceDetail({ detalle }: { detalle: FacturaEnvelope | undefined }) {
     : undefined;
 
   return (
-    <aside className="invoice-detail" data-testid="invoice-detail" data-estado={estado}>
+    <aside className="invoice-detail" data-testid="invoice-detail" data-estado={estado} data-id-factura={f.idFactura}>
       <header className="toolbar">
         <h2>
           {t('resultado.factura')} <span className="mono numero">{f.numeroFactura}</span>

@@ -14,7 +14,7 @@ import { rechazoPrevioDe } from '../sale/rechazo-previo';
 import { SalesCache, type CachedSale } from '../sale/sales-cache';
 import { useSale, type Original } from '../sale/store';
 import { engineChanged, onEngineChange } from '../../app/engine-events';
-import { estadoAnulacion, estadoDe, type ConEstado } from './estado';
+import { estadoAnulacion, estadoDe, estadoMostrado, type ConEstado } from './estado';
 
 export { estadoAnulacion, estadoDe } from './estado';
 
@@ -167,9 +167,12 @@ export const useInvoices = create<InvoicesState>((set, get) => {
   const showDetalle = async (detalle: FacturaEnvelope): Promise<void> => {
     const id = detalle.factura.idFactura;
     const wasPending = get().anulacionesPendientes[id] === true;
+    const before = get().detalle;
+    const changed = before?.factura.idFactura === id && estadoMostrado(before) !== estadoMostrado(detalle);
     const anulacionesPendientes = conAnulacion(get().anulacionesPendientes, detalle);
     set({ detalle, anulacionesPendientes });
-    if (wasPending && !anulacionesPendientes[id]) await get().refresh();
+    // The detail moved on (answered, corrected, cancelled): its row must say the same at once.
+    if ((wasPending && !anulacionesPendientes[id]) || changed) await get().refresh();
   };
 
   const session = () => useSession.getState();

@@ -121,12 +121,14 @@ export const useSale = create<SaleState>((set, get) => {
 
   /**
    * Follows the invoice as the invoices screen does (its detail, the same state vocabulary) until
-   * it shows a final state; quickly at first, then with a gentle back-off. Any mutation in the
+   * it shows a final state. Any mutation in the
    * till (e.g. this invoice cancelled from the invoices screen) starts it again (onEngineChange).
    */
   const follow = (idFactura: string, nifEmisor: string, attempt = 0) => {
     if (pollTimer) clearTimeout(pollTimer);
-    const delay = Math.min(500 * 2 ** Math.max(0, Math.min(attempt, 4) - 1), 8000);
+    // Every second for the first two minutes (a state shown is a state reached, within 2 s; these
+    // calls go to the till's own panel, unmetered), then every 5 s.
+    const delay = attempt < 120 ? 1000 : 5000;
     pollTimer = setTimeout(async () => {
       const { client } = session();
       const last = get().last;
