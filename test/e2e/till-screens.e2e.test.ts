@@ -150,10 +150,10 @@ describe('1024×600: first run, a sale kept across a reload, every field whole',
   });
 
   it('Facturas: the F1 says why it has no «Devolver (R5)»; numbers do not wrap', async () => {
-    await app.goTo('facturas');
     const numero = (await sale.numero().textContent()) ?? '';
-    await invoices.waitForRow(numero, 'registrada');
+    await app.goTo('facturas');
     await invoices.openByKeyboard(numero);
+    await invoices.waitForRow(numero, 'registrada');
     expect(await page.getByTestId('invoice-refund').isDisabled()).toBe(true);
     expect(await page.getByTestId('invoice-refund').getAttribute('aria-describedby')).toBe('motivo-refund');
     expect(await page.getByTestId('invoice-refund-motivo').textContent()).toContain('R5');
@@ -172,10 +172,10 @@ describe('After anular, subsanar and a refund, every open view shows the engine�
     await sale.typeLine('Pan', '1', '1,20', '4');
     const id = await sale.completeWithEnter();
     await sale.waitForStatus('registrada');
-    await app.goTo('facturas');
     const numero = (await sale.numero().textContent()) ?? '';
-    await invoices.waitForRow(numero, 'registrada');
+    await app.goTo('facturas');
     await invoices.openByKeyboard(numero);
+    await invoices.waitForRow(numero, 'registrada');
     await page.getByTestId('invoice-cancel').click();
     expect(await app.confirmQuestion()).toBe(`¿Anular la factura ${numero}? Se enviará un registro de anulación.`);
     expect(await page.getByRole('alertdialog').getAttribute('aria-describedby')).toBe('confirm-mensaje');
@@ -201,10 +201,10 @@ describe('After anular, subsanar and a refund, every open view shows the engine�
     const id = await sale.completeWithEnter();
     await sale.waitForStatus('rechazada');
     await page.getByTestId('sale-rechazo').filter({ hasText: 'Qué hacer' }).waitFor();
-    await app.goTo('facturas');
     const numero = (await sale.numero().textContent()) ?? '';
-    await invoices.waitForRow(numero, 'rechazada');
+    await app.goTo('facturas');
     await invoices.openByKeyboard(numero);
+    await invoices.waitForRow(numero, 'rechazada');
     await invoices.waitForStatus('rechazada');
     expect(await page.getByTestId('invoice-record-que-hacer').first().textContent()).toMatch(/Qué hacer/);
     expect(await page.getByTestId('invoice-correct').isDisabled()).toBe(false);
@@ -232,10 +232,10 @@ describe('After anular, subsanar and a refund, every open view shows the engine�
     await sale.typeLine('Bocadillo', '1', '4,50', '10');
     const id = await sale.completeWithEnter();
     await sale.waitForStatus('registrada');
-    await app.goTo('facturas');
     const numero = (await sale.numero().textContent()) ?? '';
-    await invoices.waitForRow(numero, 'registrada');
+    await app.goTo('facturas');
     await invoices.openByKeyboard(numero);
+    await invoices.waitForRow(numero, 'registrada');
     await invoices.refund();
     expect(await page.getByTestId('sale-complete').textContent()).toBe('Registrar la devolución (Intro)');
     expect(await page.getByTestId('sale-ayuda').textContent()).toContain('registra la devolución');
@@ -293,7 +293,7 @@ describe('A second till at 1366×768: the name taken is refused with a free one,
     await other?.close();
   });
 
-  it('«Caja 1» again is refused before the engine is asked, «Caja 2» is offered; the engine refuses it too (409 DEVICE_LABEL_TAKEN)', async () => {
+  it('«caja 1» again is refused before the engine is asked, «caja 2» is offered; the engine refuses it too (409 DEVICE_LABEL_TAKEN)', async () => {
     other = await launchTill({ ...BROWSER, viewport: LARGE });
     p2 = await other.context.newPage();
     p2.setDefaultTimeout(20_000);
@@ -304,7 +304,7 @@ describe('A second till at 1366×768: the name taken is refused with a free one,
     for (const rasgos of await p2.getByTestId('identity-rasgos').allTextContents()) expect(rasgos).toMatch(/serie .+ · .*registrada el /);
     await p2.getByTestId('identity-nombre').fill('caja 1');
     await p2.getByTestId('identity-crear').click();
-    await p2.getByTestId('identity-sugerencia').filter({ hasText: '«Caja 2»' }).waitFor();
+    await p2.getByTestId('identity-sugerencia').filter({ hasText: '«caja 2»' }).waitFor();
     expect(await p2.getByTestId('identity-nombre').getAttribute('aria-invalid')).toBe('true');
     await check(p2, '29-1366-00-identidad-nombre-usado');
     const refused = (await p2.evaluate(
@@ -314,7 +314,7 @@ describe('A second till at 1366×768: the name taken is refused with a free one,
     await p2.getByTestId('identity-usar-sugerencia').click();
     await p2.getByTestId('identity-crear').click();
     await new TillAppPage(p2).ready();
-    expect(await p2.getByTestId('caja').textContent()).toBe('Caja 2');
+    expect(await p2.getByTestId('caja').textContent()).toBe('caja 2');
   });
 
   it('every screen at 1366×768: whole fields, no serious violation, a picture', async () => {

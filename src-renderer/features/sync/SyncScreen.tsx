@@ -300,7 +300,7 @@ export function SyncScreen() {
               return (
                 <tr key={l.idLote} data-testid="sync-batch" className={sync.lote?.idLote === l.idLote ? 'selected' : ''}>
                   <td>
-                    <button type="button" className="link mono small" data-testid="sync-batch-id" aria-label={l.idLote} title={l.idLote} onClick={() => void sync.openLote(l.idLote)}>
+                    <button type="button" className="link mono small" data-testid="sync-batch-id" title={l.idLote} onClick={() => void sync.openLote(l.idLote)}>
                       {idLoteCorto(l.idLote)}
                     </button>
                   </td>
