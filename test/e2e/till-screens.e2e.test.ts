@@ -327,4 +327,16 @@ describe('A second till at 1366×768: the name taken is refused with a free one,
       await check(p2, `29-1366-0${i + 1}-${screen}`);
     }
   });
+
+  it('800×600 stays readable: one column, every field whole', async () => {
+    const app2 = new TillAppPage(p2);
+    await p2.setViewportSize({ width: 800, height: 600 });
+    for (const screen of ['venta', 'facturas'] as const) {
+      await app2.goTo(screen);
+      await app2.screenshot(`29-800-${screen}`);
+      expect(await truncatedFields(p2), screen).toEqual([]);
+      // Nothing wider than the window: no sideways scrolling.
+      expect(await p2.evaluate('document.documentElement.scrollWidth <= window.innerWidth')).toBe(true);
+    }
+  });
 });
