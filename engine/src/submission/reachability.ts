@@ -74,13 +74,13 @@ export function reachabilityRoute(app: FastifyInstance, deps: ReachabilityDeps):
   const cacheMs = deps.cacheMs ?? 2000;
   const cache = new Map<string, { at: number; answer: Promise<z.infer<typeof alcanceResponseSchema>> }>();
 
-  const probe = async (entorno: Entorno) => {
+  const probe = async (entorno: Entorno, autoridad: string | undefined) => {
     const emulator = deps.emulatorUrl();
     const emulatorOrigin = emulator ? new URL(emulator).origin : undefined;
     const autoridades = await Promise.all(
       deps
         .endpoints()
-        .filter((e) => e.entorno === entorno)
+        .filter((e) => e.entorno === entorno && (autoridad === undefined || e.autoridad === autoridad))
         .map(async (e) => {
           let alcanzable = await tcpReachable(e.url, timeoutMs);
           if (alcanzable && emulator && new URL(e.url).origin === emulatorOrigin) alcanzable = !(await emulatorDown(emulator, e.autoridad, timeoutMs));
@@ -92,14 +92,22 @@ export function reachabilityRoute(app: FastifyInstance, deps: ReachabilityDeps):
 
   api.get(
     '/panel/v1/sync/alcance',
-    { schema: { tags: ['sync'], querystring: z.object({ entorno: entornoSchema.optional() }), response: { 200: alcanceResponseSchema } } },
+    {
+      schema: {
+        tags: ['sync'],
+        // `autoridad`: only the one the till's issuer files with (a till never probes endpoints it does not use).
+        querystring: z.object({ entorno: entornoSchema.optional(), autoridad: z.enum(['aeat', 'tbai-araba', 'tbai-bizkaia', 'tbai-gipuzkoa']).optional() }),
+        response: { 200: alcanceResponseSchema },
+      },
+    },
     async (request) => {
       const entorno = request.query.entorno ?? 'test';
+      const key = `${entorno}|${request.query.autoridad ?? ''}`;
       const now = deps.clock.now().getTime();
-      const hit = cache.get(entorno);
+      const hit = cache.get(key);
       if (hit && now - hit.at < cacheMs) return hit.answer;
-      const answer = probe(entorno);
-      cache.set(entorno, { at: now, answer });
+      const answer = probe(entorno, request.query.autoridad);
+      cache.set(key, { at: now, answer });
       return answer;
     },
   );

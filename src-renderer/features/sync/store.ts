@@ -211,9 +211,11 @@ export const useSync = create<SyncState>((set, get) => {
     async refreshAlcance() {
       const c = client();
       if (!c) return;
-      const entorno = useSession.getState().entorno;
+      const { entorno, emisor } = useSession.getState();
+      // Only the authority this till's issuer files with.
+      const autoridad = !emisor || emisor.hacienda === 'verifactu' ? 'aeat' : emisor.hacienda;
       try {
-        set({ alcance: await c.panel.get(`/panel/v1/sync/alcance?entorno=${entorno}`, alcanceSchema) });
+        set({ alcance: await c.panel.get(`/panel/v1/sync/alcance?entorno=${entorno}&autoridad=${autoridad}`, alcanceSchema) });
       } catch {
         // An engine without the probe: the queues' last attempt says it instead.
         set({ alcance: undefined });

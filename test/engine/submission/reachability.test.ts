@@ -34,6 +34,11 @@ describe('GET /panel/v1/sync/alcance', () => {
     expect(Object.keys(test)).toEqual(['aeat', 'tbai-araba', 'tbai-bizkaia', 'tbai-gipuzkoa']);
     expect(test.aeat).toBe(true);
     expect((await alcance('live')).aeat).toBe(false);
+    // Only the authority asked for.
+    const solo = await t.engine.apps.panel.inject({ method: 'GET', url: '/panel/v1/sync/alcance?entorno=test&autoridad=aeat', headers: auth });
+    expect((solo.json() as { autoridades: { autoridad: string }[] }).autoridades.map((a) => a.autoridad)).toEqual(['aeat']);
+    const bad = await t.engine.apps.panel.inject({ method: 'GET', url: '/panel/v1/sync/alcance?autoridad=otra', headers: auth });
+    expect(bad.statusCode).toBe(400);
     const put = await t.engine.apps.panel.inject({ method: 'PUT', url: '/panel/v1/emuladores/aeat/faults', headers: auth, payload: { mode: 'down' } });
     expect(put.statusCode, put.body).toBe(200);
     // Kept two seconds (the UI polls it): past that, probed again.
