@@ -12,6 +12,7 @@ import { descripcionVisible } from '../../src-renderer/features/invoices/descrip
 import { loadSaleDraft } from '../../src-renderer/features/sale/sale-draft';
 import { buildReceipt } from '../../src-renderer/features/sale/receipt-model';
 import { useSale } from '../../src-renderer/features/sale/store';
+import { autoridadesCaidas, autoridadesVista, errorVigente } from '../../src-renderer/features/sync/store';
 import { translate } from '../../src-renderer/i18n';
 import { memoryStore, type KeyValueStore } from '../../src-renderer/platform/storage';
 
@@ -182,5 +183,48 @@ describe('One source of truth: every mutation refreshes every subscribed view', 
     off2();
     engineChanged();
     expect(seen).toEqual(['b']);
+  });
+});
+
+describe('Sync: the outage known before a send fails; an error got past is not news', () => {
+  const base = {
+    pausado: { test: false, live: false },
+    porEstadoEnvio: { test: {}, live: {} },
+    rechazados: { test: 0, live: 0 },
+    porDispositivo: [],
+  };
+  const cola = (extra: Record<string, unknown>) => ({
+    queueKey: 'test|aeat|B12345674',
+    entorno: 'test' as const,
+    autoridad: 'aeat',
+    obligado: 'B12345674',
+    pendientes: 0,
+    siguienteEnvioEn: null,
+    reintentoEn: null,
+    proximoIntentoEn: null,
+    fallosSeguidos: 0,
+    alcanzable: true,
+    ultimoError: 'read ECONNRESET',
+    ultimoErrorEn: '2026-11-25T10:00:00.000Z',
+    masAntiguoEn: null,
+    ...extra,
+  });
+
+  it('the probe says AEAT is down before any queue has failed; its «up» wins over an old failed attempt', () => {
+    const sinEnvios = { ...base, colas: [], autoridades: [] };
+    const caida = { entorno: 'test' as const, autoridades: [{ autoridad: 'aeat', entorno: 'test' as const, alcanzable: false, comprobadoEn: '2026-11-25T10:00:00.000Z' }] };
+    expect(autoridadesCaidas(sinEnvios, 'test', caida)).toEqual(['aeat']);
+    const fallida = { ...base, colas: [cola({ alcanzable: false, fallosSeguidos: 2 })], autoridades: [{ autoridad: 'aeat', entorno: 'test' as const, alcanzable: false }] };
+    const arriba = { ...caida, autoridades: [{ ...caida.autoridades[0]!, alcanzable: true }] };
+    expect(autoridadesCaidas(fallida, 'test', arriba)).toEqual([]);
+    // Without the probe (an older engine): the queues' last attempt.
+    expect(autoridadesCaidas(fallida, 'test')).toEqual(['aeat']);
+  });
+
+  it('a last error with no failures since and the authority reachable is not shown as current', () => {
+    const pasado = { ...base, colas: [cola({ pendientes: 1 })], autoridades: [{ autoridad: 'aeat', entorno: 'test' as const, alcanzable: true }] };
+    expect(autoridadesVista(pasado)[0]?.ultimoError).toBeNull();
+    expect(errorVigente({ fallosSeguidos: 0, alcanzable: true })).toBe(false);
+    expect(errorVigente({ fallosSeguidos: 1, alcanzable: true })).toBe(true);
   });
 });
