@@ -301,7 +301,9 @@ describe('A second till at 1366×768: the name taken is refused with a free one,
     await p2.getByTestId('identity').waitFor();
     await p2.getByTestId('identity-elegir').first().waitFor();
     // Each known till with what tells it apart: its series and since when.
-    for (const rasgos of await p2.getByTestId('identity-rasgos').allTextContents()) expect(rasgos).toMatch(/serie .+ · .*registrada el /);
+    for (const rasgos of await p2.getByTestId('identity-rasgos').allTextContents()) expect(rasgos).toMatch(/^serie .+ · (última venta|sin ventas todavía).* · registrada el /);
+    // «Caja 1» has sold: when, it says.
+    await p2.getByRole('listitem').filter({ hasText: 'Es esta: Caja 1' }).getByTestId('identity-rasgos').filter({ hasText: 'última venta' }).waitFor();
     await p2.getByTestId('identity-nombre').fill('caja 1');
     await p2.getByTestId('identity-crear').click();
     await p2.getByTestId('identity-sugerencia').filter({ hasText: '«caja 2»' }).waitFor();

@@ -95,10 +95,10 @@ export function IdentityScreen() {
               const nombreCaja = d.etiqueta || t('identidad.sinNombre', { fecha: fmt.dateTime(d.creadoEn) });
               // What tells two tills apart at a glance: their series, their last sale, since when.
               const series = (device.lista?.series ?? []).filter((x) => x.idMaquinaPropietaria === d.idMaquina).map((x) => x.serie);
-              const visto = device.lista?.idsMaquinaVistos.find((x) => x.idMaquina === d.idMaquina);
+              const ultima = device.ultimasVentas[d.idMaquina] ?? device.lista?.idsMaquinaVistos.find((x) => x.idMaquina === d.idMaquina)?.ultimaVez;
               const rasgos = [
                 t('identidad.serie', { serie: (series.length > 0 ? series : [defaultSerie(d.idMaquina)]).join(', ') }),
-                visto ? t('identidad.ultimaVenta', { cuando: fmt.dateTime(visto.ultimaVez) }) : null,
+                ultima ? t('identidad.ultimaVenta', { cuando: fmt.dateTime(ultima) }) : t('identidad.sinVentas'),
                 t('identidad.desde', { fecha: fmt.dateTime(d.creadoEn) }),
               ].filter(Boolean);
               return (

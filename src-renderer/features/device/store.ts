@@ -14,6 +14,7 @@ export const cadenaCajaSchema = z.object({
   sistemaFiscal: z.string(),
   longitud: z.number(),
   ultimaHuella: z.string().nullable(),
+  ultimaVentaEn: z.string().nullable().optional(),
 });
 export type CadenaCaja = z.infer<typeof cadenaCajaSchema>;
 
@@ -74,6 +75,8 @@ export async function asegurarRegistro(client: EngineClient, nif: string, idMaqu
 
 export interface DeviceState {
   lista: DispositivosResponse | undefined;
+  /** When each known till last sold (GET /panel/v1/cadena), for the first-run choice. */
+  ultimasVentas: Record<string, string | null>;
   cadena: CadenaCaja | undefined;
   busy: boolean;
   error: Problem | undefined;
@@ -95,6 +98,7 @@ export const useDevice = create<DeviceState>((set, get) => {
   };
   return {
     lista: undefined,
+    ultimasVentas: {},
     cadena: undefined,
     busy: false,
     error: undefined,
@@ -107,6 +111,17 @@ export const useDevice = create<DeviceState>((set, get) => {
         const params = new URLSearchParams({ entorno, nif: emisor.nif, ...(idMaquina ? { idMaquina } : {}) });
         const cadena = await client.panel.get(`/panel/v1/cadena?${params.toString()}`, cadenaCajaSchema).catch(() => undefined);
         set({ lista, cadena, error: undefined });
+        // On the first run, what tells the known tills apart includes their last sale.
+        if (!idMaquina) {
+          const ultimas = await Promise.all(
+            lista.dispositivos.map(async (d) => {
+              const q = new URLSearchParams({ entorno, nif: emisor.nif, idMaquina: d.idMaquina });
+              const c = await client.panel.get(`/panel/v1/cadena?${q.toString()}`, cadenaCajaSchema).catch(() => undefined);
+              return [d.idMaquina, c?.ultimaVentaEn ?? null] as const;
+            }),
+          );
+          set({ ultimasVentas: Object.fromEntries(ultimas) });
+        }
       } catch (error) {
         set({ error: session().problem(error) });
       }
