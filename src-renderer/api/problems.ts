@@ -39,6 +39,7 @@ const POR_CODIGO: Record<string, MessageKey> = {
   RELAY_UNAVAILABLE: 'error.interno',
   EMULATOR_ERROR: 'error.emulador',
   EMULATORS_NOT_RUNNING: 'error.emulador',
+  DEVICE_LABEL_TAKEN: 'error.nombreCajaUsado',
 };
 
 /** Validation errors by the field named (`campo`), most specific prefix first. */
@@ -124,4 +125,33 @@ export function explainSendError(lang: Lang, raw: string | null | undefined): Pr
           ? 'sync.errorCertificado'
           : 'sync.errorOtro';
   return { mensaje: translate(lang, key), detalle: raw };
+}
+
+/** AEAT codes of a rejected record, grouped by what staff do about them (the AEAT's error list). */
+const RECHAZO_AEAT: [RegExp, MessageKey][] = [
+  [/^(1109|2001|4104)$/, 'rechazo.nif'],
+  [/^1150$/, 'rechazo.limiteF2'],
+  [/^(1262|1292|200[0-8])$/, 'rechazo.cadena'],
+  [/^3000$/, 'rechazo.duplicado'],
+  [/^3001$/, 'rechazo.yaAnulada'],
+  [/^3002$/, 'rechazo.noExiste'],
+  [/^4\d{3}$/, 'rechazo.envio'],
+  [/^1\d{3}$/, 'rechazo.dato'],
+];
+
+/** Treasury (TicketBAI) codes: the message's form is ours to fix; a data code is the invoice's. */
+const RECHAZO_TBAI: [RegExp, MessageKey][] = [
+  [/^00[1-4]$/, 'rechazo.envio'],
+  [/^(B4_|0[0-9]{2}$)/, 'rechazo.dato'],
+];
+
+/**
+ * Why the authority rejected a record and what staff do next, in their language; the authority's
+ * code and text folded as the technical detail («1100 Valor o tipo incorrecto del campo.»).
+ */
+export function explainRechazo(lang: Lang, sistema: 'verifactu' | 'ticketbai', codigo: string | undefined, descripcion: string | undefined): Problem {
+  const tabla = sistema === 'ticketbai' ? RECHAZO_TBAI : RECHAZO_AEAT;
+  const key = (codigo ? tabla.find(([re]) => re.test(codigo))?.[1] : undefined) ?? 'rechazo.otro';
+  const detalle = [codigo, descripcion].filter(Boolean).join(' ');
+  return { mensaje: translate(lang, key), ...(detalle ? { detalle } : {}) };
 }

@@ -15,6 +15,8 @@ export const cadenaCajaSchema = z.object({
   longitud: z.number().int(),
   /** The last link (VeriFactu huella, TicketBAI signature value); null while the chain is empty. */
   ultimaHuella: z.string().nullable(),
+  /** When the till (idMaquina) last issued a record for this issuer, in any phase: staff tell tills apart by it. */
+  ultimaVentaEn: z.string().nullable().optional(),
 });
 
 const querySchema = z.object({ entorno: entornoSchema, nif: z.string().min(1), idMaquina: z.string().min(1).max(64).optional() });
@@ -50,7 +52,18 @@ export function chainPanelRoute(app: FastifyInstance, deps: { db: Database }): v
       const rows = deps.db.all(deps.db.kysely.selectFrom('chains').select(['chainKey', 'length', 'lastLink']).where('chainKey', 'in', candidates.map((c) => c.key)));
       const found = candidates.find((c) => rows.some((r) => r.chainKey === c.key));
       const row = found ? rows.find((r) => r.chainKey === found.key) : undefined;
+      const ultima = idMaquina
+        ? deps.db.first(
+            deps.db.kysely
+              .selectFrom('registros')
+              .select((eb) => eb.fn.max('creadoEn').as('en'))
+              .where('entorno', '=', entorno)
+              .where('nifEmisor', '=', nif)
+              .where('idMaquina', '=', idMaquina),
+          )
+        : undefined;
       return {
+        ...(idMaquina ? { ultimaVentaEn: (ultima?.en as string | null | undefined) ?? null } : {}),
         propia: found?.propia ?? false,
         sistemaFiscal: found?.regimen ?? 'verifactu',
         longitud: row ? Number(row.length) : 0,
