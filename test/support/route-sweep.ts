@@ -249,6 +249,8 @@ export interface SweepResult {
   filed: string | null;
   /** The webhook worker's round: events received by the receiver. */
   delivered: string[];
+  /** Status of creating a webhook aimed at the engine's own billing API and at its emulators (400 expected). */
+  ownPortsRefused: number[];
 }
 
 async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs: number): Promise<T> {
@@ -351,7 +353,12 @@ export async function sweepRoutes(dataDir: string): Promise<SweepResult> {
       const res = check(route, await sample(call, s));
       statuses[route] = res.status;
     }
-    return { missing, unknown, serverErrors, statuses, filed, delivered: receiver.byPath('/barrido').map((d) => d.json.evento) };
+    const ownPortsRefused: number[] = [];
+    for (const own of [keys.billingUrl, keys.emulatorUrl ?? keys.manageUrl]) {
+      const res = await call('manage', 'POST', '/v1/webhooks', { body: { nombre: 'propio', url: `${own}/v1/verifactu/crear`, secreto: 'secreto-del-barrido-03' } });
+      ownPortsRefused.push(res.status);
+    }
+    return { missing, unknown, serverErrors, statuses, filed, delivered: receiver.byPath('/barrido').map((d) => d.json.evento), ownPortsRefused };
   } finally {
     await receiver.close();
   }

@@ -22,6 +22,8 @@ describe('desktop engine bundle: every route answers a well-formed request witho
     expect(result.serverErrors, run.output.slice(-40).join('\n')).toEqual([]);
     expect(result.filed).toBe('registrada');
     expect(result.delivered).toContain('factura.registrada');
+    // No webhook to the engine's own ports or its emulators' (the ports it really listens on).
+    expect(result.ownPortsRefused).toEqual([400, 400]);
     expect(result.statuses['manage POST /v1/clientes/{nif}/representacion/firmar']).toBe(200);
     expect(result.statuses['manage POST /v1/clientes/{nif}/representacion/verificar']).toBe(200);
     // The host's stop message ends it cleanly.
