@@ -41,12 +41,15 @@ export const facturasListResponseSchema = z.object({
   filtros: z.record(z.string(), z.string()).optional(),
 });
 
-/** GET /v1/facturas/{id}/estado: `estadoFactura` null while submission has not concluded. */
+/**
+ * GET /v1/facturas/{id}/estado: `estadoFactura` null while submission has not concluded; absent
+ * when it concluded in a rejection (`estadoEnvio: rechazada`, no `estadoFactura`).
+ */
 export const estadoFacturaResponseSchema = z.object({
   idFactura: z.string(),
   numeroFactura: z.string(),
   estadoEnvio: estadoEnvioSchema.optional(),
-  estadoFactura: estadoFacturaSchema.nullable(),
+  estadoFactura: estadoFacturaSchema.nullable().optional(),
   csvAeat: z.string().optional(),
   sistemaFiscal: sistemaFiscalSchema,
   ultimaModificacion: timestampSchema,

@@ -289,6 +289,8 @@ export const webhookDatosSchema = z.looseObject({
   nifEmisor: z.string(),
   idFactura: z.string(),
   numeroFactura: z.string(),
+  /** The verdict on the record: the spec's two values (an accepted cancellation: registrada). */
+  estadoFactura: z.enum(['registrada', 'rechazada']),
 });
 
 /** The body POSTed to the webhook `url`: byte-identical on every retry. */

@@ -100,7 +100,7 @@ export function invoiceReadRoutes(app: FastifyInstance, deps: ReadDeps): void {
 
   const envelope = (invoice: InvoiceRow) => {
     const rows = deps.invoices.registrosOf(invoice.id);
-    const registros = rows.map((r) => registroDetalle(r, invoice.numeroFactura, estadoLeido(r, rows)));
+    const registros = rows.map((r) => registroDetalle(r, invoice, estadoLeido(r, rows), rows));
     const { datos } = deps.invoices.invoiceDocs(invoice.id);
     return { factura: facturaDetalle(invoice, deps.billingUrl(), datos), registros, totalRegistros: registros.length };
   };
@@ -317,7 +317,8 @@ export function invoiceReadRoutes(app: FastifyInstance, deps: ReadDeps): void {
       if (!registro || registro.invoiceId !== invoice.id) {
         throw invalidParameter('idRegistro', 'idRegistro no reconocido');
       }
-      return registroDetalle(registro, invoice.numeroFactura, estadoLeido(registro, deps.invoices.registrosOf(invoice.id)));
+      const rows = deps.invoices.registrosOf(invoice.id);
+      return registroDetalle(registro, invoice, estadoLeido(registro, rows), rows);
     },
   );
 }

@@ -87,6 +87,11 @@ describe('POST /v1/verifactu/anular answers 200 {code: "SUCCESS", data: {idFactu
     const detail = await t.billing('GET', `/v1/facturas/${data.idFactura}?nifEmisor=${NIF}`);
     expect(detail.json().totalRegistros).toBe(2);
     expect(detail.json().registros.map((r: { tipo: string }) => r.tipo)).toEqual(['anulacion', 'alta']);
+    // The detail extras of every record, a cancellation's too: those of the invoice it cancels.
+    const [anulacion, alta] = detail.json().registros as { cuotaTotal?: string; esRectificativa?: boolean }[];
+    expect(alta).toMatchObject({ cuotaTotal: expect.stringMatching(/^\d+\.\d{2}$/), esRectificativa: false });
+    expect(anulacion).toMatchObject({ cuotaTotal: alta!.cuotaTotal, esRectificativa: false });
+    expect(res.json()).toMatchObject({ cuotaTotal: alta!.cuotaTotal, esRectificativa: false });
   });
 
   it('an invoice without series: serie omitted from the answer (absent values are omitted, never "")', async () => {
