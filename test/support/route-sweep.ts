@@ -107,6 +107,10 @@ const SAMPLES: [string, Sample][] = [
       return res;
     },
   ],
+  [
+    'billing GET /v1/registros/{idRegistro}/xml',
+    (c, s) => c('billing', 'GET', `/v1/registros/${s.idRegistro}/xml?nifEmisor=${s.keys.nifEmisor}&idFactura=${s.idFacturaDelRegistro}`),
+  ],
   ['billing GET /v1/registros/{idRegistro}', (c, s) => c('billing', 'GET', `/v1/registros/${s.idRegistro}?nifEmisor=${s.keys.nifEmisor}&idFactura=${s.idFacturaDelRegistro}`)],
 
   // Management: compliance, NIF, webhooks

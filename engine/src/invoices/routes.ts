@@ -321,4 +321,35 @@ export function invoiceReadRoutes(app: FastifyInstance, deps: ReadDeps): void {
       return registroDetalle(registro, invoice, estadoLeido(registro, rows), rows);
     },
   );
+
+  api.get(
+    '/v1/registros/:idRegistro/xml',
+    {
+      schema: {
+        tags: ['registros'],
+        summary:
+          'XML firmado de un registro (alta, subsanación o anulación) tal como se envía a la administración; nifEmisor e idFactura obligatorios',
+        params: z.object({ idRegistro: z.string() }),
+        querystring: registroQuerySchema,
+        'x-respuestas-doc': {
+          200: {
+            description: 'El documento XML del registro tal como se envía a la administración',
+            content: { 'application/xml': { schema: { type: 'string', contentMediaType: 'application/xml' } } },
+          },
+        },
+      },
+    },
+    async (request, reply) => {
+      // Every record's XML, a cancellation's too (…/facturas/{id}/xml serves the registration).
+      const q = request.query;
+      required(q, 'nifEmisor');
+      const invoice = invoiceFor(request, required(q, 'idFactura'), q);
+      const registro = deps.invoices.getRegistro(request.params.idRegistro);
+      if (!registro || registro.invoiceId !== invoice.id) throw invalidParameter('idRegistro', 'idRegistro no reconocido');
+      const stored = deps.invoices.registroXml(registro.id);
+      if (!stored) throw notFound('XML no disponible');
+      const xml = stored.startsWith('<?xml') ? stored : `<?xml version="1.0" encoding="UTF-8"?>\n${stored}`;
+      return reply.type('application/xml; charset=utf-8').send(xml);
+    },
+  );
 }
