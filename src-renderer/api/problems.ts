@@ -120,3 +120,13 @@ export function explainSendError(lang: Lang, raw: string | null | undefined): Pr
           : 'sync.errorOtro';
   return { mensaje: translate(lang, key), detalle: raw };
 }
+
+/** Why a queue waits for a person (the sync view's `bloqueo`: AEAT 4104…), in the staff's words; the AEAT's text as the detail. */
+export function explainBloqueo(
+  lang: Lang,
+  bloqueo: { codigo: string; motivo: 'nif_emisor_no_identificado' | 'nif_representante_no_identificado' | 'certificado_no_autorizado'; descripcion: string | null } | null | undefined,
+): Problem | undefined {
+  if (!bloqueo) return undefined;
+  const key: MessageKey = `sync.bloqueo.${bloqueo.motivo}`;
+  return { mensaje: translate(lang, key), detalle: `AEAT ${bloqueo.codigo}${bloqueo.descripcion ? ` · ${bloqueo.descripcion}` : ''}` };
+}

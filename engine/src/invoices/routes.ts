@@ -23,6 +23,7 @@ import { parseBillingLimite, type CursorCodec } from '../http/pagination';
 import type { Clock } from '../platform/clock';
 import { madridParts } from '../platform/madrid-calendar';
 import { qrPng } from '../qr/png';
+import type { BloqueoEnvio } from '../submission/blocked';
 import type { InvoiceRow, InvoiceStore, RegistroRow } from './store';
 import { estadoLeido, estadoView, facturaDetalle, facturaListItem, registroDetalle, registroView } from './views';
 
@@ -32,6 +33,8 @@ export interface ReadDeps {
   cursors: CursorCodec;
   clock: Clock;
   billingUrl: () => string;
+  /** Why the invoice's submission is held back waiting for a person (AEAT 4104…), if it is. */
+  bloqueoDeFactura?: (invoiceId: string) => BloqueoEnvio | undefined;
 }
 
 const idParam = z.object({ idFactura: z.string() });
@@ -185,7 +188,13 @@ export function invoiceReadRoutes(app: FastifyInstance, deps: ReadDeps): void {
   api.get(
     '/v1/facturas/:idFactura/estado',
     { schema: { tags: ['facturas'], summary: 'Estado (sondeo)', params: idParam, querystring: facturaQuerySchema, response: { 200: estadoFacturaResponseSchema } } },
-    async (request) => estadoView(invoiceFor(request, request.params.idFactura, request.query)),
+    async (request) => {
+      const invoice = invoiceFor(request, request.params.idFactura, request.query);
+      const view = estadoView(invoice);
+      // Still in flight and held back by a fault only a person can fix: said, with what to do.
+      const bloqueo = invoice.estadoFactura === null ? deps.bloqueoDeFactura?.(invoice.id) : undefined;
+      return bloqueo ? { ...view, bloqueoEnvio: bloqueo } : view;
+    },
   );
 
   api.get(
