@@ -7,6 +7,7 @@
  * artefacts users run must not answer an error that the in-process tests cannot see.
  */
 import { readFileSync } from 'node:fs';
+import Database from 'better-sqlite3';
 import path from 'node:path';
 import type { DemoKeysFile } from '../../engine/src/bin/start';
 import { hostedExample02 } from '../fixtures/hosted-examples';
@@ -255,6 +256,11 @@ export interface SweepResult {
   delivered: string[];
   /** Status of creating a webhook aimed at the engine's own billing API and at its emulators (400 expected). */
   ownPortsRefused: number[];
+  /**
+   * The webhook worker's check before sending (in the filing thread): the sweep's webhook pointed
+   * at the engine's own billing port behind the API's back, then an event — the attempt's error.
+   */
+  ownPortDelivery: string | null;
 }
 
 async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs: number): Promise<T> {
@@ -362,8 +368,34 @@ export async function sweepRoutes(dataDir: string): Promise<SweepResult> {
       const res = await call('manage', 'POST', '/v1/webhooks', { body: { nombre: 'propio', url: `${own}/v1/verifactu/crear`, secreto: 'secreto-del-barrido-03' } });
       ownPortsRefused.push(res.status);
     }
-    return { missing, unknown, serverErrors, statuses, filed, delivered: receiver.byPath('/barrido').map((d) => d.json.evento), ownPortsRefused };
+    const ownPortDelivery = await deliveryToOwnPort(dataDir, call, s, keys);
+    return { missing, unknown, serverErrors, statuses, filed, delivered: receiver.byPath('/barrido').map((d) => d.json.evento), ownPortsRefused, ownPortDelivery };
   } finally {
     await receiver.close();
+  }
+}
+
+/**
+ * A webhook stored before the address rule (its URL written into the database, as an older engine
+ * could have stored it) aimed at the engine's own billing port: the next delivery must fail
+ * unsent. Returns the first attempt's error (null when none was recorded in 15 s).
+ */
+async function deliveryToOwnPort(dataDir: string, call: Call, s: SweepState, keys: DemoKeysFile): Promise<string | null> {
+  const db = new Database(path.join(dataDir, 'engine.sqlite'));
+  try {
+    db.pragma('busy_timeout = 5000');
+    db.prepare('UPDATE webhooks SET url = ? WHERE idWebhook = ?').run(`${keys.billingUrl}/v1/cuenta`, s.idWebhook);
+    await call('billing', 'POST', '/v1/verifactu/crear', { body: facturaVf(keys.nifEmisor, s.hoy, '3') });
+    const attempt = () =>
+      db
+        .prepare(
+          `SELECT a.error FROM webhook_delivery_attempts a JOIN webhook_deliveries d ON d.id = a.deliveryId
+           WHERE d.webhookId = ? AND (a.error IS NULL OR a.error LIKE 'no enviada%') ORDER BY a.rowid DESC LIMIT 1`,
+        )
+        .get(s.idWebhook) as { error: string | null } | undefined;
+    const found = await until(async () => attempt(), (row) => row !== undefined && row.error !== null, 15_000);
+    return found?.error ?? null;
+  } finally {
+    db.close();
   }
 }

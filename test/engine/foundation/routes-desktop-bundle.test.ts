@@ -24,6 +24,8 @@ describe('desktop engine bundle: every route answers a well-formed request witho
     expect(result.delivered).toContain('factura.registrada');
     // No webhook to the engine's own ports or its emulators' (the ports it really listens on).
     expect(result.ownPortsRefused).toEqual([400, 400]);
+    // …and the filing thread's webhook worker checks again before sending: nothing reaches it.
+    expect(result.ownPortDelivery).toMatch(/^no enviada, dirección no permitida: .*engine's own port/);
     expect(result.statuses['manage POST /v1/clientes/{nif}/representacion/firmar']).toBe(200);
     expect(result.statuses['manage POST /v1/clientes/{nif}/representacion/verificar']).toBe(200);
     // The host's stop message ends it cleanly.

@@ -66,6 +66,8 @@ describe('npm start: every route answers a well-formed request without 5xx', () 
     expect(result.delivered).toContain('factura.registrada');
     // No webhook to the engine's own ports or its emulators' (the ports it really listens on).
     expect(result.ownPortsRefused).toEqual([400, 400]);
+    // …and the filing thread's webhook worker checks again before sending: nothing reaches it.
+    expect(result.ownPortDelivery).toMatch(/^no enviada, dirección no permitida: .*engine's own port/);
     // The hosted client's representation calls: a document signed here verifies.
     expect(result.statuses['manage POST /v1/clientes/{nif}/representacion/firmar']).toBe(200);
     expect(result.statuses['manage POST /v1/clientes/{nif}/representacion/verificar']).toBe(200);
