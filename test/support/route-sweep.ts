@@ -28,6 +28,7 @@ interface SweepState {
   idFactura: string;
   idRegistro: string;
   idFacturaDelRegistro: string;
+  tipoRegistro: string;
   idWebhook: string;
   idWebhookExtra: string;
   idCuenta: string;
@@ -102,8 +103,9 @@ const SAMPLES: [string, Sample][] = [
     async (c, s) => {
       const res = await c('billing', 'GET', `/v1/registros?nifEmisor=${s.keys.nifEmisor}`);
       // The newest record: the cancellation of SWEEP 2 (its XML is served per record).
-      const registro = ((res.json().registros ?? []) as { idRegistro: string; idFactura: string }[])[0];
+      const registro = ((res.json().registros ?? []) as { idRegistro: string; idFactura: string; tipo: string }[])[0];
       s.idRegistro = registro?.idRegistro ?? 'reg_ninguno';
+      s.tipoRegistro = registro?.tipo ?? '';
       s.idFacturaDelRegistro = registro?.idFactura ?? 'fac_ninguna';
       return res;
     },
@@ -250,6 +252,8 @@ export interface SweepResult {
   serverErrors: string[];
   /** Status of each route's sample. */
   statuses: Record<string, number>;
+  /** `tipo` of the record whose XML the sweep read (the newest: the cancellation of SWEEP 2). */
+  tipoRegistro: string;
   /** The filing worker's round: the first invoice's estadoFactura when the wait ended. */
   filed: string | null;
   /** The webhook worker's round: events received by the receiver. */
@@ -326,6 +330,7 @@ export async function sweepRoutes(dataDir: string): Promise<SweepResult> {
       idFactura: '',
       idRegistro: '',
       idFacturaDelRegistro: '',
+      tipoRegistro: '',
       idWebhook: '',
       idWebhookExtra: '',
       idCuenta: '',
@@ -369,7 +374,7 @@ export async function sweepRoutes(dataDir: string): Promise<SweepResult> {
       ownPortsRefused.push(res.status);
     }
     const ownPortDelivery = await deliveryToOwnPort(dataDir, call, s, keys);
-    return { missing, unknown, serverErrors, statuses, filed, delivered: receiver.byPath('/barrido').map((d) => d.json.evento), ownPortsRefused, ownPortDelivery };
+    return { missing, unknown, serverErrors, statuses, tipoRegistro: s.tipoRegistro, filed, delivered: receiver.byPath('/barrido').map((d) => d.json.evento), ownPortsRefused, ownPortDelivery };
   } finally {
     await receiver.close();
   }

@@ -28,6 +28,9 @@ describe('desktop engine bundle: every route answers a well-formed request witho
     expect(result.ownPortDelivery).toMatch(/^no enviada, dirección no permitida: .*engine's own port/);
     expect(result.statuses['manage POST /v1/clientes/{nif}/representacion/firmar']).toBe(200);
     expect(result.statuses['manage POST /v1/clientes/{nif}/representacion/verificar']).toBe(200);
+    // …and for a cancellation's signed XML.
+    expect(result.tipoRegistro).toBe('anulacion');
+    expect(result.statuses['billing GET /v1/registros/{idRegistro}/xml']).toBe(200);
     // The host's stop message ends it cleanly.
     run.child.send({ type: 'stop' });
     expect(await run.exited).toBe(0);

@@ -71,6 +71,9 @@ describe('npm start: every route answers a well-formed request without 5xx', () 
     // The hosted client's representation calls: a document signed here verifies.
     expect(result.statuses['manage POST /v1/clientes/{nif}/representacion/firmar']).toBe(200);
     expect(result.statuses['manage POST /v1/clientes/{nif}/representacion/verificar']).toBe(200);
+    // …and for a cancellation's signed XML.
+    expect(result.tipoRegistro).toBe('anulacion');
+    expect(result.statuses['billing GET /v1/registros/{idRegistro}/xml']).toBe(200);
     // Stopped as a service manager stops it: SIGTERM to npm alone.
     await stopsOn('SIGTERM', run);
   }, 120_000);
