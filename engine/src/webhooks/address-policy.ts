@@ -71,9 +71,9 @@ export class WebhookAddressPolicy {
     return verdict.ok ? null : verdict.problem;
   }
 
-  /** Before a delivery: refused, or the one address to connect to. */
-  async checkForDelivery(rawUrl: string): Promise<AddressVerdict> {
-    const verdict = await this.check(rawUrl, { unresolvable: 'refuse' });
+  /** Before a delivery: refused, or the one address to connect to; the lookup within the delivery's time-out. */
+  async checkForDelivery(rawUrl: string, timeoutMs?: number): Promise<AddressVerdict> {
+    const verdict = await this.check(rawUrl, { unresolvable: 'refuse', ...(timeoutMs !== undefined ? { lookupMs: timeoutMs } : {}) });
     return verdict.ok || verdict.problem.startsWith('no enviada') ? verdict : { ok: false, problem: `no enviada, dirección no permitida: ${verdict.problem}` };
   }
 

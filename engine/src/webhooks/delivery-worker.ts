@@ -232,7 +232,7 @@ export class WebhookDeliveryWorker {
     const { signal } = this.abort;
     // An address refused now (a name that resolves elsewhere since the webhook was saved) fails
     // the attempt without sending anything; an allowed one is the address the request goes to.
-    const verdict = await this.addresses.checkForDelivery(webhook.url);
+    const verdict = await this.addresses.checkForDelivery(webhook.url, this.config.timeoutMs);
     if (signal.aborted) return 'skipped';
     const outcome: AttemptOutcome = verdict.ok
       ? await postWebhook(webhook.url, rawBody, headers, { timeoutMs: this.config.timeoutMs, signal, ...(verdict.pinned ? { pinned: verdict.pinned } : {}) })
