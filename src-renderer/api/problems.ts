@@ -155,3 +155,13 @@ export function explainRechazo(lang: Lang, sistema: 'verifactu' | 'ticketbai', c
   const detalle = [codigo, descripcion].filter(Boolean).join(' ');
   return { mensaje: translate(lang, key), ...(detalle ? { detalle } : {}) };
 }
+
+/** Why a queue waits for a person (the sync view's `bloqueo`: AEAT 4104…), in the staff's words; the AEAT's text as the detail. */
+export function explainBloqueo(
+  lang: Lang,
+  bloqueo: { codigo: string; motivo: 'nif_emisor_no_identificado' | 'nif_representante_no_identificado' | 'certificado_no_autorizado'; descripcion: string | null } | null | undefined,
+): Problem | undefined {
+  if (!bloqueo) return undefined;
+  const key: MessageKey = `sync.bloqueo.${bloqueo.motivo}`;
+  return { mensaje: translate(lang, key), detalle: `AEAT ${bloqueo.codigo}${bloqueo.descripcion ? ` · ${bloqueo.descripcion}` : ''}` };
+}

@@ -281,6 +281,12 @@ const es = {
   'sync.errorServidor': 'La autoridad respondió con un error de su servidor.',
   'sync.errorCertificado': 'Problema con el certificado de conexión: avise a soporte.',
   'sync.errorOtro': 'La autoridad no aceptó el envío: vea el detalle técnico.',
+  'sync.bloqueo.nif_emisor_no_identificado':
+    'La AEAT no reconoce el NIF del emisor: compruebe que el NIF y la razón social son los del censo y corríjalos; después pulse «Reintentar ahora». Las facturas están guardadas y se enviarán entonces.',
+  'sync.bloqueo.nif_representante_no_identificado':
+    'La AEAT no reconoce el NIF del representante: compruebe sus datos en el censo; después pulse «Reintentar ahora». Las facturas están guardadas.',
+  'sync.bloqueo.certificado_no_autorizado':
+    'El certificado no está autorizado a presentar por este emisor: revise el apoderamiento o el certificado con soporte; después pulse «Reintentar ahora». Las facturas están guardadas.',
   'sync.verificar': 'Verificar cadenas',
   'sync.verificando': 'Verificando…',
   'sync.cadenasCorrectas': 'Todas las cadenas son correctas: {cadenas}, {registros}.',
@@ -693,6 +699,12 @@ const eu: Dict = {
   'sync.errorServidor': 'Agintaritzak bere zerbitzariaren errore batekin erantzun du.',
   'sync.errorCertificado': 'Konexio-ziurtagiriaren arazoa: abisatu laguntzari.',
   'sync.errorOtro': 'Agintaritzak ez du bidalketa onartu: ikusi xehetasun teknikoa.',
+  'sync.bloqueo.nif_emisor_no_identificado':
+    'AEATek ez du jaulkitzailearen IFZ ezagutzen: egiaztatu IFZ eta sozietate-izena erroldakoak direla eta zuzendu; gero sakatu «Orain berriro saiatu». Fakturak gordeta daude eta orduan bidaliko dira.',
+  'sync.bloqueo.nif_representante_no_identificado':
+    'AEATek ez du ordezkariaren IFZ ezagutzen: egiaztatu haren datuak erroldan; gero sakatu «Orain berriro saiatu». Fakturak gordeta daude.',
+  'sync.bloqueo.certificado_no_autorizado':
+    'Ziurtagiriak ez du baimenik jaulkitzaile honen izenean aurkezteko: berrikusi ahalordea edo ziurtagiria laguntzarekin; gero sakatu «Orain berriro saiatu». Fakturak gordeta daude.',
   'sync.verificar': 'Kateak egiaztatu',
   'sync.verificando': 'Egiaztatzen…',
   'sync.cadenasCorrectas': 'Kate guztiak zuzenak dira: {cadenas}, {registros}.',
@@ -1102,6 +1114,12 @@ const en: Dict = {
   'sync.errorServidor': 'The authority answered with a server error.',
   'sync.errorCertificado': 'Problem with the connection certificate: call support.',
   'sync.errorOtro': 'The authority did not accept the submission: see the technical detail.',
+  'sync.bloqueo.nif_emisor_no_identificado':
+    'The AEAT does not recognise the issuer’s tax ID: check that the tax ID and company name match the census and correct them; then press “Retry now”. The invoices are kept and will be sent then.',
+  'sync.bloqueo.nif_representante_no_identificado':
+    'The AEAT does not recognise the representative’s tax ID: check their census data; then press “Retry now”. The invoices are kept.',
+  'sync.bloqueo.certificado_no_autorizado':
+    'The certificate may not file for this issuer: review the power of attorney or the certificate with support; then press “Retry now”. The invoices are kept.',
   'sync.verificar': 'Verify chains',
   'sync.verificando': 'Verifying…',
   'sync.cadenasCorrectas': 'Every chain is correct: {cadenas}, {registros}.',

@@ -2,7 +2,7 @@
 // do; the engine's own text is kept as the detail, never the message.
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../src-renderer/api/engine-client';
-import { explainError, explainSendError, nifProblem } from '../../src-renderer/api/problems';
+import { explainBloqueo, explainError, explainSendError, nifProblem } from '../../src-renderer/api/problems';
 import { LANGS } from '../../src-renderer/i18n';
 
 const refused = (status: number, code: string, message: string, campo?: string) =>
@@ -112,5 +112,18 @@ describe('A queue’s last error is said in words; the raw text stays as the det
   });
   it('no error, nothing to say', () => {
     expect(explainSendError('es', null)).toBeUndefined();
+  });
+});
+
+describe('A queue held back by a fault only a person can fix (AEAT 4104…): what to do, in each language', () => {
+  it.each(['nif_emisor_no_identificado', 'nif_representante_no_identificado', 'certificado_no_autorizado'] as const)('%s', (motivo) => {
+    for (const lang of LANGS) {
+      const p = explainBloqueo(lang, { codigo: '4104', motivo, descripcion: 'NIF no identificado' });
+      expect(p?.mensaje, lang).toMatch(/.{40,}/);
+      expect(p?.mensaje, lang).not.toContain('4104');
+      expect(p?.detalle).toBe('AEAT 4104 · NIF no identificado');
+    }
+    expect(explainBloqueo('es', { codigo: '4104', motivo: 'nif_emisor_no_identificado', descripcion: null })?.mensaje).toMatch(/Reintentar ahora/);
+    expect(explainBloqueo('es', null)).toBeUndefined();
   });
 });

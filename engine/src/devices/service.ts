@@ -138,7 +138,9 @@ export class DeviceService {
    */
   promote(who: Who, rawNif: string, idsMaquina: string[] | undefined): { creados: string[]; omitidos: { idMaquina: string; motivo: Motivo }[] } {
     return this.deps.db.transaction(() => {
-      const { issuer } = this.issuer(who, rawNif);
+      // The source is TEST whichever key calls: with the LIVE key, an issuer only in TEST is
+      // 409 CLIENT_NOT_IN_LIVE (spec), not a LIVE lookup's 404.
+      const { issuer } = this.issuer({ ...who, entorno: 'test' }, rawNif);
       this.writablePhase(who, issuer.nif);
       const live = this.deps.issuers.findClient(who.account.id, 'live', issuer.nif);
       if (!live || live.issuer.estado === 'eliminado') throw clientNotInLive();

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { accountRoutes } from '../account/routes';
 import type { EngineContext } from '../context';
 import { invoiceReadRoutes } from '../invoices/routes';
+import { bloqueoDeFactura } from '../submission/blocked';
 import { ticketbaiRoutes } from '../ticketbai/routes';
 import { verifactuRoutes } from '../verifactu/routes';
 import { buildKeyedApi } from './keyed-api';
@@ -22,6 +23,7 @@ export async function buildBillingApi(ctx: EngineContext): Promise<FastifyInstan
     cursors: ctx.cursors,
     clock: ctx.config.clock,
     billingUrl: () => ctx.urls.billing,
+    bloqueoDeFactura: (invoiceId) => bloqueoDeFactura(ctx.db, invoiceId),
   });
   return app;
 }

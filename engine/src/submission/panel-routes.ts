@@ -12,6 +12,7 @@ import type { Database } from '../db/database';
 import type { SubmissionBatchesTable } from '../db/schema/submission';
 import { mountEmulatorFaultRelay } from '../http/emulator-relay';
 import { notFound } from '../http/errors';
+import { bloqueoOf } from './blocked';
 import type { Filing } from '../filing/workers';
 
 const lote = (b: SubmissionBatchesTable) => ({
@@ -98,6 +99,7 @@ export function syncPanelRoutes(app: FastifyInstance, deps: SyncPanelDeps): void
         alcanzable: q.alcanzable === null ? null : q.alcanzable === 1,
         ultimoError: q.ultimoError,
         ultimoErrorEn: q.ultimoErrorEn,
+        bloqueo: bloqueoOf(q) ?? null,
       };
     });
     // An authority is reachable when its last answer (any queue, per environment) came back.

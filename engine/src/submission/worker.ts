@@ -9,6 +9,7 @@ import type { Logger } from '../platform/logger';
 import { PollLoop } from '../platform/poll-loop';
 import { AeatAdapter, type AeatEndpointConfig } from './aeat-adapter';
 import { SubmissionBlocked, type AuthorityAdapter, type Interpretation, type OutgoingRecord } from './authority';
+import { motivoBloqueo } from './blocked';
 import { applyVerdicts, VERDICT_RECORD_COLUMNS, type Verdict, type VerdictItem, type VerdictRecord } from './verdicts';
 
 export type { AeatEndpointConfig } from './aeat-adapter';
@@ -24,8 +25,16 @@ export interface SubmissionConfig {
   pollMs: number;
   /** Queues sent at the same time. */
   parallelQueues: number;
+  /**
+   * The wait after a fault that needs a person (submission/blocked.ts: AEAT 4104…) instead of the
+   * back-off: resending cannot cure it, the panel's "retry now" does once it is fixed. Default 1 h.
+   */
+  blockedRetryMs?: number;
   random?: () => number;
 }
+
+/** SubmissionConfig.blockedRetryMs when unset. */
+export const DEFAULT_BLOCKED_RETRY_MS = 60 * 60_000;
 
 export const DEFAULT_AEAT_EMULATOR_URL = 'http://127.0.0.1:8790/wlpl/TIKE-CONT/ws/SistemaFacturacion/VerifactuSOAP';
 
@@ -811,7 +820,7 @@ export class SubmissionWorker {
     const resend = unanswered.length > 0 ? this.resendOf(batch, new Set(unanswered), now) : undefined;
     const queue = this.db.kysely
       .updateTable('submission_queues')
-      .set({ siguienteEnvioEn: new Date(now.getTime() + reply.waitSeconds * 1000).toISOString(), reintentoEn: null, fallosSeguidos: 0, alcanzable: 1 })
+      .set({ siguienteEnvioEn: new Date(now.getTime() + reply.waitSeconds * 1000).toISOString(), reintentoEn: null, fallosSeguidos: 0, alcanzable: 1, codigoBloqueo: null })
       .where('queueKey', '=', batch.queueKey);
     const answered = { respuesta: raw, csv: reply.csv ?? null, estadoEnvio: reply.estadoEnvio ?? null, respondidoEn: nowIso };
     await this.write(() => {
@@ -879,7 +888,7 @@ export class SubmissionWorker {
       this.db.run(
         this.db.kysely
           .updateTable('submission_queues')
-          .set({ reintentoEn: null, fallosSeguidos: 0, alcanzable: 1, ultimoError: refusal.descripcion, ultimoErrorEn: nowIso })
+          .set({ reintentoEn: null, fallosSeguidos: 0, alcanzable: 1, ultimoError: refusal.descripcion, ultimoErrorEn: nowIso, codigoBloqueo: null })
           .where('queueKey', '=', batch.queueKey),
       );
     });
@@ -897,7 +906,11 @@ export class SubmissionWorker {
     const failures = (state?.fallosSeguidos ?? 0) + 1;
     const base = Math.min(this.config.backoffMaxMs, this.config.backoffBaseMs * 2 ** Math.min(failures - 1, 20));
     const jitter = 1 + ((this.config.random ?? Math.random)() * 0.4 - 0.2);
-    const retryAt = new Date(now.getTime() + Math.round(base * jitter)).toISOString();
+    // A fault that needs a person (AEAT 4104…): resending cannot cure it, so a long wait, said.
+    const needsAPerson = error instanceof SubmissionBlocked && motivoBloqueo(error.codigo) !== undefined;
+    const codigoBloqueo = needsAPerson && error instanceof SubmissionBlocked ? (error.codigo ?? null) : null;
+    const waitMs = needsAPerson ? (this.config.blockedRetryMs ?? DEFAULT_BLOCKED_RETRY_MS) : Math.round(base * jitter);
+    const retryAt = new Date(now.getTime() + waitMs).toISOString();
     // A blocking fault is an answer: the authority is reachable, the cause is on our side.
     const alcanzable = error instanceof SubmissionBlocked ? 1 : 0;
     this.logger.warn('submission failed, will resend it', { idLote: batch.id, error: message, retryAt });
@@ -907,7 +920,7 @@ export class SubmissionWorker {
       this.db.run(
         this.db.kysely
           .updateTable('submission_queues')
-          .set({ fallosSeguidos: failures, reintentoEn: retryAt, alcanzable, ultimoError: message, ultimoErrorEn: nowIso })
+          .set({ fallosSeguidos: failures, reintentoEn: retryAt, alcanzable, ultimoError: message, ultimoErrorEn: nowIso, codigoBloqueo })
           .where('queueKey', '=', batch.queueKey),
       );
     });
