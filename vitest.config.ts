@@ -17,6 +17,8 @@ const ALONE = [
   'test/engine/submission/crash*.test.ts',
   'test/engine/webhooks/crash*.test.ts',
   'test/engine/devices-issuing/acceptance.test.ts',
+  // The engine as users run it (npm start, the desktop bundle), swept route by route.
+  'test/engine/foundation/routes-*.test.ts',
 ];
 
 // Files that need a module registry of their own (vitest's isolate): they mock modules (electron,

@@ -9,6 +9,7 @@ import type { TbaiCertificateConfig, TbaiEndpoints } from './regimes/ticketbai/c
 import { POLITICAS_FIRMA, type PoliticaFirma } from './regimes/ticketbai/politicas';
 import type { Provincia } from '../../src-shared/api/ticketbai';
 import { DEFAULT_WEBHOOK_DELIVERY, type WebhookDeliveryConfig } from './webhooks/config';
+import type { WebhookResolver } from './webhooks/address-policy';
 import { systemClock, type Clock } from './platform/clock';
 import { timeOrderedIds, type IdGenerator } from './platform/ids';
 import type { Logger } from './platform/logger';
@@ -72,6 +73,8 @@ export interface EngineConfig {
    * cannot be turned on with those, which the thread cannot share.
    */
   filingThread?: boolean;
+  /** How webhook host names resolve (default node:dns); injected by tests, which keeps filing in process. */
+  webhookResolver?: WebhookResolver;
 }
 
 export const REPO_ROOT = path.resolve(import.meta.dirname, '../..');
@@ -101,6 +104,7 @@ export interface ResolvedConfig {
   workerThreads: number | undefined;
   /** The filing workers on their own thread (EngineConfig.filingThread). */
   filingThread: boolean;
+  webhookResolver: WebhookResolver | undefined;
   ticketbai: { endpoints: TbaiEndpoints; certificate: TbaiCertificateConfig; politicasFirma: Record<Provincia, PoliticaFirma> };
 }
 
@@ -155,13 +159,18 @@ export function resolveConfig(config: EngineConfig): ResolvedConfig {
     representacionCas: config.representacionCas ?? [],
     workerThreads: config.workerThreads,
     filingThread: filingThreadOf(config),
+    webhookResolver: config.webhookResolver,
   };
 }
 
 /** EngineConfig.filingThread, resolved: the thread runs on the system clock and ids, never on injected ones. */
 function filingThreadOf(config: EngineConfig): boolean {
-  const injected = (config.clock !== undefined && config.clock !== systemClock) || config.ids !== undefined || config.submission?.random !== undefined;
-  if (config.filingThread === true && injected) throw new Error('filingThread needs the system clock and ids (no clock, ids or submission.random injected)');
+  const injected =
+    (config.clock !== undefined && config.clock !== systemClock) ||
+    config.ids !== undefined ||
+    config.submission?.random !== undefined ||
+    config.webhookResolver !== undefined;
+  if (config.filingThread === true && injected) throw new Error('filingThread needs the system clock, ids and resolver (no clock, ids, submission.random or webhookResolver injected)');
   return config.filingThread ?? (config.workerThreads !== 0 && !injected);
 }
 

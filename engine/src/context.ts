@@ -22,6 +22,7 @@ import { FilingThread, type FilingThreadData } from './filing/filing-thread';
 import { buildFilingWorkers, InProcessFiling, type Filing, type FilingSettings } from './filing/workers';
 import type { SubmissionWorker } from './submission/worker';
 import type { WebhookDeliveryWorker } from './webhooks/delivery-worker';
+import { WebhookAddressPolicy } from './webhooks/address-policy';
 import { WebhookService } from './webhooks/service';
 import { TicketbaiIssuing } from './regimes/ticketbai/service';
 import { tbaiSigner } from './regimes/ticketbai/signing-identity';
@@ -87,7 +88,9 @@ export function buildContext(config: ResolvedConfig, db: Database, logger: Logge
     webhooks: config.webhooks,
     tbaiEndpoints: config.ticketbai.endpoints,
   };
-  const workers = config.filingThread ? undefined : buildFilingWorkers(db, clock, ids, logger, filingSettings);
+  // Where webhooks may point: one policy for the API's checks and the in-process delivery worker.
+  const webhookAddresses = new WebhookAddressPolicy(config.webhookResolver);
+  const workers = config.filingThread ? undefined : buildFilingWorkers(db, clock, ids, logger, filingSettings, undefined, webhookAddresses);
   const filing: Filing = workers
     ? new InProcessFiling(workers, filingSettings)
     : (options.filingThread ?? new FilingThread(filingThreadData(config, db.file), logger));
@@ -106,7 +109,7 @@ export function buildContext(config: ResolvedConfig, db: Database, logger: Logge
     signer: tbaiSigner(db, clock, { nif: software.productorNif, nombre: software.productorNombre }, config.ticketbai.certificate),
     politicas: config.ticketbai.politicasFirma,
   });
-  const webhooks = new WebhookService(db, issuers, clock, ids, () => filing.webhooksChanged());
+  const webhooks = new WebhookService(db, issuers, clock, ids, webhookAddresses, () => filing.webhooksChanged());
   const cursors = new CursorCodec(installValue(db, 'cursorSecret', () => ids.secret(32)));
   const census = new CensusService(db, clock, logger, config.census);
   const representations = new RepresentationStore(db);

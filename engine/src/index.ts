@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { resolveConfig, type EngineConfig } from './config';
+import { resolveConfig, type EngineConfig, type ResolvedConfig } from './config';
 import { buildContext, filingThreadData, type EngineContext } from './context';
 import { Database } from './db/database';
 import { FilingThread } from './filing/filing-thread';
@@ -7,6 +7,7 @@ import { buildBillingApi } from './http/billing-api';
 import { buildManageApi } from './http/manage-api';
 import { buildPanelApi } from './http/panel-api';
 import { fileLogger } from './platform/logger';
+import { portsOf } from './webhooks/address-policy';
 
 export type { EngineConfig } from './config';
 /** First start of an empty data dir (headless start, desktop engine process): the demo account. */
@@ -78,7 +79,9 @@ export async function createEngine(input: EngineConfig): Promise<Engine> {
       ctx.usage.startFlushing(config.usageFlushMs);
       db.startBackgroundCheckpoints();
       ctx.pureWork.warm();
-      await ctx.filing.start();
+      const guarded = webhookGuardedPorts(config, ctx.urls);
+      ctx.webhooks.addresses.guardPorts(guarded);
+      await ctx.filing.start(guarded);
       started = true;
       logger.info('engine started', { ...ctx.urls });
       return { ...ctx.urls };
@@ -92,4 +95,20 @@ export async function createEngine(input: EngineConfig): Promise<Engine> {
       if (started) logger.info('engine stopped');
     },
   };
+}
+
+/**
+ * Ports no webhook may be delivered to on this machine: the engine's three APIs and its emulators
+ * (the emulator URL, and authority URLs served from loopback, as `npm start` points them).
+ */
+function webhookGuardedPorts(config: ResolvedConfig, urls: EngineUrls): number[] {
+  const authorities = [config.submission.aeat.url.test, config.submission.aeat.url.live, config.census.url].filter((u) => {
+    try {
+      const host = new URL(u).hostname;
+      return host === 'localhost' || host.startsWith('127.') || host === '[::1]';
+    } catch {
+      return false;
+    }
+  });
+  return portsOf([urls.billing, urls.manage, urls.panel, config.emulatorUrl, ...authorities]);
 }

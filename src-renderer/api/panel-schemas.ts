@@ -29,3 +29,10 @@ export const faultsSchema = z.object({
 export type Faults = z.infer<typeof faultsSchema>;
 
 export const colasReintentadasSchema = z.object({ colas: z.number() });
+
+/** GET /panel/v1/sync/alcance: whether each authority answers now (engine/src/submission/reachability.ts). */
+export const alcanceSchema = z.object({
+  entorno: z.enum(['test', 'live']),
+  autoridades: z.array(z.object({ autoridad: z.string(), entorno: z.enum(['test', 'live']), alcanzable: z.boolean(), comprobadoEn: z.string() })),
+});
+export type Alcance = z.infer<typeof alcanceSchema>;

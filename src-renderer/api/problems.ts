@@ -39,6 +39,7 @@ const POR_CODIGO: Record<string, MessageKey> = {
   RELAY_UNAVAILABLE: 'error.interno',
   EMULATOR_ERROR: 'error.emulador',
   EMULATORS_NOT_RUNNING: 'error.emulador',
+  DEVICE_LABEL_TAKEN: 'error.nombreCajaUsado',
 };
 
 /** Validation errors by the field named (`campo`), most specific prefix first. */
@@ -83,6 +84,11 @@ export function explainError(lang: Lang, error: unknown): Problem {
   }
   if (VALIDACION.has(body.code)) {
     if (codigoAeat(body) === '1150') return { mensaje: t('error.limiteF2'), detalle, campo: body.campo };
+    if (codigoAeat(body) === '1287') {
+      // The engine names the character: "numero contains the character =, which …".
+      const caracter = /contains the character (.),/.exec(body.message)?.[1] ?? '?';
+      return { mensaje: translate(lang, 'error.caracterNoValido', { caracter }), detalle, campo: body.campo };
+    }
     const campo = body.campo ?? '';
     const porCampo = POR_CAMPO.find(([re]) => re.test(campo));
     return { mensaje: t(porCampo ? porCampo[1] : 'error.datoVenta'), detalle, campo: body.campo };
@@ -119,4 +125,43 @@ export function explainSendError(lang: Lang, raw: string | null | undefined): Pr
           ? 'sync.errorCertificado'
           : 'sync.errorOtro';
   return { mensaje: translate(lang, key), detalle: raw };
+}
+
+/** AEAT codes of a rejected record, grouped by what staff do about them (the AEAT's error list). */
+const RECHAZO_AEAT: [RegExp, MessageKey][] = [
+  [/^(1109|2001|4104)$/, 'rechazo.nif'],
+  [/^1150$/, 'rechazo.limiteF2'],
+  [/^(1262|1292|200[0-8])$/, 'rechazo.cadena'],
+  [/^3000$/, 'rechazo.duplicado'],
+  [/^3001$/, 'rechazo.yaAnulada'],
+  [/^3002$/, 'rechazo.noExiste'],
+  [/^4\d{3}$/, 'rechazo.envio'],
+  [/^1\d{3}$/, 'rechazo.dato'],
+];
+
+/** Treasury (TicketBAI) codes: the message's form is ours to fix; a data code is the invoice's. */
+const RECHAZO_TBAI: [RegExp, MessageKey][] = [
+  [/^00[1-4]$/, 'rechazo.envio'],
+  [/^(B4_|0[0-9]{2}$)/, 'rechazo.dato'],
+];
+
+/**
+ * Why the authority rejected a record and what staff do next, in their language; the authority's
+ * code and text folded as the technical detail («1100 Valor o tipo incorrecto del campo.»).
+ */
+export function explainRechazo(lang: Lang, sistema: 'verifactu' | 'ticketbai', codigo: string | undefined, descripcion: string | undefined): Problem {
+  const tabla = sistema === 'ticketbai' ? RECHAZO_TBAI : RECHAZO_AEAT;
+  const key = (codigo ? tabla.find(([re]) => re.test(codigo))?.[1] : undefined) ?? 'rechazo.otro';
+  const detalle = [codigo, descripcion].filter(Boolean).join(' ');
+  return { mensaje: translate(lang, key), ...(detalle ? { detalle } : {}) };
+}
+
+/** Why a queue waits for a person (the sync view's `bloqueo`: AEAT 4104…), in the staff's words; the AEAT's text as the detail. */
+export function explainBloqueo(
+  lang: Lang,
+  bloqueo: { codigo: string; motivo: 'nif_emisor_no_identificado' | 'nif_representante_no_identificado' | 'certificado_no_autorizado'; descripcion: string | null } | null | undefined,
+): Problem | undefined {
+  if (!bloqueo) return undefined;
+  const key: MessageKey = `sync.bloqueo.${bloqueo.motivo}`;
+  return { mensaje: translate(lang, key), detalle: `AEAT ${bloqueo.codigo}${bloqueo.descripcion ? ` · ${bloqueo.descripcion}` : ''}` };
 }

@@ -3,6 +3,8 @@
 import { useEffect } from 'react';
 import { InvoicesScreen } from '../features/invoices/InvoicesScreen';
 import { SaleScreen } from '../features/sale/SaleScreen';
+import { useSale } from '../features/sale/store';
+import { ConfirmDialog } from './ConfirmDialog';
 import { SettingsScreen } from '../features/settings/SettingsScreen';
 import { IdentityScreen } from '../features/device/IdentityScreen';
 import { useDevice } from '../features/device/store';
@@ -30,12 +32,22 @@ export function App() {
 
   // Away from the sync view (which polls every second), the authorities' reachability is read
   // every few seconds so the sale screen can say when one is unreachable.
+  // The probe (GET /panel/v1/sync/alcance) says it before the first send fails, on every screen.
   useEffect(() => {
-    if (state !== 'ready' || screen === 'sync') return;
-    void useSync.getState().refresh();
-    const timer = setInterval(() => void useSync.getState().refresh(), 3000);
+    if (state !== 'ready') return;
+    const tick = () => {
+      void useSync.getState().refreshAlcance();
+      if (screen !== 'sync') void useSync.getState().refresh();
+    };
+    tick();
+    const timer = setInterval(tick, 3000);
     return () => clearInterval(timer);
-  }, [state, screen]);
+  }, [state, screen, entorno]);
+
+  // The sale being built before a reload, a crashed tab or a restart: back where it was.
+  useEffect(() => {
+    if (state === 'ready' && idMaquina) useSale.getState().restore();
+  }, [state, idMaquina]);
 
   // Once the till knows which till it is (and again per environment): registered with the engine,
   // reactivated if it was deactivated; silently — selling never waits for it.
@@ -103,7 +115,7 @@ export function App() {
           <span title={t('app.emisor')}>
             {emisor ? `${emisor.nombre} · ${emisor.nif}` : '—'} · {emisor ? t(`regimen.${emisor.hacienda}`) : ''}
           </span>
-          <span className="small" title={`${t('app.caja')} · ${idMaquina}`} data-testid="caja">
+          <span className="small" title={t('app.caja')} data-testid="caja">
             {etiqueta || idMaquina}
           </span>
         </div>
@@ -115,6 +127,7 @@ export function App() {
         {screen === 'ajustes' ? <SettingsScreen /> : null}
       </main>
       <footer className="hint keys no-print">{t('app.atajos')}</footer>
+      <ConfirmDialog />
     </div>
   );
 }

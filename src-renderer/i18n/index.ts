@@ -10,6 +10,20 @@ export function isLang(value: unknown): value is Lang {
 /** Keys screens build from data (an engine state, an environment…): checked at run time only. */
 export type DynamicKey = `${'estado' | 'entorno' | 'regimen' | 'emulador' | 'censo' | 'registro' | 'tipo' | 'lote' | 'respuesta' | 'modo' | 'problema' | 'sistema' | 'ticket' | 'zona' | 'cliente' | 'webhook' | 'impresora' | 'fase' | 'modoCadena'}.${string}`;
 
+const pluralRules = new Map<Lang, Intl.PluralRules>();
+
+/**
+ * A message with a count `{n}` has its singular as `key|one` (Intl.PluralRules of the language):
+ * «Se quitará su línea», never «sus 1 líneas». Keys without plural forms are used as they are.
+ */
+function pluralKey(lang: Lang, key: MessageKey, vars: Record<string, string | number>): MessageKey {
+  if (typeof vars.n !== 'number') return key;
+  let rules = pluralRules.get(lang);
+  if (!rules) pluralRules.set(lang, (rules = new Intl.PluralRules(lang)));
+  const form = `${key}|${rules.select(vars.n)}` as MessageKey;
+  return form in DICTS[lang] || form in DICTS.es ? form : key;
+}
+
 /** Keys already reported missing: a screen re-renders often, the log says it once. */
 const reportedMissing = new Set<string>();
 
@@ -21,7 +35,7 @@ export const i18nLog: { warn: (message: string) => void } = { warn: (message) =>
  * some keys from data (`estado.${x}`): a key no catalogue has shows as itself, never throws.
  */
 export function translate(lang: Lang, key: MessageKey | DynamicKey, vars: Record<string, string | number> = {}): string {
-  const k = key as MessageKey;
+  const k = pluralKey(lang, key as MessageKey, vars);
   const text = DICTS[lang][k] ?? DICTS.es[k];
   if (text === undefined) {
     if (!reportedMissing.has(key)) {

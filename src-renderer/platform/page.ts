@@ -42,9 +42,3 @@ export function setPageLang(lang: string): void {
 export function printPage(): void {
   page().print?.();
 }
-
-/** Asks staff before a risky action (the browser's own dialog: modal, keyboard-operable, announced). */
-export function confirmPage(message: string): boolean {
-  const confirm = (globalThis as { confirm?: (message: string) => boolean }).confirm;
-  return confirm ? confirm(message) : true;
-}

@@ -56,7 +56,8 @@ export type DispositivosResponse = z.infer<typeof dispositivosResponseSchema>;
 
 export const registrarDispositivoBodySchema = z.strictObject({
   idMaquina,
-  etiqueta: textoPlano(120).optional(),
+  // Spec: "empty string when none was given": `""` is accepted and means no label.
+  etiqueta: z.union([z.literal(''), textoPlano(120)]).optional(),
 });
 
 export const dispositivoEnvelopeSchema = z.object({

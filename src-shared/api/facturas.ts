@@ -41,12 +41,30 @@ export const facturasListResponseSchema = z.object({
   filtros: z.record(z.string(), z.string()).optional(),
 });
 
-/** GET /v1/facturas/{id}/estado: `estadoFactura` null while submission has not concluded. */
+/** Why a submission waits for a person (engine/src/submission/blocked.ts); `motivo` is what UIs map to words. */
+export const bloqueoEnvioSchema = z.object({
+  codigo: z.string(),
+  motivo: z.enum(['nif_emisor_no_identificado', 'nif_representante_no_identificado', 'certificado_no_autorizado']),
+  descripcion: z.string().nullable(),
+  accion: z.string(),
+  desde: z.string().nullable(),
+  reintentoEn: z.string().nullable(),
+});
+
+/**
+ * GET /v1/facturas/{id}/estado: `estadoFactura` null while submission has not concluded; absent
+ * when it concluded in a rejection (`estadoEnvio: rechazada`, no `estadoFactura`).
+ */
 export const estadoFacturaResponseSchema = z.object({
   idFactura: z.string(),
   numeroFactura: z.string(),
   estadoEnvio: estadoEnvioSchema.optional(),
-  estadoFactura: estadoFacturaSchema.nullable(),
+  estadoFactura: estadoFacturaSchema.nullable().optional(),
+  /**
+   * Beyond the spec: the submission is held back by a fault only a person can fix (AEAT 4104, the
+   * issuer's NIF not identified…); the records are kept and sent again once it is fixed.
+   */
+  bloqueoEnvio: bloqueoEnvioSchema.optional(),
   csvAeat: z.string().optional(),
   sistemaFiscal: sistemaFiscalSchema,
   ultimaModificacion: timestampSchema,

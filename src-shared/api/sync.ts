@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { entornoSchema } from './common';
+import { bloqueoEnvioSchema } from './facturas';
 
 /** The sync view of the panel API: what support staff see of the offline queue. */
 export const colaSchema = z.object({
@@ -18,6 +19,8 @@ export const colaSchema = z.object({
   alcanzable: z.boolean().nullable(),
   ultimoError: z.string().nullable(),
   ultimoErrorEn: z.string().nullable(),
+  /** Held back by a fault only a person can fix (AEAT 4104…): why, and what to do; null otherwise. */
+  bloqueo: bloqueoEnvioSchema.nullable().optional(),
 });
 
 export const syncResumenSchema = z.object({

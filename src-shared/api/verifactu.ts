@@ -80,7 +80,7 @@ export const CLAVES_REGIMEN = [
 export const detalleDesglose = z
   .strictObject({
     impuesto: z.enum(['01', '02', '03', '05']).optional(),
-    // The contract lists it as required, but AEAT forbids it for impuesto 02/05 (code 1260):
+    // The contract lists it as required, but AEAT forbids it for impuesto 05 (code 1260; IPSI 02 may carry one):
     // reglas.ts requires it for IVA/IGIC (code 1245) with the same 400.
     claveRegimen: z.enum(CLAVES_REGIMEN).optional(),
     calificacionOperacion: z.enum(['S1', 'S2', 'N1', 'N2']).optional(),

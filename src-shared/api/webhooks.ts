@@ -90,9 +90,21 @@ function ipv4Private(a: number, b: number): boolean {
     a === 127 || // loopback 127/8
     a === 10 || // 10/8
     (a === 172 && b >= 16 && b <= 31) || // 172.16/12
-    (a === 192 && b === 168) || // 192.168/16
-    (a === 169 && b === 254) // link-local 169.254/16 (LAN devices without DHCP)
+    (a === 192 && b === 168) // 192.168/16
   );
+}
+
+/**
+ * Why an IPv4 address is never a webhook receiver, or null: link-local (169.254/16, where cloud
+ * metadata services answer), "this network" (0/8, 0.0.0.0 unspecified), multicast (224/4) and the
+ * limited broadcast 255.255.255.255. None is a host a delivery may reach.
+ */
+function ipv4Forbidden(a: number, b: number, c: number, d: number): string | null {
+  if (a === 169 && b === 254) return 'link-local address (169.254.0.0/16)';
+  if (a === 0) return 'unspecified address (0.0.0.0/8)';
+  if (a >= 224 && a <= 239) return 'multicast address (224.0.0.0/4)';
+  if (a === 255 && b === 255 && c === 255 && d === 255) return 'broadcast address (255.255.255.255)';
+  return null;
 }
 
 function parseIpv4(host: string): [number, number, number, number] | null {
@@ -120,9 +132,41 @@ function ipv6Private(g: number[]): boolean {
   const [g0 = 0, g1 = 0, g2 = 0, g3 = 0, g4 = 0, g5 = 0, g6 = 0, g7 = 0] = g;
   if (g0 === 0 && g1 === 0 && g2 === 0 && g3 === 0 && g4 === 0 && g5 === 0 && g6 === 0 && g7 === 1) return true; // ::1
   if ((g0 & 0xfe00) === 0xfc00) return true; // unique local fc00::/7
-  if ((g0 & 0xffc0) === 0xfe80) return true; // link-local fe80::/10
   if (g0 === 0 && g1 === 0 && g2 === 0 && g3 === 0 && g4 === 0 && g5 === 0xffff) return ipv4Private(g6 >> 8, g6 & 0xff); // ::ffff:a.b.c.d
   return false;
+}
+
+function ipv6Forbidden(g: number[]): string | null {
+  const [g0 = 0, g1 = 0, g2 = 0, g3 = 0, g4 = 0, g5 = 0, g6 = 0, g7 = 0] = g;
+  const v4 = (why: string | null) => (why === null ? null : `IPv4-mapped ${why}`);
+  if (g.every((x) => x === 0)) return 'unspecified address (::)';
+  if ((g0 & 0xffc0) === 0xfe80) return 'link-local address (fe80::/10)';
+  if ((g0 & 0xff00) === 0xff00) return 'multicast address (ff00::/8)';
+  // ::ffff:a.b.c.d (IPv4-mapped) and the deprecated ::a.b.c.d (IPv4-compatible) reach the IPv4 address.
+  if (g0 === 0 && g1 === 0 && g2 === 0 && g3 === 0 && g4 === 0 && (g5 === 0xffff || (g5 === 0 && g6 !== 0))) {
+    return v4(ipv4Forbidden(g6 >> 8, g6 & 0xff, g7 >> 8, g7 & 0xff));
+  }
+  return null;
+}
+
+/**
+ * Why an IP address is never a webhook receiver (link-local, unspecified, multicast, broadcast, and
+ * the IPv4-mapped IPv6 forms of these), or null for any other address and for names. Takes a URL
+ * host as WHATWG `URL.hostname` serializes it (`[…]` for IPv6) or a resolved address (no brackets).
+ */
+export function forbiddenWebhookAddress(host: string): string | null {
+  const h = host.toLowerCase();
+  const bare = h.startsWith('[') && h.endsWith(']') ? h.slice(1, -1) : h;
+  const v4 = parseIpv4(bare);
+  if (v4) return ipv4Forbidden(...v4);
+  if (!bare.includes(':')) return null;
+  // A resolved IPv6 address may end in dotted IPv4 (::ffff:169.254.169.254) or carry a zone (%eth0).
+  const unzoned = bare.split('%')[0] ?? '';
+  const dotted = /^(.*:)(\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3})$/.exec(unzoned);
+  const tail = dotted ? parseIpv4(dotted[2]!) : null;
+  const text = dotted && tail ? `${dotted[1]}${((tail[0] << 8) | tail[1]).toString(16)}:${((tail[2] << 8) | tail[3]).toString(16)}` : unzoned;
+  const groups = parseIpv6(text);
+  return groups === null ? null : ipv6Forbidden(groups);
 }
 
 /** Names reserved for local use (never resolved here: a public name could point anywhere). */
@@ -141,8 +185,9 @@ export function isPrivateNetworkHost(hostname: string): boolean {
 }
 
 /**
- * Why a webhook URL is refused, or null when it is accepted: `https://` anywhere; `http://` only
- * to loopback and private-network hosts (local POS software and LAN devices); no credentials in
+ * Why a webhook URL is refused, or null when it is accepted: `https://` anywhere but link-local,
+ * unspecified, multicast and broadcast addresses; `http://` only to loopback and private-network
+ * hosts (local POS software and LAN devices); no credentials in
  * the URL (deliveries are authenticated by signature) and no fragment.
  */
 export function webhookUrlProblem(raw: string): string | null {
@@ -158,8 +203,10 @@ export function webhookUrlProblem(raw: string): string | null {
   if (url.hostname === '') return 'url needs a host';
   if (url.username !== '' || url.password !== '') return 'url must not carry credentials; deliveries are signed with secreto';
   if (url.hash !== '' || raw.includes('#')) return 'url must not carry a fragment (#…)';
+  const forbidden = forbiddenWebhookAddress(url.hostname);
+  if (forbidden !== null) return `url must not point to a ${forbidden}: no webhook is delivered there`;
   if (url.protocol === 'http:' && !isPrivateNetworkHost(url.hostname)) {
-    return 'http:// is only accepted for loopback and private-network hosts (127/8, 10/8, 172.16/12, 192.168/16, 169.254/16, ::1, fc00::/7, fe80::/10, localhost, *.local, *.home.arpa, *.internal); use https://';
+    return 'http:// is only accepted for loopback and private-network hosts (127/8, 10/8, 172.16/12, 192.168/16, ::1, fc00::/7, localhost, *.local, *.home.arpa, *.internal); use https://';
   }
   return null;
 }
@@ -242,6 +289,8 @@ export const webhookDatosSchema = z.looseObject({
   nifEmisor: z.string(),
   idFactura: z.string(),
   numeroFactura: z.string(),
+  /** The verdict on the record: the spec's two values (an accepted cancellation: registrada). */
+  estadoFactura: z.enum(['registrada', 'rechazada']),
 });
 
 /** The body POSTed to the webhook `url`: byte-identical on every retry. */

@@ -101,7 +101,7 @@ describe('First run: the till asks which till it is, registers it and keeps it',
     const cadena = page.locator('[data-testid="device-cadena"][data-longitud="1"]');
     await cadena.waitFor();
     expect(await cadena.getAttribute('data-propia')).toBe('true');
-    expect(await device(page, 'device-cadena')).toBe('Propia de esta caja: 1 registros');
+    expect(await device(page, 'device-cadena')).toBe('Propia de esta caja: 1 registro');
     expect(await device(page, 'device-instalacion')).not.toBe('Se asigna con la primera factura');
     huella = (await page.getByTestId('device-huella').getAttribute('title')) ?? '';
     expect(huella).toMatch(/^[0-9A-F]{64}$/);

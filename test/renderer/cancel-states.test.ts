@@ -3,6 +3,7 @@
 // the authority accepts. One status vocabulary for the list, the detail and the sale result.
 import { beforeEach, describe, expect, it } from 'vitest';
 import { useSession } from '../../src-renderer/app/session';
+import { esFinal, estadoMostrado } from '../../src-renderer/features/invoices/estado';
 import { estadoAnulacion, estadoDe, estadoVisible, useInvoices, type FacturaEnvelope, type FacturaItem } from '../../src-renderer/features/invoices/store';
 import { translate } from '../../src-renderer/i18n';
 import { memoryStore } from '../../src-renderer/platform/storage';
@@ -84,13 +85,15 @@ describe('A cancellation reads pending until the authority accepts it', () => {
     expect(estadoAnulacion(envelope(factura({ estadoFactura: 'anulada' }), [reg('a', 'alta', 'aceptada'), reg('b', 'anulacion', 'aceptada')]))).toBe('anulada');
   });
 
-  it('Anular: the message says pending, the row reads «Anulación pendiente de envío», then «Anulada» once accepted', async () => {
+  it('Anular: the detail reads pending (from its records, not a message kept), the row «Anulación pendiente de envío», then «Anulada» once accepted', async () => {
     const engine = tillWithOneInvoice();
     const s = () => useInvoices.getState();
     await s().load(true);
     await s().open('f1');
     await s().anular();
-    expect(s().mensaje).toBe('Anulación pendiente de envío');
+    expect(s().mensaje).toBeUndefined();
+    expect(estadoMostrado(s().detalle!)).toBe('anulacion_pendiente');
+    expect(esFinal(estadoMostrado(s().detalle!))).toBe(false);
     expect(estadoAnulacion(s().detalle!)).toBe('anulacion_pendiente');
     await s().refresh();
     expect(estadoVisible(s().facturas[0]!, s().anulacionesPendientes)).toBe('anulacion_pendiente');
@@ -100,6 +103,7 @@ describe('A cancellation reads pending until the authority accepts it', () => {
     await s().refreshDetail();
     expect(estadoVisible(s().facturas[0]!, s().anulacionesPendientes)).toBe('anulada');
     expect(estadoAnulacion(s().detalle!)).toBe('anulada');
+    expect(esFinal(estadoMostrado(s().detalle!))).toBe(true);
     expect(engine.posts).toHaveLength(1);
   });
 

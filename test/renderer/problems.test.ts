@@ -2,7 +2,7 @@
 // do; the engine's own text is kept as the detail, never the message.
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../src-renderer/api/engine-client';
-import { explainError, explainSendError, nifProblem } from '../../src-renderer/api/problems';
+import { explainBloqueo, explainError, explainSendError, nifProblem } from '../../src-renderer/api/problems';
 import { LANGS } from '../../src-renderer/i18n';
 
 const refused = (status: number, code: string, message: string, campo?: string) =>
@@ -16,6 +16,22 @@ describe('Engine refusals are explained in the staff’s words, the engine’s t
     expect(explainError('en', error).mensaje).toContain('press F4');
     expect(explainError('es', error).detalle).toBe('VALIDATION_ERROR · a simplified invoice (F2) cannot exceed 3000.00; its lines add up to 3500.00 (AEAT 1150) · (totales.importeTotal)');
     expect(explainError('es', error).campo).toBe('totales.importeTotal');
+  });
+
+  it('a character the AEAT refuses in the invoice number (AEAT 1287) is named, in es, eu and en', () => {
+    const error = refused(
+      400,
+      'VALIDATION_ERROR',
+      `numero contains the character =, which the AEAT refuses in an invoice number (< > " ' =) (AEAT 1287)`,
+      'cabecera.numero',
+    );
+    expect(explainError('es', error).mensaje).toBe('La serie o el número de la factura llevan «=», que Hacienda no admite (< > " \' =): cambie la serie de la caja en Ajustes.');
+    expect(explainError('eu', error).mensaje).toContain('«=»');
+    expect(explainError('en', error).mensaje).toContain('“=”');
+    expect(explainError('es', error).campo).toBe('cabecera.numero');
+    // A quote is named as well.
+    const quote = refused(400, 'VALIDATION_ERROR', `serie contains the character ', which the AEAT refuses in an invoice number (< > " ' =) (AEAT 1287)`, 'cabecera.serie');
+    expect(explainError('en', quote).mensaje).toContain("“'”");
   });
 
   it.each([
@@ -96,5 +112,18 @@ describe('A queue’s last error is said in words; the raw text stays as the det
   });
   it('no error, nothing to say', () => {
     expect(explainSendError('es', null)).toBeUndefined();
+  });
+});
+
+describe('A queue held back by a fault only a person can fix (AEAT 4104…): what to do, in each language', () => {
+  it.each(['nif_emisor_no_identificado', 'nif_representante_no_identificado', 'certificado_no_autorizado'] as const)('%s', (motivo) => {
+    for (const lang of LANGS) {
+      const p = explainBloqueo(lang, { codigo: '4104', motivo, descripcion: 'NIF no identificado' });
+      expect(p?.mensaje, lang).toMatch(/.{40,}/);
+      expect(p?.mensaje, lang).not.toContain('4104');
+      expect(p?.detalle).toBe('AEAT 4104 · NIF no identificado');
+    }
+    expect(explainBloqueo('es', { codigo: '4104', motivo: 'nif_emisor_no_identificado', descripcion: null })?.mensaje).toMatch(/Reintentar ahora/);
+    expect(explainBloqueo('es', null)).toBeUndefined();
   });
 });

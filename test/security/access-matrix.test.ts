@@ -70,6 +70,7 @@ const REQUESTS: Record<string, { build: Builder; emisor: boolean }> = {
   'billing GET /v1/facturas/{idFactura}/xml': { build: (i) => ({ url: `/v1/facturas/${i.idFactura}/xml?nifEmisor=${i.nif}` }), emisor: true },
   'billing GET /v1/registros': { build: (i) => ({ url: `/v1/registros?nifEmisor=${i.nif}` }), emisor: true },
   'billing GET /v1/registros/{idRegistro}': { build: (i) => ({ url: `/v1/registros/${i.idRegistro}?nifEmisor=${i.nif}&idFactura=${i.idFactura}` }), emisor: true },
+  'billing GET /v1/registros/{idRegistro}/xml': { build: (i) => ({ url: `/v1/registros/${i.idRegistro}/xml?nifEmisor=${i.nif}&idFactura=${i.idFactura}` }), emisor: true },
   'manage GET /v1/cumplimiento/declaracion-responsable': { build: () => ({ url: '/v1/cumplimiento/declaracion-responsable' }), emisor: false },
   'manage GET /v1/webhooks': { build: () => ({ url: '/v1/webhooks' }), emisor: false },
   'manage POST /v1/webhooks': { build: () => ({ url: '/v1/webhooks', body: { nombre: 'x', url: 'https://example.com/h', secreto: 'secreto-de-la-matriz-01' } }), emisor: false },

@@ -40,6 +40,10 @@ export interface TestEngineOptions {
   submitAutomatically?: boolean;
   /** Webhook delivery settings; the worker is driven by hand (`webhookDeliveries.tick()`) unless the engine is started. */
   webhooks?: EngineConfig['webhooks'];
+  /** How webhook host names resolve (a fixed table in tests; default node:dns). */
+  webhookResolver?: EngineConfig['webhookResolver'];
+  /** Base URL of emulators the engine names (its port is guarded against webhooks). */
+  emulatorUrl?: string;
   /**
    * close() checks every AEAT reply the engine stored against RespuestaSuministro.xsd and throws
    * when one does not validate. Only a test that feeds hand-made replies turns this off.
@@ -95,6 +99,8 @@ export async function makeTestEngine(options: TestEngineOptions = {}): Promise<T
       submitAutomatically: options.submitAutomatically ?? false,
       ...(options.submission ? { submission: options.submission } : {}),
       ...(options.webhooks ? { webhooks: options.webhooks } : {}),
+      ...(options.webhookResolver ? { webhookResolver: options.webhookResolver } : {}),
+      ...(options.emulatorUrl ? { emulatorUrl: options.emulatorUrl } : {}),
     }),
   );
   const seeded = options.seed === false ? undefined : seedDemoAccount(engine.context);

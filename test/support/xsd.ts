@@ -98,7 +98,10 @@ export async function invalidAeatReplies(db: SqliteReader): Promise<string[]> {
       if (row.estado === 'respondido') problems.push(`${row.id}: the SOAP Body holds ${name || 'nothing'}, not RespuestaRegFactuSistemaFacturacion`);
       continue;
     }
-    bodies.push({ id: row.id, xml: soapBodyFirstChild(row.respuesta) });
+    // The real service (and the emulator) write EstadoRegistroDuplicado AceptadoConErrores where the
+    // XSD says AceptadaConErrores: that one departure is not a problem of the reply.
+    const xml = soapBodyFirstChild(row.respuesta).replace(/(<(?:\w+:)?EstadoRegistroDuplicado>)AceptadoConErrores</g, '$1AceptadaConErrores<');
+    bodies.push({ id: row.id, xml });
   }
   // Identical replies need one validation; several documents go through one xmllint run.
   const unique = new Map<string, string>();

@@ -1,3 +1,7 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { SHIPPED_REFERENCE_DIR } from '../paths';
+
 // AEAT error codes the emulator answers with. Texts: 4102/4104 from the SOAP
 // Fault examples in Veri-Factu_Descripcion_SWeb and odoo/soapfault.xml, 1244
 // and 2005 from the real odoo responses; the rest are AEAT's errores.properties
@@ -53,6 +57,7 @@ export const AEAT_ERRORS: Readonly<Record<number, AeatError>> = Object.freeze({
     kind: 'admissible',
     text: 'El valor de la huella del registro anterior debe ser diferente a la huella del registro actual.',
   },
+  2009: { kind: 'admissible', text: 'Si el campo Impuesto tiene valor IPSI(02) el campo ClaveRegimen debe de estar cumplimentado.' },
   3000: { kind: 'record', text: 'Registro de facturación duplicado.' },
   3001: { kind: 'record', text: 'El registro de facturación ya ha sido dado de baja.' },
   3002: { kind: 'record', text: 'No existe el registro de facturación.' },
@@ -69,9 +74,36 @@ export const AEAT_ERRORS: Readonly<Record<number, AeatError>> = Object.freeze({
   4135: { kind: 'envelope', text: 'Esta URL no puede ser utilizada mediante GET.' },
 });
 
-/** Description for a code; codes we do not know get a neutral text rather than failing. */
+let official: ReadonlyMap<number, string> | null = null;
+
+/**
+ * The texts of the AEAT's errores.properties (ISO-8859-1, `NNNN = text` lines), read once. The
+ * file is shipped in assets/reference; a folder without it (an older POS_REFERENCE_DIR) leaves the
+ * table above.
+ */
+export function officialTexts(): ReadonlyMap<number, string> {
+  if (official) return official;
+  const texts = new Map<number, string>();
+  const dir = process.env.POS_REFERENCE_DIR ?? SHIPPED_REFERENCE_DIR;
+  try {
+    const raw = readFileSync(path.join(dir, 'verifactu', 'validaciones', 'errores.properties'), 'latin1');
+    for (const line of raw.split(/\r?\n/)) {
+      const m = /^(\d{4}) = (.*)$/.exec(line);
+      if (m) texts.set(Number(m[1]), (m[2] as string).trim());
+    }
+  } catch {
+    // Not shipped there: the table above answers.
+  }
+  official = texts;
+  return texts;
+}
+
+/**
+ * Description for a code: the table above (its texts follow real replies where one was seen), else
+ * the AEAT's list; a code neither lists gets a neutral text rather than failing.
+ */
 export function describeError(code: number, detail?: string): string {
-  const known = AEAT_ERRORS[code]?.text ?? 'Error simulado por el emulador de la AEAT.';
+  const known = AEAT_ERRORS[code]?.text ?? officialTexts().get(code) ?? 'Error simulado por el emulador de la AEAT.';
   if (code === 2004 && detail) return `${known} ${detail}`;
   return known;
 }
@@ -81,7 +113,7 @@ export function describeError(code: number, detail?: string): string {
  * CodigoErrorRegistro fits a RespuestaLinea). 2004 goes last: AEAT says it needs
  * no correction.
  */
-export const ADMISSIBLE_PRIORITY: readonly number[] = [2000, 2005, 2006, 2007, 2002, 2003, 2008, 2001, 2004];
+export const ADMISSIBLE_PRIORITY: readonly number[] = [2000, 2005, 2006, 2009, 2007, 2002, 2003, 2008, 2001, 2004];
 
 /** The 4102 text for an XSD verdict: libxml2's first message as xmllint prints it, its namespaces left out. */
 export function schemaFaultText(errors: readonly string[]): string {

@@ -24,6 +24,8 @@ import { countRegistroFactura, parseRegFactu } from './parse';
 import type { ProcessResult } from './processor';
 import { processRecords } from './processor';
 import type { PayloadSpan } from './soap';
+import type { AeatEndpoint } from './header';
+import { CERTIFICATE_REQUIRED_HTML, headerFault, presenterFault } from './header';
 import { SoapFaultError, clientFault, extractBodyPayload, faultXml, respuestaXml } from './soap';
 import type { XsdResult } from './xsd';
 import { XsdValidator, loadVerifactuSchemas } from './xsd';
@@ -38,6 +40,8 @@ export { extractBodyPayload } from './soap';
 
 /** Same path as AEAT's endpoints (prewww1 / www1 .../VerifactuSOAP). */
 export const AEAT_SOAP_PATH = '/wlpl/TIKE-CONT/ws/SistemaFacturacion/VerifactuSOAP';
+/** The service for answers to a requerimiento (non-VERI*FACTU systems): only its header rules are emulated. */
+export const AEAT_REQUERIMIENTO_PATH = '/wlpl/TIKE-CONT/ws/SistemaFacturacion/RequerimientoSOAP';
 const SOAP_PREFIX = '/wlpl/TIKE-CONT/ws/SistemaFacturacion/';
 const MAX_RECORDS = 1000;
 
@@ -56,7 +60,7 @@ export interface AeatEmulatorOptions {
   validateXsd?: boolean;
   /** Tolerance for FechaHoraHusoGenRegistro ahead of the clock before 2004 (AEAT does not publish it). Default 120. */
   futureToleranceSeconds?: number;
-  /** Answer 2001 for Destinatarios NIFs missing from the census. Default false: the seed census is tiny. */
+  /** Answer 2001 for Destinatarios NIFs missing from the census. Default true, as the real service. */
   checkRecipients?: boolean;
   referenceDir?: string;
   /** Mount on a shared server instead of creating one. */
@@ -203,7 +207,7 @@ export function createAeatEmulator(opts: AeatEmulatorOptions = {}): AeatEmulator
   const cfg: AeatConfig = {
     waitSeconds: opts.waitSeconds ?? envWaitSeconds() ?? 60,
     futureToleranceSeconds: opts.futureToleranceSeconds ?? 120,
-    checkRecipients: opts.checkRecipients ?? false,
+    checkRecipients: opts.checkRecipients ?? true,
     validateXsd: opts.validateXsd ?? true,
   };
   const maxBodyBytes = opts.maxBodyBytes ?? 64 * 1024 * 1024;
@@ -381,7 +385,7 @@ export function createAeatEmulator(opts: AeatEmulatorOptions = {}): AeatEmulator
   };
 
   /** Runs the service on one request body; never throws for client errors. */
-  const serve = async (req: IncomingMessage, body: Buffer): Promise<Reply> => {
+  const serve = async (req: IncomingMessage, body: Buffer, endpoint: AeatEndpoint): Promise<Reply> => {
     // What tills send is ASCII (names escaped or plain): then latin1 is UTF-8, decoded and encoded by copy.
     const ascii = isAscii(body);
     const xml = body.toString(ascii ? 'latin1' : 'utf8');
@@ -413,7 +417,10 @@ export function createAeatEmulator(opts: AeatEmulatorOptions = {}): AeatEmulator
       } catch (err) {
         parseError = err;
       }
-      const refusal = parsed ? censusFault(parsed.cabecera) : parseError;
+      const holder = certNif(req);
+      const refusal = parsed
+        ? (presenterFault(parsed.cabecera, holder) ?? censusFault(parsed.cabecera) ?? headerFault(parsed.cabecera, endpoint, clock()))
+        : parseError;
       if (!parsed || refusal) {
         // Refused whatever the schema says; which fault is answered waits for its verdict.
         if (schema) {
@@ -424,7 +431,10 @@ export function createAeatEmulator(opts: AeatEmulatorOptions = {}): AeatEmulator
         }
         throw refusal;
       }
-      const presentador = certNif(req) ?? parsed.cabecera.representante?.nif ?? parsed.cabecera.obligado.nif;
+      if (endpoint === 'requerimiento') {
+        throw clientFault(4102, 'El XML no cumple el esquema. Operación no soportada por el emulador: remisión por requerimiento.');
+      }
+      const presentador = holder ?? parsed.cabecera.representante?.nif ?? parsed.cabecera.obligado.nif;
       const admitted: Admitted = { body, xml, parsed, count, presentador, schema };
       return await turn.run(() => processInTurn(admitted));
     } catch (err) {
@@ -456,7 +466,7 @@ export function createAeatEmulator(opts: AeatEmulatorOptions = {}): AeatEmulator
     }
   };
 
-  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+  const handleAt = async (req: IncomingMessage, res: ServerResponse, endpoint: AeatEndpoint): Promise<void> => {
     if (req.method !== 'POST') {
       send(res, {
         status: 500,
@@ -466,8 +476,8 @@ export function createAeatEmulator(opts: AeatEmulatorOptions = {}): AeatEmulator
       return;
     }
     if (router.tls && !(req.socket as Partial<TLSSocket>).authorized) {
-      // Only reachable with rejectUnauthorized=false: refuse like AEAT's front end.
-      send(res, { status: 403, contentType: 'text/html; charset=UTF-8', body: '<html><body>403 Forbidden</body></html>' });
+      // Only reachable with rejectUnauthorized=false: the AEAT's front end answers 401 and an HTML page.
+      send(res, { status: 401, contentType: 'text/html; charset=UTF-8', body: CERTIFICATE_REQUIRED_HTML });
       return;
     }
     await serveWithFaults(
@@ -483,9 +493,10 @@ export function createAeatEmulator(opts: AeatEmulatorOptions = {}): AeatEmulator
       },
       req,
       res,
-      (body) => serve(req, body),
+      (body) => serve(req, body, endpoint),
     );
   };
+  const handle = (req: IncomingMessage, res: ServerResponse): Promise<void> => handleAt(req, res, 'verifactu');
 
   const emu: AeatEmulator = {
     server: router.server,
@@ -525,6 +536,10 @@ export function createAeatEmulator(opts: AeatEmulatorOptions = {}): AeatEmulator
     prefix: SOAP_PREFIX,
     owner: 'aeat',
     handle: async (req, res, p) => {
+      if (p === AEAT_REQUERIMIENTO_PATH) {
+        await handleAt(req, res, 'requerimiento');
+        return;
+      }
       if (p !== AEAT_SOAP_PATH) {
         sendText(res, 404, 'text/plain', 'Not Found');
         return;

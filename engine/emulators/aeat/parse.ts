@@ -37,10 +37,24 @@ interface RecordBase {
 }
 
 export interface DesgloseLine {
+  /** Impuesto: absent means 01 (IVA). */
+  impuesto?: string;
   claveRegimen?: string;
+  calificacion?: string;
+  exenta?: string;
   base: string;
+  baseACoste?: string;
+  tipo?: string;
   cuota?: string;
+  tipoRecargo?: string;
   recargo?: string;
+}
+
+/** A recipient or tercero identified by IDOtro. */
+export interface IdOtroRef {
+  codigoPais?: string;
+  idType: string;
+  id: string;
 }
 
 export interface AltaRecord extends RecordBase {
@@ -51,6 +65,24 @@ export interface AltaRecord extends RecordBase {
   importeTotal: string;
   lines: DesgloseLine[];
   destinatarioNifs: string[];
+  /** Recipients identified by IDOtro. */
+  destinatariosOtro: IdOtroRef[];
+  /** Whether the Destinatarios block is present. */
+  conDestinatarios: boolean;
+  fechaOperacion?: string;
+  tipoRectificativa?: string;
+  conRectificadas: boolean;
+  conSustituidas: boolean;
+  conImporteRectificacion: boolean;
+  simplificada7273?: string;
+  sinIdentif61d?: string;
+  macrodato?: string;
+  emitidaPor?: string;
+  conTercero: boolean;
+  terceroNif?: string;
+  terceroOtro?: IdOtroRef;
+  cupon?: string;
+  conAcuerdo: boolean;
 }
 
 export interface AnulacionRecord extends RecordBase {
@@ -95,6 +127,11 @@ const WANTED = new Set([
   'Desglose', 'DetalleDesglose', 'ClaveRegimen', 'BaseImponibleOimporteNoSujeto', 'CuotaRepercutida',
   'CuotaRecargoEquivalencia', 'Encadenamiento', 'PrimerRegistro', 'RegistroAnterior', 'Huella',
   'SistemaInformatico', 'IdSistemaInformatico', 'NumeroInstalacion', 'FechaHoraHusoGenRegistro',
+  // Read by the business rules (rules.ts).
+  'FechaOperacion', 'TipoRectificativa', 'FacturasRectificadas', 'FacturasSustituidas', 'ImporteRectificacion',
+  'FacturaSimplificadaArt7273', 'FacturaSinIdentifDestinatarioArt61d', 'Macrodato', 'EmitidaPorTerceroODestinatario',
+  'Tercero', 'Cupon', 'NumRegistroAcuerdoFacturacion', 'IDOtro', 'CodigoPais', 'IDType', 'ID', 'Impuesto',
+  'CalificacionOperacion', 'OperacionExenta', 'TipoImpositivo', 'TipoRecargoEquivalencia', 'BaseImponibleACoste',
 ]);
 
 /**
@@ -349,19 +386,49 @@ function sistemaOf(rec: Node): SistemaRef {
   return { idSistemaInformatico: text(si, 'IdSistemaInformatico'), numeroInstalacion: text(si, 'NumeroInstalacion') };
 }
 
+function idOtroOf(n: Node | undefined): IdOtroRef | undefined {
+  const o = n ? optNode(n, 'IDOtro') : undefined;
+  if (!o) return undefined;
+  const out: IdOtroRef = { idType: text(o, 'IDType'), id: text(o, 'ID') };
+  const pais = optText(o, 'CodigoPais');
+  if (pais !== undefined) out.codigoPais = pais;
+  return out;
+}
+
+/** Sets `key` on `out` when the element is present (optional fields stay absent, not undefined). */
+function copyOpt<K extends string>(out: Partial<Record<K, string>>, key: K, parent: Node, name: string): void {
+  const v = optText(parent, name);
+  if (v !== undefined) out[key] = v;
+}
+
+function parseLine(d: Node): DesgloseLine {
+  const l: DesgloseLine = { base: text(d, 'BaseImponibleOimporteNoSujeto') };
+  copyOpt(l, 'impuesto', d, 'Impuesto');
+  copyOpt(l, 'claveRegimen', d, 'ClaveRegimen');
+  copyOpt(l, 'calificacion', d, 'CalificacionOperacion');
+  copyOpt(l, 'exenta', d, 'OperacionExenta');
+  copyOpt(l, 'baseACoste', d, 'BaseImponibleACoste');
+  copyOpt(l, 'tipo', d, 'TipoImpositivo');
+  copyOpt(l, 'cuota', d, 'CuotaRepercutida');
+  copyOpt(l, 'tipoRecargo', d, 'TipoRecargoEquivalencia');
+  copyOpt(l, 'recargo', d, 'CuotaRecargoEquivalencia');
+  return l;
+}
+
 function parseAlta(r: Node, index: number): AltaRecord {
   const id = node(r, 'IDFactura');
   const desglose = node(r, 'Desglose');
-  const lines = list(desglose, 'DetalleDesglose').map((d) => {
-    const l: DesgloseLine = { base: text(d, 'BaseImponibleOimporteNoSujeto') };
-    const clave = optText(d, 'ClaveRegimen');
-    const cuota = optText(d, 'CuotaRepercutida');
-    const recargo = optText(d, 'CuotaRecargoEquivalencia');
-    if (clave !== undefined) l.claveRegimen = clave;
-    if (cuota !== undefined) l.cuota = cuota;
-    if (recargo !== undefined) l.recargo = recargo;
-    return l;
-  });
+  const lines = list(desglose, 'DetalleDesglose').map(parseLine);
+  const destinatarios = optNode(r, 'Destinatarios');
+  const destinatarioNifs: string[] = [];
+  const destinatariosOtro: IdOtroRef[] = [];
+  for (const d of list(destinatarios, 'IDDestinatario')) {
+    const nif = optText(d, 'NIF');
+    if (nif !== undefined) destinatarioNifs.push(nif);
+    const otro = idOtroOf(d);
+    if (otro) destinatariosOtro.push(otro);
+  }
+  const tercero = optNode(r, 'Tercero');
   const out: AltaRecord = {
     tipo: 'alta',
     index,
@@ -373,19 +440,34 @@ function parseAlta(r: Node, index: number): AltaRecord {
     cuotaTotal: text(r, 'CuotaTotal'),
     importeTotal: text(r, 'ImporteTotal'),
     lines,
-    destinatarioNifs: list(optNode(r, 'Destinatarios'), 'IDDestinatario')
-      .map((d) => optText(d, 'NIF'))
-      .filter((x): x is string => x !== undefined),
+    destinatarioNifs,
+    destinatariosOtro,
+    conDestinatarios: destinatarios !== undefined,
+    conRectificadas: r.FacturasRectificadas !== undefined,
+    conSustituidas: r.FacturasSustituidas !== undefined,
+    conImporteRectificacion: r.ImporteRectificacion !== undefined,
+    conTercero: tercero !== undefined,
+    conAcuerdo: r.NumRegistroAcuerdoFacturacion !== undefined,
     prev: prevOf(r),
     fechaHoraHusoGenRegistro: text(r, 'FechaHoraHusoGenRegistro'),
     huella: text(r, 'Huella'),
   };
-  const refExterna = optText(r, 'RefExterna');
-  const subsanacion = optText(r, 'Subsanacion');
-  const rechazoPrevio = optText(r, 'RechazoPrevio');
-  if (refExterna !== undefined) out.refExterna = refExterna;
-  if (subsanacion !== undefined) out.subsanacion = subsanacion;
-  if (rechazoPrevio !== undefined) out.rechazoPrevio = rechazoPrevio;
+  copyOpt(out, 'refExterna', r, 'RefExterna');
+  copyOpt(out, 'subsanacion', r, 'Subsanacion');
+  copyOpt(out, 'rechazoPrevio', r, 'RechazoPrevio');
+  copyOpt(out, 'fechaOperacion', r, 'FechaOperacion');
+  copyOpt(out, 'tipoRectificativa', r, 'TipoRectificativa');
+  copyOpt(out, 'simplificada7273', r, 'FacturaSimplificadaArt7273');
+  copyOpt(out, 'sinIdentif61d', r, 'FacturaSinIdentifDestinatarioArt61d');
+  copyOpt(out, 'macrodato', r, 'Macrodato');
+  copyOpt(out, 'emitidaPor', r, 'EmitidaPorTerceroODestinatario');
+  copyOpt(out, 'cupon', r, 'Cupon');
+  if (tercero) {
+    const nif = optText(tercero, 'NIF');
+    if (nif !== undefined) out.terceroNif = nif;
+    const otro = idOtroOf(tercero);
+    if (otro) out.terceroOtro = otro;
+  }
   return out;
 }
 

@@ -1,6 +1,8 @@
 import type { CensusDirectory } from '../census-data';
 import { madridDayNumber } from '../time';
 import { ADMISSIBLE_PRIORITY, describeError } from './errors';
+import { businessRules } from './rules';
+import { cents, dayNumber } from './values';
 import type { Faults } from './faults';
 import type { HuellaCheck } from './huella';
 import { checkHuellaAlta, checkHuellaAnulacion } from './huella';
@@ -8,6 +10,8 @@ import type { ChainHead, Ledger, LedgerRecord } from './ledger';
 import { recordKey, sifOf } from './ledger';
 import type { AltaRecord, ParsedRecord, ParsedRequest } from './parse';
 import type { EstadoEnvio, EstadoRegistro, EstadoRegistroDuplicado, RespuestaLinea } from './soap';
+
+export { cents, dayNumber } from './values';
 
 // Business rules applied to each record, per Validaciones_Errores_Veri-Factu
 // (sections 3.1.3, 3.1.4, 4.3.1 and the annex of admissible operations).
@@ -48,69 +52,12 @@ const EARLIEST_ISSUE_DAY = 20241028;
 const NO_TOTAL_CHECK_REGIMES = new Set(['03', '05', '06', '08', '09']);
 const TOTALS_MARGIN_CENTS = 1000;
 
-const isDigit = (c: number): boolean => c >= 48 && c <= 57;
-
-/** The number the digits of `s` from `from` to `to` write, or -1 if one is not a digit. */
-function digitsAt(s: string, from: number, to: number): number {
-  let n = 0;
-  for (let i = from; i < to; i++) {
-    const c = s.charCodeAt(i);
-    if (!isDigit(c)) return -1;
-    n = n * 10 + (c - 48);
-  }
-  return n;
-}
-
-/** DD-MM-YYYY as YYYYMMDD, null unless /^(\d{2})-(\d{2})-(\d{4})$/ matches a real date (read by character: no match array per record). */
-export function dayNumber(ddmmyyyy: string): number | null {
-  const t = ddmmyyyy.trim();
-  if (t.length !== 10 || t.charCodeAt(2) !== 45 /* - */ || t.charCodeAt(5) !== 45) return null;
-  const d = digitsAt(t, 0, 2);
-  const mo = digitsAt(t, 3, 5);
-  const y = digitsAt(t, 6, 10);
-  if (d < 0 || mo < 0 || y < 0) return null;
-  const dt = new Date(Date.UTC(y, mo - 1, d));
-  if (dt.getUTCFullYear() !== y || dt.getUTCMonth() !== mo - 1 || dt.getUTCDate() !== d) return null;
-  return y * 10_000 + mo * 100 + d;
-}
-
 function genInstant(s: string): number | null {
   const trimmed = s.trim();
   // test, not exec: the groups are not read, and their strings cost a dozen objects per record.
   if (!GEN_FORMAT.test(trimmed)) return null;
   const t = Date.parse(trimmed);
   return Number.isNaN(t) ? null : t;
-}
-
-/**
- * An amount in cents, as /^([+-]?)(\d+)(?:\.(\d{0,2}))?$/ reads it (NaN when it does not match;
- * absent or blank is 0). Read by character: five amounts a record, each match cost an array and
- * four strings.
- */
-export function cents(s: string | undefined): number {
-  if (s === undefined) return 0;
-  const t = s.trim();
-  if (t === '') return 0;
-  const sign = t.charCodeAt(0);
-  let i = sign === 43 /* + */ || sign === 45 /* - */ ? 1 : 0;
-  const intStart = i;
-  while (i < t.length && isDigit(t.charCodeAt(i))) i++;
-  if (i === intStart) return Number.NaN;
-  const whole = Number(t.slice(intStart, i));
-  let fraction = 0;
-  if (i < t.length) {
-    if (t.charCodeAt(i) !== 46 /* . */) return Number.NaN;
-    const fracStart = i + 1;
-    const fracEnd = t.length;
-    if (fracEnd - fracStart > 2) return Number.NaN;
-    for (let k = fracStart; k < fracEnd; k++) {
-      const c = t.charCodeAt(k);
-      if (!isDigit(c)) return Number.NaN;
-      fraction += (c - 48) * (k === fracStart ? 10 : 1);
-    }
-  }
-  const v = whole * 100 + fraction;
-  return sign === 45 ? -v : v;
 }
 
 /** Admissible errors on the amounts (Validaciones 3.1.3.16 and .17). */
@@ -149,7 +96,7 @@ const reject = (codigo: number, extra: Partial<Verdict> = {}): Verdict => ({
 
 function duplicadoOf(rec: LedgerRecord): NonNullable<RespuestaLinea['duplicado']> {
   const estado: EstadoRegistroDuplicado =
-    rec.tipo === 'anulacion' ? 'Anulada' : rec.estado === 'AceptadoConErrores' ? 'AceptadaConErrores' : 'Correcta';
+    rec.tipo === 'anulacion' ? 'Anulada' : rec.estado === 'AceptadoConErrores' ? 'AceptadoConErrores' : 'Correcta';
   const d: NonNullable<RespuestaLinea['duplicado']> = { idPeticion: rec.idPeticion ?? '', estado };
   // Keep the original warning so a till recovering from a crash learns the real verdict.
   if (rec.codigo !== null && rec.estado === 'AceptadoConErrores') {
@@ -275,11 +222,15 @@ function evaluate(
     if (issueDay > todayDay) return reject(1112);
     if (issueDay < EARLIEST_ISSUE_DAY) return reject(1152);
   }
+  const rules = businessRules(r, obligado, todayDay, issueDay);
+  if (rules.reject !== null) {
+    return reject(rules.reject, rules.detail === undefined ? {} : { descripcion: rules.detail });
+  }
 
   const state = stateRule(r, held);
   if (state) return state;
 
-  const warnings = [...chainWarnings];
+  const warnings = rules.warnings.length === 0 ? [...chainWarnings] : [...chainWarnings, ...rules.warnings];
   if (huella === 'mismatch') warnings.push(2000);
   if (r.tipo === 'alta') {
     warnings.push(...totalsWarnings(r));

@@ -145,7 +145,13 @@ export interface CabeceraEcho {
 
 export type EstadoRegistro = 'Correcto' | 'AceptadoConErrores' | 'Incorrecto';
 export type EstadoEnvio = 'Correcto' | 'ParcialmenteCorrecto' | 'Incorrecto';
-export type EstadoRegistroDuplicado = 'Correcta' | 'AceptadaConErrores' | 'Anulada';
+/**
+ * EstadoRegistroDuplicado as the service writes it. Its XSD (EstadoRegistroSFType) spells the second
+ * AceptadaConErrores, but real replies say AceptadoConErrores (FACTS.md): the emulator answers as the
+ * service does (processor.ts), and the engine reads both. The writer takes the XSD's spelling too,
+ * for tests that prove a reader accepts either.
+ */
+export type EstadoRegistroDuplicado = 'Correcta' | 'AceptadoConErrores' | 'AceptadaConErrores' | 'Anulada';
 
 export interface RespuestaLinea {
   emisor: string;

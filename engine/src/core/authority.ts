@@ -67,7 +67,15 @@ export type Interpretation =
  * certificate, an unknown cause): nothing is rejected, the queue waits with back-off until the
  * cause is fixed, its message shown to support staff as the queue's last error.
  */
-export class SubmissionBlocked extends Error {}
+export class SubmissionBlocked extends Error {
+  /** The authority's code of the fault (AEAT 4104…), when it gave one. */
+  constructor(
+    message: string,
+    readonly codigo?: string,
+  ) {
+    super(message);
+  }
+}
 
 export interface SentRequest {
   status: number;

@@ -14,6 +14,8 @@ export const cadenaCajaSchema = z.object({
   longitud: z.number().int(),
   /** The last link (VeriFactu huella, TicketBAI signature value); null while the chain is empty. */
   ultimaHuella: z.string().nullable(),
+  /** When the till (idMaquina) last issued a record for this issuer, in any phase: staff tell tills apart by it. */
+  ultimaVentaEn: z.string().nullable().optional(),
 });
 
 const querySchema = z.object({ entorno: entornoSchema, nif: z.string().min(1), idMaquina: z.string().min(1).max(64).optional() });
@@ -29,16 +31,18 @@ function ultimoEslabon(lastLink: string): string {
   return lastLink;
 }
 
+/** What the route reads of the ledger (invoices/store.ts InvoiceStore). */
+export interface ChainHeads {
+  chainHeads(chainKeys: readonly string[]): { chainKey: string; length: number; lastLink: string }[];
+  /** When the till's last record was generated, if it has any. */
+  lastRecordAt(entorno: 'test' | 'live', nifEmisor: string, idMaquina: string): string | null;
+}
+
 /**
  * The till's chain for its settings screen: the device's own chain when it has one, else the
  * issuer's single chain it writes to. Read-only, from the chains table the issuing transaction
  * keeps (length and last link), so it is exactly what the next record will link to.
  */
-/** The ledger's chain heads (invoices/store.ts InvoiceStore). */
-export interface ChainHeads {
-  chainHeads(chainKeys: readonly string[]): { chainKey: string; length: number; lastLink: string }[];
-}
-
 export function chainPanelRoute(app: FastifyInstance, deps: { chains: ChainHeads }): void {
   app.withTypeProvider<ZodTypeProvider>().get(
     '/panel/v1/cadena',
@@ -55,6 +59,7 @@ export function chainPanelRoute(app: FastifyInstance, deps: { chains: ChainHeads
       const found = candidates.find((c) => rows.some((r) => r.chainKey === c.key));
       const row = found ? rows.find((r) => r.chainKey === found.key) : undefined;
       return {
+        ...(idMaquina ? { ultimaVentaEn: deps.chains.lastRecordAt(entorno, nif, idMaquina) } : {}),
         propia: found?.propia ?? false,
         sistemaFiscal: found?.regimen ?? 'verifactu',
         longitud: row ? Number(row.length) : 0,

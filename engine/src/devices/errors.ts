@@ -8,6 +8,13 @@ export const shardingNotEnabled = () =>
 export const machineAlreadyRegistered = (idMaquina: string) =>
   new EngineError(409, 'MACHINE_ALREADY_REGISTERED', `El dispositivo ${idMaquina} ya está registrado y activo`);
 
+/**
+ * Our extension (docs/api-contract.md): staff tell tills apart by name, so two active devices of
+ * one issuer (per environment) never share an `etiqueta`.
+ */
+export const deviceLabelTaken = (etiqueta: string) =>
+  new EngineError(409, 'DEVICE_LABEL_TAKEN', `Ya hay otro dispositivo activo de este emisor llamado «${etiqueta}»: elija otro nombre`, { campo: 'etiqueta' });
+
 export const machineNotFound = (idMaquina: string) =>
   new EngineError(404, 'MACHINE_NOT_FOUND', `El dispositivo ${idMaquina} no está registrado en este entorno`);
 

@@ -52,7 +52,9 @@ export function deviceRoutes(app: FastifyInstance, deps: { devices: DeviceServic
     },
     async (request, reply) => {
       const caller = callerOf(request);
-      const { status, device } = devices.register(caller, request.params.nif, request.body);
+      const { idMaquina, etiqueta } = request.body;
+      // An empty label is no label (a reactivation keeps the one it had).
+      const { status, device } = devices.register(caller, request.params.nif, { idMaquina, ...(etiqueta ? { etiqueta } : {}) });
       return reply.code(status).send({
         message: status === 201 ? 'Dispositivo registrado' : 'Dispositivo reactivado',
         entorno: caller.entorno,

@@ -10,6 +10,7 @@ import { notFound } from '../core/errors';
 import type { Clock } from '../platform/clock';
 import {
   clientNotInLive,
+  deviceLabelTaken,
   machineAlreadyRegistered,
   machineNotFound,
   notInPreparation,
@@ -96,6 +97,8 @@ export class DeviceService {
       const existing = this.deps.devices.device(who.entorno, issuer.nif, body.idMaquina);
       const now = this.now();
       if (existing?.activo === 1) throw machineAlreadyRegistered(body.idMaquina);
+      const etiqueta = body.etiqueta ?? existing?.etiqueta ?? '';
+      if (this.labelTaken(who.entorno, issuer.nif, body.idMaquina, etiqueta)) throw deviceLabelTaken(etiqueta.trim());
       if (existing) {
         this.deps.devices.reactivate(who.entorno, issuer.nif, body.idMaquina, now, body.etiqueta);
         return { status: 200 as const, device: this.mustFind(who.entorno, issuer.nif, body.idMaquina) };
@@ -103,6 +106,13 @@ export class DeviceService {
       const device = this.deps.devices.insertDevice({ entorno: who.entorno, nif: issuer.nif, idMaquina: body.idMaquina, etiqueta: body.etiqueta ?? '', now });
       return { status: 201 as const, device };
     });
+  }
+
+  /** Another active device of the issuer already goes by this name (trimmed, any case); an empty name is never taken. */
+  private labelTaken(entorno: Entorno, nif: string, idMaquina: string, etiqueta: string): boolean {
+    const name = etiqueta.trim().toLocaleLowerCase('es');
+    if (!name) return false;
+    return this.deps.devices.devices({ entorno, nif }).some((d) => d.activo === 1 && d.idMaquina !== idMaquina && d.etiqueta.trim().toLocaleLowerCase('es') === name);
   }
 
   /** Idempotent: a repeat keeps the first `dadoDeBajaEn`. */
@@ -128,7 +138,9 @@ export class DeviceService {
    */
   promote(who: Who, rawNif: string, idsMaquina: string[] | undefined): { creados: string[]; omitidos: { idMaquina: string; motivo: Motivo }[] } {
     return this.deps.db.transaction(() => {
-      const { issuer } = this.issuer(who, rawNif);
+      // The source is TEST whichever key calls: with the LIVE key, an issuer only in TEST is
+      // 409 CLIENT_NOT_IN_LIVE (spec), not a LIVE lookup's 404.
+      const { issuer } = this.issuer({ ...who, entorno: 'test' }, rawNif);
       this.writablePhase(who, issuer.nif);
       const live = this.deps.issuers.findClient(who.account.id, 'live', issuer.nif);
       if (!live || live.issuer.estado === 'eliminado') throw clientNotInLive();

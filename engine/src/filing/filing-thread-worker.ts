@@ -53,11 +53,12 @@ function yieldCpuToIssuing(): void {
   }
 }
 
-function start(): void {
+function start(guardedPorts: number[]): void {
   yieldCpuToIssuing();
   const db = new Database(data.file, { otherWriters: true });
   const turns = new LazySyncTurns(db, new WritePriority(data.writePriority).filingTurns(ISSUING_FIRST));
   const workers = buildFilingWorkers(db, systemClock, timeOrderedIds(systemClock), logger, data, turns);
+  workers.webhookDeliveries.addresses.guardPorts(guardedPorts);
   running = { db, workers };
   if (data.submitAutomatically) workers.submissions.start();
   if (data.webhooks.deliverAutomatically) workers.webhookDeliveries.start();
@@ -77,7 +78,7 @@ port.on('message', (message: ToFilingThread) => {
   if (stopping) return;
   switch (message.type) {
     case 'start':
-      if (!running) start();
+      if (!running) start(message.guardedPorts);
       send({ type: 'started' });
       break;
     case 'enqueued':

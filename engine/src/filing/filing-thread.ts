@@ -26,7 +26,7 @@ export interface FilingThreadStart extends FilingThreadData {
 
 /** Main thread → filing thread. */
 export type ToFilingThread =
-  | { type: 'start' }
+  | { type: 'start'; guardedPorts: number[] }
   | { type: 'enqueued'; queues: [queueKey: string, records: number][] }
   | { type: 'wake' }
   | { type: 'webhooks-changed' }
@@ -64,6 +64,8 @@ export class FilingThread implements Filing {
   private quickDeaths = 0;
   private restartTimer: NodeJS.Timeout | undefined;
   private stopped: Promise<void> | undefined;
+  /** The engine's and its emulators' ports, handed to the thread's webhook worker at each start. */
+  private guardedPorts: number[] = [];
 
   constructor(
     private readonly data: FilingThreadData,
@@ -79,8 +81,9 @@ export class FilingThread implements Filing {
   }
 
   /** Resolves once the thread's workers run, or once a thread that died before that is being restarted. */
-  start(): Promise<void> {
+  start(guardedPorts: readonly number[] = []): Promise<void> {
     if (this.state !== 'idle' && this.state !== 'loaded') return Promise.resolve();
+    this.guardedPorts = [...guardedPorts];
     if (this.state === 'idle') this.spawn();
     this.state = 'running';
     const worker = this.worker;
@@ -97,7 +100,7 @@ export class FilingThread implements Filing {
       };
       worker.on('message', onMessage);
       worker.once('exit', done);
-      worker.postMessage({ type: 'start' } satisfies ToFilingThread);
+      worker.postMessage({ type: 'start', guardedPorts: this.guardedPorts } satisfies ToFilingThread);
     });
   }
 
@@ -174,7 +177,7 @@ export class FilingThread implements Filing {
         this.restartTimer = undefined;
         if (this.state !== 'running' && this.state !== 'loaded') return;
         this.spawn();
-        if (this.state === 'running') this.worker?.postMessage({ type: 'start' } satisfies ToFilingThread);
+        if (this.state === 'running') this.worker?.postMessage({ type: 'start', guardedPorts: this.guardedPorts } satisfies ToFilingThread);
       }, delay);
       this.restartTimer.unref();
     });

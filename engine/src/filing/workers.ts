@@ -9,6 +9,7 @@ import type { TbaiEndpoints } from '../regimes/ticketbai/config';
 import { LroeAdapter, TbaiRestAdapter } from '../regimes/ticketbai/authority/filing';
 import type { WebhookDeliveryConfig } from '../webhooks/config';
 import { WebhookDeliveryWorker } from '../webhooks/delivery-worker';
+import type { WebhookAddressPolicy } from '../webhooks/address-policy';
 
 /** What the filing workers need of the engine's configuration; plain data, so it crosses to the filing thread. */
 export interface FilingSettings {
@@ -28,12 +29,20 @@ export interface FilingWorkers {
  * and the webhook worker, on `db`; `turns`: when their write transactions may take the lock
  * (default: after what the event loop already has due).
  */
-export function buildFilingWorkers(db: Database, clock: Clock, ids: IdGenerator, logger: Logger, settings: FilingSettings, turns?: WriteTurns): FilingWorkers {
+export function buildFilingWorkers(
+  db: Database,
+  clock: Clock,
+  ids: IdGenerator,
+  logger: Logger,
+  settings: FilingSettings,
+  turns?: WriteTurns,
+  addresses?: WebhookAddressPolicy,
+): FilingWorkers {
   const submissions = new SubmissionWorker(db, clock, ids, logger, settings.submission, turns);
   submissions.register(new TbaiRestAdapter('araba', settings.tbaiEndpoints));
   submissions.register(new TbaiRestAdapter('gipuzkoa', settings.tbaiEndpoints));
   submissions.register(new LroeAdapter(settings.tbaiEndpoints, (nif) => epigrafeOf(db, nif)));
-  return { submissions, webhookDeliveries: new WebhookDeliveryWorker(db, clock, logger, settings.webhooks, turns) };
+  return { submissions, webhookDeliveries: new WebhookDeliveryWorker(db, clock, logger, settings.webhooks, turns, addresses) };
 }
 
 /** The IAE heading of a natural-person issuer (LROE model 140), when the client store has one. */
@@ -53,8 +62,11 @@ function epigrafeOf(db: Database, nif: string): string | undefined {
  * (InProcessFiling) or on the filing thread (FilingThread).
  */
 export interface Filing {
-  /** Starts the workers the configuration starts with the engine; resolves once they run. */
-  start(): Promise<void>;
+  /**
+   * Starts the workers the configuration starts with the engine; resolves once they run.
+   * `guardedPorts`: the engine's listening ports and its emulators' (no webhook is delivered there).
+   */
+  start(guardedPorts?: readonly number[]): Promise<void>;
   /** Resolves once nothing is in flight any more: no submission or delivery is left half-recorded. */
   stop(): Promise<void>;
   /** Records were durably committed into `queueKey` (InvoiceStore's onEnqueued hook). */
@@ -72,7 +84,8 @@ export class InProcessFiling implements Filing {
     private readonly settings: Pick<FilingSettings, 'submitAutomatically' | 'webhooks'>,
   ) {}
 
-  async start(): Promise<void> {
+  async start(guardedPorts: readonly number[] = []): Promise<void> {
+    this.workers.webhookDeliveries.addresses.guardPorts(guardedPorts);
     if (this.settings.submitAutomatically) this.workers.submissions.start();
     if (this.settings.webhooks.deliverAutomatically) this.workers.webhookDeliveries.start();
   }

@@ -13,6 +13,7 @@ import { safeEqual } from '../platform/secrets';
 import { TILL_UI_CSP } from '../../../src-shared/csp';
 import { syncPanelRoutes } from '../submission/panel-routes';
 import { SyncViewStore } from '../submission/sync-view-store';
+import { reachabilityRoute } from '../submission/reachability';
 import { accountPanelRoutes } from '../account/panel-routes';
 import { clientPanelRoutes } from '../clients/panel-routes';
 import { devicePanelRoutes } from '../devices/panel-routes';
@@ -71,6 +72,16 @@ export async function buildPanelApi(ctx: EngineContext, token: string, options: 
 
   accountPanelRoutes(app, { accounts: ctx.accounts, dataDir: ctx.config.dataDir, tillKeys: () => readDemoKeys(ctx.config.dataDir) });
   syncPanelRoutes(app, { view: new SyncViewStore(ctx.db), filing: ctx.filing, emulatorUrl: () => ctx.config.emulatorUrl });
+  reachabilityRoute(app, {
+    clock: ctx.config.clock,
+    emulatorUrl: () => ctx.config.emulatorUrl,
+    endpoints: () => [
+      ...(['test', 'live'] as const).map((entorno) => ({ autoridad: 'aeat', entorno, url: ctx.config.submission.aeat.url[entorno] })),
+      ...(['araba', 'bizkaia', 'gipuzkoa'] as const).flatMap((p) =>
+        (['test', 'live'] as const).map((entorno) => ({ autoridad: `tbai-${p}`, entorno, url: ctx.config.ticketbai.endpoints.base[p][entorno] })),
+      ),
+    ],
+  });
   verificationPanelRoutes(app, { db: ctx.db, clock: ctx.config.clock });
   webhookPanelRoutes(app, ctx.webhooks.store);
   clientPanelRoutes(app, { clients: ctx.clients, accounts: ctx.accounts, emulatorUrl: () => ctx.config.emulatorUrl });

@@ -23,8 +23,12 @@ import { parseBillingLimite, type CursorCodec } from '../core/pagination';
 import type { Clock } from '../platform/clock';
 import { madridParts } from '../platform/madrid-calendar';
 import { qrPng } from '../qr/png';
+import type { bloqueoEnvioSchema } from '../../../src-shared/api/facturas';
 import type { InvoiceRow, InvoiceStore, RegistroRow } from './store';
 import { estadoLeido, estadoView, facturaDetalle, facturaListItem, registroDetalle, registroView } from './views';
+
+/** Why a submission waits for a person (submission/blocked.ts). */
+type BloqueoEnvio = z.infer<typeof bloqueoEnvioSchema>;
 
 export interface ReadDeps {
   invoices: InvoiceStore;
@@ -32,6 +36,8 @@ export interface ReadDeps {
   cursors: CursorCodec;
   clock: Clock;
   billingUrl: () => string;
+  /** Why the invoice's submission is held back waiting for a person (AEAT 4104…), if it is. */
+  bloqueoDeFactura?: (invoiceId: string) => BloqueoEnvio | undefined;
 }
 
 const idParam = z.object({ idFactura: z.string() });
@@ -100,7 +106,7 @@ export function invoiceReadRoutes(app: FastifyInstance, deps: ReadDeps): void {
 
   const envelope = (invoice: InvoiceRow) => {
     const rows = deps.invoices.registrosOf(invoice.id);
-    const registros = rows.map((r) => registroDetalle(r, invoice.numeroFactura, estadoLeido(r, rows)));
+    const registros = rows.map((r) => registroDetalle(r, invoice, estadoLeido(r, rows), rows));
     const { datos } = deps.invoices.invoiceDocs(invoice.id);
     return { factura: facturaDetalle(invoice, deps.billingUrl(), datos), registros, totalRegistros: registros.length };
   };
@@ -185,7 +191,13 @@ export function invoiceReadRoutes(app: FastifyInstance, deps: ReadDeps): void {
   api.get(
     '/v1/facturas/:idFactura/estado',
     { schema: { tags: ['facturas'], summary: 'Estado (sondeo)', params: idParam, querystring: facturaQuerySchema, response: { 200: estadoFacturaResponseSchema } } },
-    async (request) => estadoView(invoiceFor(request, request.params.idFactura, request.query)),
+    async (request) => {
+      const invoice = invoiceFor(request, request.params.idFactura, request.query);
+      const view = estadoView(invoice);
+      // Still in flight and held back by a fault only a person can fix: said, with what to do.
+      const bloqueo = invoice.estadoFactura === null ? deps.bloqueoDeFactura?.(invoice.id) : undefined;
+      return bloqueo ? { ...view, bloqueoEnvio: bloqueo } : view;
+    },
   );
 
   api.get(
@@ -317,7 +329,39 @@ export function invoiceReadRoutes(app: FastifyInstance, deps: ReadDeps): void {
       if (!registro || registro.invoiceId !== invoice.id) {
         throw invalidParameter('idRegistro', 'idRegistro no reconocido');
       }
-      return registroDetalle(registro, invoice.numeroFactura, estadoLeido(registro, deps.invoices.registrosOf(invoice.id)));
+      const rows = deps.invoices.registrosOf(invoice.id);
+      return registroDetalle(registro, invoice, estadoLeido(registro, rows), rows);
+    },
+  );
+
+  api.get(
+    '/v1/registros/:idRegistro/xml',
+    {
+      schema: {
+        tags: ['registros'],
+        summary:
+          'XML firmado de un registro (alta, subsanación o anulación) tal como se envía a la administración; nifEmisor e idFactura obligatorios',
+        params: z.object({ idRegistro: z.string() }),
+        querystring: registroQuerySchema,
+        'x-respuestas-doc': {
+          200: {
+            description: 'El documento XML del registro tal como se envía a la administración',
+            content: { 'application/xml': { schema: { type: 'string', contentMediaType: 'application/xml' } } },
+          },
+        },
+      },
+    },
+    async (request, reply) => {
+      // Every record's XML, a cancellation's too (…/facturas/{id}/xml serves the registration).
+      const q = request.query;
+      required(q, 'nifEmisor');
+      const invoice = invoiceFor(request, required(q, 'idFactura'), q);
+      const registro = deps.invoices.getRegistro(request.params.idRegistro);
+      if (!registro || registro.invoiceId !== invoice.id) throw invalidParameter('idRegistro', 'idRegistro no reconocido');
+      const stored = deps.invoices.registroXml(registro.id);
+      if (!stored) throw notFound('XML no disponible');
+      const xml = stored.startsWith('<?xml') ? stored : `<?xml version="1.0" encoding="UTF-8"?>\n${stored}`;
+      return reply.type('application/xml; charset=utf-8').send(xml);
     },
   );
 }

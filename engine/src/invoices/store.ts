@@ -295,6 +295,19 @@ export class InvoiceStore {
     return this.db.all(q.orderBy('creadoEn', 'desc').orderBy('id', 'desc').limit(filter.limit));
   }
 
+  /** When the till's last record was generated (the panel's chain view), if it has any. */
+  lastRecordAt(entorno: Entorno, nifEmisor: string, idMaquina: string): string | null {
+    const row = this.db.first(
+      this.db.kysely
+        .selectFrom('registros')
+        .select((eb) => eb.fn.max('creadoEn').as('en'))
+        .where('entorno', '=', entorno)
+        .where('nifEmisor', '=', nifEmisor)
+        .where('idMaquina', '=', idMaquina),
+    );
+    return (row?.en as string | null | undefined) ?? null;
+  }
+
   /** The chains of `chainKeys` that exist: their length and last link (the panel's chain view). */
   chainHeads(chainKeys: readonly string[]): Pick<ChainsTable, 'chainKey' | 'length' | 'lastLink'>[] {
     return this.db.all(this.db.kysely.selectFrom('chains').select(['chainKey', 'length', 'lastLink']).where('chainKey', 'in', [...chainKeys]));

@@ -59,6 +59,8 @@ export function estadoView(invoice: InvoiceRow) {
     sistemaFiscal: invoice.sistemaFiscal,
     ultimaModificacion: invoice.ultimaModificacion,
   });
+  // Rejected: `estadoEnvio: rechazada` and no `estadoFactura` (spec, as the detail shows it).
+  if (invoice.estadoFactura === null && invoice.estadoEnvio === 'rechazada') return view;
   // The one field the spec answers as `null`: submission has not concluded.
   return { ...view, estadoFactura: invoice.estadoFactura };
 }
@@ -142,16 +144,28 @@ export function registroView(registro: RegistroRow, numeroFactura: string, estad
   });
 }
 
-export function registroDetalle(registro: RegistroRow, numeroFactura: string, estado: Registro['estado'] = registro.estado): RegistroDetalle {
+/**
+ * `invoice`: the invoice the record belongs to, and `siblings` its records: a cancellation carries
+ * no amounts of its own, so its detail extras (`cuotaTotal`, `esRectificativa`,
+ * `tipoRectificativa`) are those of the invoice it cancels (spec, "Detail extras").
+ */
+export function registroDetalle(
+  registro: RegistroRow,
+  invoice: { numeroFactura: string; cuotaTotal: string | null; tipoFactura: string | null },
+  estado: Registro['estado'] = registro.estado,
+  siblings: readonly RegistroRow[] = [],
+): RegistroDetalle {
   const extra = JSON.parse(registro.extra) as RegistroExtra;
   const anulacion = registro.tipo === 'anulacion';
+  const alta = anulacion ? siblings.find((r) => r.tipo === 'alta') : undefined;
+  const altaExtra = alta ? (JSON.parse(alta.extra) as RegistroExtra) : {};
   return present({
-    ...registroView(registro, numeroFactura, estado),
-    cuotaTotal: extra.cuotaTotal,
+    ...registroView(registro, invoice.numeroFactura, estado),
+    cuotaTotal: extra.cuotaTotal ?? (anulacion ? (altaExtra.cuotaTotal ?? invoice.cuotaTotal ?? undefined) : undefined),
     sistemaFiscal: registro.sistemaFiscal,
     ultimaModificacion: registro.ultimaModificacion,
-    esRectificativa: anulacion ? undefined : (extra.esRectificativa ?? false),
-    tipoRectificativa: extra.tipoRectificativa,
+    esRectificativa: anulacion ? (altaExtra.esRectificativa ?? (invoice.tipoFactura ?? '').startsWith('R')) : (extra.esRectificativa ?? false),
+    tipoRectificativa: anulacion ? altaExtra.tipoRectificativa : extra.tipoRectificativa,
     fechaExpedicion: anulacion ? extra.fechaExpedicion : undefined,
     sinRegistroPrevio: anulacion ? (extra.sinRegistroPrevio ?? false) : undefined,
     rechazoPrevio: anulacion ? (extra.rechazoPrevio ?? 'N') : undefined,

@@ -93,7 +93,8 @@ export function representationRoutes(app: FastifyInstance, deps: { representatio
     {
       schema: {
         tags: ['representacion'],
-        summary: 'Verificar un documento de representación firmado (aquí o fuera); completa la firma en curso si es válido',
+        summary:
+          'Verificar un documento de representación firmado (aquí o fuera); completa la firma en curso si es válido. 400 SIGNATURE_CRYPTO_INVALID, SIGNATURE_UNTRUSTED_CA, SIGNATURE_CONTENT_MISMATCH, SIGNATURE_COMPANY_NIF_MISMATCH, SIGNATURE_REP_NIF_MISMATCH o SIGNATURE_INVALID si no se acepta (motivos en details)',
         params: nifParam,
         body: representacionVerificarBodySchema,
         response: { 200: representacionVerificarResponseSchema },

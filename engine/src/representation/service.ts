@@ -18,6 +18,27 @@ import { loadTrustAnchors, TrustStore } from './trust';
 export const signatureNotInProgress = () =>
   new EngineError(409, 'SIGNATURE_NOT_IN_PROGRESS', 'No hay ninguna firma en curso: genere el documento (GET …/representacion/generar) antes de firmarlo');
 
+/**
+ * Why a signed document is not taken, as the hosted service's codes (its clients branch on them).
+ * SIGNATURE_REVOKED is part of the catalogue but never answered here: the engine has no
+ * revocation data offline (docs/api-contract.md).
+ */
+export type SignatureRefusalCode =
+  | 'SIGNATURE_CRYPTO_INVALID'
+  | 'SIGNATURE_UNTRUSTED_CA'
+  | 'SIGNATURE_REVOKED'
+  | 'SIGNATURE_CONTENT_MISMATCH'
+  | 'SIGNATURE_COMPANY_NIF_MISMATCH'
+  | 'SIGNATURE_REP_NIF_MISMATCH'
+  | 'SIGNATURE_INVALID';
+
+export const signatureRefused = (code: SignatureRefusalCode, motivos: string[], details: Record<string, unknown>) =>
+  new EngineError(400, code, motivos[0] ?? 'La firma del documento no es válida', {
+    campo: 'pdfFirmado',
+    errors: motivos.map((m) => `pdfFirmado: ${m}`),
+    details: { motivos, ...details },
+  });
+
 export const missingDocumentFields = (camposFaltantes: string[]) =>
   new EngineError(400, 'VALIDATION_ERROR', `Faltan datos para el documento de representación: ${camposFaltantes.join(', ')}`, {
     campo: camposFaltantes[0] ?? 'cliente',
@@ -282,6 +303,17 @@ export class RepresentationService {
     const firmanteAutorizado = trusted && nifAdmitido;
     if (check.signer && !nifAdmitido) motivos.push('El firmante no es el emisor ni su representante');
     const valido = check.intact && check.coversWholeFile && check.certValidAtSigning && trusted;
+    const refusal = refusalOf({ check, verdict, documentoDelEmisor, nifAdmitido, issuerNif: record.issuer.nif });
+    if (refusal) {
+      const status = this.statusOf(record, who.entorno);
+      throw signatureRefused(refusal, motivos, {
+        ...(check.signer ? { firmante: firmanteView(check.signer) } : {}),
+        documentoDelEmisor,
+        firmanteAutorizado,
+        estadoRepresentacion: status.estadoRepresentacion,
+        firmaEnCurso: status.firmaEnCurso,
+      });
+    }
 
     if (valido && documentoDelEmisor && firmanteAutorizado && documento && check.signer) {
       if (documento.estado === 'en_curso') {
@@ -342,4 +374,31 @@ export class RepresentationService {
       return this.statusOf(this.deps.clients.find(who, nif), who.entorno);
     });
   }
+}
+
+/**
+ * The code of a document that is not taken (null: it is): the signature itself first (none, broken,
+ * or the file changed after signing), then trust (no path to a trusted CA; otherwise not valid:
+ * dates, key usage), then what was signed (the issuer's generated document) and by whom (the
+ * entity of a representative's certificate, then the person).
+ */
+function refusalOf(input: {
+  check: ReturnType<typeof verifyPdfSignature>;
+  verdict: { trusted: boolean; anchored: boolean } | undefined;
+  documentoDelEmisor: boolean;
+  nifAdmitido: boolean;
+  issuerNif: string;
+}): SignatureRefusalCode | null {
+  const { check, verdict } = input;
+  if (!check.intact || !check.coversWholeFile || !verdict) return 'SIGNATURE_CRYPTO_INVALID';
+  if (!verdict.anchored) return 'SIGNATURE_UNTRUSTED_CA';
+  if (!verdict.trusted || !check.certValidAtSigning) return 'SIGNATURE_INVALID';
+  if (!input.documentoDelEmisor) return 'SIGNATURE_CONTENT_MISMATCH';
+  const signer = check.signer;
+  if (!signer) return 'SIGNATURE_INVALID';
+  // A representative-of-entity certificate names the company too: it must be this issuer.
+  const entidades = signer.nifs.filter((n) => n !== signer.nif);
+  if (entidades.length > 0 && !entidades.includes(input.issuerNif)) return 'SIGNATURE_COMPANY_NIF_MISMATCH';
+  if (!input.nifAdmitido) return 'SIGNATURE_REP_NIF_MISMATCH';
+  return null;
 }

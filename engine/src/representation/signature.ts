@@ -3,7 +3,9 @@ import forge from 'node-forge';
 import { PDFArray, PDFDocument, PDFName, PDFRawStream, PDFRef, type PDFObject } from 'pdf-lib';
 import { pdflibAddPlaceholder } from '@signpdf/placeholder-pdf-lib';
 import { P12Signer } from '@signpdf/signer-p12';
-import signpdf from '@signpdf/signpdf';
+// A named import: the package is CommonJS with `__esModule`, so its default import differs between
+// Node (the module object) and bundlers (`exports.default`); the named class is the same in both.
+import { SignPdf } from '@signpdf/signpdf';
 import { SUBFILTER_ADOBE_PKCS7_DETACHED } from '@signpdf/utils';
 import { certIdentity, type CertIdentity } from './certificates';
 
@@ -35,7 +37,7 @@ export async function signPdf(pdf: Uint8Array, options: SignOptions): Promise<Bu
   });
   const prepared = Buffer.from(await doc.save({ useObjectStreams: false }));
   const signer = new P12Signer(options.p12, { passphrase: options.password });
-  return signpdf.sign(prepared, signer, options.signingTime);
+  return new SignPdf().sign(prepared, signer, options.signingTime);
 }
 
 export const CERT_NOT_VALID_AT_SIGNING = 'El certificado no estaba vigente en el momento de la firma';

@@ -101,6 +101,8 @@ export interface TrustVerdict {
   problems: string[];
   /** The path found, signer first, trust anchor last (subjects' CN). */
   chain: string[];
+  /** The path reached a trusted CA (whatever else is wrong: validity, key usage, dates). */
+  anchored: boolean;
 }
 
 function validityProblems(x509: X509Certificate, label: string, times: Array<{ at: Date; when: string }>): string[] {
@@ -179,7 +181,7 @@ export function checkSignerTrust(anchors: readonly X509Certificate[], input: Tru
     );
   }
   for (const ca of path.slice(1)) problems.push(...validityProblems(ca, `El certificado de la autoridad «${cnOf(ca, 'subject')}»`, times));
-  return { trusted: problems.length === 0, problems, chain };
+  return { trusted: problems.length === 0, problems, chain, anchored };
 }
 
 /**

@@ -11,6 +11,7 @@ import {
 import type { SubmissionBatchesTable } from '../db/schema/submission';
 import { mountEmulatorFaultRelay } from '../core/emulator-relay';
 import { notFound } from '../core/errors';
+import { bloqueoOf } from './blocked';
 import type { SyncViewStore } from './sync-view-store';
 
 const lote = (b: SubmissionBatchesTable) => ({
@@ -72,6 +73,7 @@ export function syncPanelRoutes(app: FastifyInstance, deps: SyncPanelDeps): void
         alcanzable: q.alcanzable === null ? null : q.alcanzable === 1,
         ultimoError: q.ultimoError,
         ultimoErrorEn: q.ultimoErrorEn,
+        bloqueo: bloqueoOf(q) ?? null,
       };
     });
     // An authority is reachable when its last answer (any queue, per environment) came back.

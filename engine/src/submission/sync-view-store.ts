@@ -89,6 +89,20 @@ export class SyncViewStore {
     );
   }
 
+  /** The queue a waiting record of the invoice is blocked in (a fault that needs a person), if any. */
+  queueBlockOfInvoice(invoiceId: string): Pick<SubmissionQueuesTable, 'codigoBloqueo' | 'ultimoError' | 'ultimoErrorEn' | 'reintentoEn'> | undefined {
+    return this.db.first(
+      this.db.kysely
+        .selectFrom('registros as r')
+        .innerJoin('submission_jobs as j', 'j.registroId', 'r.id')
+        .innerJoin('submission_queues as q', 'q.queueKey', 'j.queueKey')
+        .select(['q.codigoBloqueo', 'q.ultimoError', 'q.ultimoErrorEn', 'q.reintentoEn'])
+        .where('r.invoiceId', '=', invoiceId)
+        .where('q.codigoBloqueo', 'is not', null)
+        .limit(1),
+    );
+  }
+
   /** "Retry now": lifts the back-off of one queue, or of all; returns how many queues. */
   clearBackoff(queueKey?: string): number {
     let q = this.db.kysely.updateTable('submission_queues').set({ reintentoEn: null });

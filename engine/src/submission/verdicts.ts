@@ -147,7 +147,10 @@ function eventRow(
   if (invoice.tipoFactura) datos.tipoFactura = invoice.tipoFactura;
   if (invoice.importeTotal) datos.importeTotal = invoice.importeTotal;
   if (invoice.cuotaTotal) datos.cuotaTotal = invoice.cuotaTotal;
-  datos.estadoFactura = rechazada ? 'rechazada' : (invoice.estadoFactura ?? 'registrada');
+  // The verdict on the record the event is about, in the spec's two values ("registrada or
+  // rechazada in the given cases"): an accepted cancellation is a registered record; that it
+  // cancels is said by the event and `tipoRegistro` (docs/api-contract.md).
+  datos.estadoFactura = rechazada ? 'rechazada' : 'registrada';
   if (!rechazada) datos.fechaRegistro = now;
   if (invoice.sistemaFiscal === 'verifactu') {
     if (invoice.csvAeat) datos.csvAeat = invoice.csvAeat;

@@ -7,7 +7,8 @@ import type { Logger } from '../platform/logger';
 import { PollLoop } from '../platform/poll-loop';
 import { AeatAdapter } from '../regimes/verifactu/authority/aeat-adapter';
 import { SubmissionBlocked, type AuthorityAdapter, type Interpretation, type OutgoingRecord, type Verdict } from '../core/authority';
-import type { SubmissionConfig } from './config';
+import { motivoBloqueo } from './blocked';
+import { DEFAULT_BLOCKED_RETRY_MS, type SubmissionConfig } from './config';
 import type { Batch, OutboxStore, OutgoingJob } from './outbox-store';
 import { SqliteOutboxStore } from './outbox-store.sqlite';
 import type { RecordStates, VerdictRecord } from './record-states';
@@ -638,7 +639,7 @@ export class SubmissionWorker {
     // Lines left out go again: built before the closing transaction (nothing else changes them).
     const unanswered = registros.filter((r) => !reply.verdicts.has(r.id) && r.estadoEnvioFinal === null).map((r) => r.id);
     const resend = unanswered.length > 0 ? this.resendOf(batch, new Set(unanswered), now) : undefined;
-    const queue = { siguienteEnvioEn: new Date(now.getTime() + reply.waitSeconds * 1000).toISOString(), reintentoEn: null, fallosSeguidos: 0, alcanzable: 1 };
+    const queue = { siguienteEnvioEn: new Date(now.getTime() + reply.waitSeconds * 1000).toISOString(), reintentoEn: null, fallosSeguidos: 0, alcanzable: 1, codigoBloqueo: null };
     const answered = { respuesta: raw, csv: reply.csv ?? null, estadoEnvio: reply.estadoEnvio ?? null, respondidoEn: nowIso };
     await this.write(() => {
       applyVerdicts(this.records, this.ids, last, context);
@@ -680,7 +681,7 @@ export class SubmissionWorker {
       );
       this.outbox.deleteJobs(batch.id);
       this.outbox.updateBatch(batch.id, { estado: 'rechazado', respuesta: raw, respondidoEn: nowIso, ultimoError: `${refusal.codigo}: ${refusal.descripcion}` });
-      this.outbox.updateQueue(batch.queueKey, { reintentoEn: null, fallosSeguidos: 0, alcanzable: 1, ultimoError: refusal.descripcion, ultimoErrorEn: nowIso });
+      this.outbox.updateQueue(batch.queueKey, { reintentoEn: null, fallosSeguidos: 0, alcanzable: 1, ultimoError: refusal.descripcion, ultimoErrorEn: nowIso, codigoBloqueo: null });
     });
   }
 
@@ -696,14 +697,18 @@ export class SubmissionWorker {
     const failures = (state?.fallosSeguidos ?? 0) + 1;
     const base = Math.min(this.config.backoffMaxMs, this.config.backoffBaseMs * 2 ** Math.min(failures - 1, 20));
     const jitter = 1 + ((this.config.random ?? Math.random)() * 0.4 - 0.2);
-    const retryAt = new Date(now.getTime() + Math.round(base * jitter)).toISOString();
+    // A fault that needs a person (AEAT 4104…): resending cannot cure it, so a long wait, said.
+    const needsAPerson = error instanceof SubmissionBlocked && motivoBloqueo(error.codigo) !== undefined;
+    const codigoBloqueo = needsAPerson && error instanceof SubmissionBlocked ? (error.codigo ?? null) : null;
+    const waitMs = needsAPerson ? (this.config.blockedRetryMs ?? DEFAULT_BLOCKED_RETRY_MS) : Math.round(base * jitter);
+    const retryAt = new Date(now.getTime() + waitMs).toISOString();
     // A blocking fault is an answer: the authority is reachable, the cause is on our side.
     const alcanzable = error instanceof SubmissionBlocked ? 1 : 0;
     this.logger.warn('submission failed, will resend it', { idLote: batch.id, error: message, retryAt });
     await this.write(() => {
       this.outbox.updateBatch(batch.id, { ultimoError: message });
       this.records.awaitingResend(batch.id, 'pendiente_envio', nowIso);
-      this.outbox.updateQueue(batch.queueKey, { fallosSeguidos: failures, reintentoEn: retryAt, alcanzable, ultimoError: message, ultimoErrorEn: nowIso });
+      this.outbox.updateQueue(batch.queueKey, { fallosSeguidos: failures, reintentoEn: retryAt, alcanzable, ultimoError: message, ultimoErrorEn: nowIso, codigoBloqueo });
     });
   }
 }

@@ -8,6 +8,7 @@ import type { WebhookDeliveryConfig } from './config';
 import { deliveryBody, deliveryHeaders, idEntrega } from './signing';
 import { eventosOf, WebhookStore, type DeliveryRow } from './store.sqlite';
 import { postWebhook, type AttemptOutcome } from './transport';
+import { WebhookAddressPolicy } from './address-policy';
 
 /** Consecutive failed attempts after which the platform suspends a webhook (spec). */
 export const SUSPEND_AFTER_FAILURES = 20;
@@ -43,6 +44,8 @@ export class WebhookDeliveryWorker {
     readonly config: WebhookDeliveryConfig,
     /** When each write transaction may take the lock (the filing thread lets issuing go first). */
     private readonly turns: WriteTurns = afterPendingEvents,
+    /** Where deliveries may go, checked again before each attempt (DNS rebinding). */
+    readonly addresses: WebhookAddressPolicy = new WebhookAddressPolicy(),
   ) {
     this.store = new WebhookStore(db);
     this.loop = new PollLoop('webhook', () => this.tick(), () => this.config.pollMs, logger);
@@ -204,7 +207,13 @@ export class WebhookDeliveryWorker {
       secreto: webhook.secreto,
     });
     const { signal } = this.abort;
-    const outcome = await postWebhook(webhook.url, rawBody, headers, { timeoutMs: this.config.timeoutMs, signal });
+    // An address refused now (a name that resolves elsewhere since the webhook was saved) fails
+    // the attempt without sending anything; an allowed one is the address the request goes to.
+    const verdict = await this.addresses.checkForDelivery(webhook.url, this.config.timeoutMs);
+    if (signal.aborted) return 'skipped';
+    const outcome: AttemptOutcome = verdict.ok
+      ? await postWebhook(webhook.url, rawBody, headers, { timeoutMs: this.config.timeoutMs, signal, ...(verdict.pinned ? { pinned: verdict.pinned } : {}) })
+      : { ok: false, statusCode: null, latencyMs: 0, error: verdict.problem };
     // Cut by stop(): not the receiver's failure, so not recorded; the delivery stays due.
     if (signal.aborted) return 'skipped';
     return this.record(delivery, outcome);

@@ -43,6 +43,7 @@ export function webhookRoutes(app: FastifyInstance, webhooks: WebhookService): v
     },
     async (request, reply) => {
       const scope = scopeOf(request);
+      await webhooks.checkUrl(request.body.url);
       const webhook = webhooks.create(scope, request.body);
       return reply.code(201).send({ webhook, entorno: scope.entorno });
     },
@@ -70,6 +71,7 @@ export function webhookRoutes(app: FastifyInstance, webhooks: WebhookService): v
     },
     async (request) => {
       const scope = scopeOf(request);
+      await webhooks.checkUrl(request.body.url);
       return { webhook: webhooks.patch(scope, request.params.idWebhook, request.body), entorno: scope.entorno };
     },
   );

@@ -11,6 +11,7 @@ import { forbidden, notFound, validation } from '../core/errors';
 import type { Clock } from '../platform/clock';
 import type { IdGenerator } from '../platform/ids';
 import { eventosOf, WebhookStore, type WebhookRow, type WebhookScope } from './store.sqlite';
+import { WebhookAddressPolicy } from './address-policy';
 
 /** The Webhook resource as the API shows it: `secreto` never; suspension details only when suspended. */
 export function webhookView(row: WebhookRow): Webhook {
@@ -45,10 +46,19 @@ export class WebhookService {
     private readonly issuers: IssuerStore,
     private readonly clock: Clock,
     private readonly ids: IdGenerator,
+    /** Where webhooks may point (checked by the routes before create and a change of url). */
+    readonly addresses: WebhookAddressPolicy = new WebhookAddressPolicy(),
     /** Called after a commit that may make deliveries due (reactivation): wakes the worker. */
     private readonly afterChange: () => void = () => {},
   ) {
     this.store = new WebhookStore(db);
+  }
+
+  /** 400 naming `url` when the address is one no delivery may reach (address-policy.ts). */
+  async checkUrl(url: string | undefined): Promise<void> {
+    if (url === undefined) return;
+    const problem = await this.addresses.checkForCreation(url);
+    if (problem !== null) throw validation('url', `url: ${problem}`, [`url: ${problem}`]);
   }
 
   list(scope: WebhookScope): Webhook[] {

@@ -1,5 +1,7 @@
 import http from 'node:http';
 import https from 'node:https';
+import type { LookupFunction } from 'node:net';
+import type { ResolvedAddress } from './address-policy';
 
 export type AttemptOutcome =
   | { ok: true; statusCode: number; latencyMs: number }
@@ -17,7 +19,7 @@ export function postWebhook(
   url: string,
   body: Buffer,
   headers: Record<string, string>,
-  options: { timeoutMs: number; now?: () => number; signal?: AbortSignal },
+  options: { timeoutMs: number; now?: () => number; signal?: AbortSignal; pinned?: ResolvedAddress },
 ): Promise<AttemptOutcome> {
   const now = options.now ?? (() => performance.now());
   const started = now();
@@ -55,7 +57,13 @@ export function postWebhook(
     try {
       req = lib.request(
         target,
-        { method: 'POST', headers: { ...headers, 'Content-Length': String(body.length) }, agent: false },
+        {
+          method: 'POST',
+          headers: { ...headers, 'Content-Length': String(body.length) },
+          agent: false,
+          // The address the policy vetted: the name is not resolved again (DNS rebinding).
+          ...(options.pinned ? { lookup: pinnedLookup(options.pinned) } : {}),
+        },
         (res) => {
           const statusCode = res.statusCode ?? 0;
           const ms = latency();
@@ -86,4 +94,12 @@ export function postWebhook(
     });
     req.end(body);
   });
+}
+
+/** A `lookup` that answers one fixed address, in the callback form the caller asks for (`all` or not). */
+function pinnedLookup(pinned: ResolvedAddress): LookupFunction {
+  return (_hostname, options, callback) => {
+    if (options.all) (callback as unknown as (err: null, addresses: ResolvedAddress[]) => void)(null, [pinned]);
+    else callback(null, pinned.address, pinned.family);
+  };
 }

@@ -2,8 +2,9 @@
 // makes up its identity) or one the engine already knows (chosen from its list). Asked once.
 import { useEffect, useState } from 'react';
 import { ProblemBanner } from '../../app/ProblemBanner';
+import { defaultSerie } from '../../app/serie';
 import { useFormat, useT } from '../../app/session';
-import { useDevice } from './store';
+import { nombreLibre, nombreUsado, useDevice } from './store';
 
 export function IdentityScreen() {
   const t = useT();
@@ -11,6 +12,8 @@ export function IdentityScreen() {
   const device = useDevice();
   const [nombre, setNombre] = useState('');
   const [falta, setFalta] = useState(false);
+  /** A free name to offer when the one typed is taken by another active till. */
+  const [sugerencia, setSugerencia] = useState<string | undefined>(undefined);
   useEffect(() => {
     void useDevice.getState().load();
   }, []);
@@ -21,8 +24,14 @@ export function IdentityScreen() {
       setFalta(true);
       return;
     }
+    // Two tills of one name cannot be told apart: say so, and offer a free name, before the engine refuses it.
+    if (nombreUsado(conocidas, nombre)) {
+      setSugerencia(nombreLibre(conocidas, nombre));
+      return;
+    }
     void device.registrarNueva(nombre);
   };
+  const describedBy = [falta ? 'identity-nombre-falta' : '', sugerencia ? 'identity-sugerencia' : ''].filter(Boolean).join(' ') || undefined;
 
   return (
     <div className="splash identity" data-app-state="identify" data-testid="identity">
@@ -44,17 +53,34 @@ export function IdentityScreen() {
             autoFocus
             maxLength={120}
             value={nombre}
-            aria-invalid={falta}
-            aria-describedby={falta ? 'identity-nombre-falta' : undefined}
+            aria-invalid={falta || sugerencia !== undefined}
+            aria-describedby={describedBy}
             onChange={(e) => {
               setNombre(e.target.value);
               setFalta(false);
+              setSugerencia(undefined);
             }}
           />
         </label>
         {falta ? (
           <p id="identity-nombre-falta" className="field-error" role="alert">
             {t('identidad.nombreFalta')}
+          </p>
+        ) : null}
+        {sugerencia ? (
+          <p id="identity-sugerencia" className="field-error" role="alert" data-testid="identity-sugerencia">
+            {t('identidad.sugerencia', { nombre: sugerencia })}{' '}
+            <button
+              type="button"
+              className="link"
+              data-testid="identity-usar-sugerencia"
+              onClick={() => {
+                setNombre(sugerencia);
+                setSugerencia(undefined);
+              }}
+            >
+              {sugerencia}
+            </button>
           </p>
         ) : null}
         <button type="submit" className="primary" data-testid="identity-crear" disabled={device.busy}>
@@ -67,12 +93,30 @@ export function IdentityScreen() {
           <ul className="plain">
             {conocidas.map((d) => {
               const nombreCaja = d.etiqueta || t('identidad.sinNombre', { fecha: fmt.dateTime(d.creadoEn) });
+              // What tells two tills apart at a glance: their series, their last sale, since when.
+              const series = (device.lista?.series ?? []).filter((x) => x.idMaquinaPropietaria === d.idMaquina).map((x) => x.serie);
+              const ultima = device.ultimasVentas[d.idMaquina] ?? device.lista?.idsMaquinaVistos.find((x) => x.idMaquina === d.idMaquina)?.ultimaVez;
+              const rasgos = [
+                t('identidad.serie', { serie: (series.length > 0 ? series : [defaultSerie(d.idMaquina)]).join(', ') }),
+                ultima ? t('identidad.ultimaVenta', { cuando: fmt.dateTime(ultima) }) : t('identidad.sinVentas'),
+                t('identidad.desde', { fecha: fmt.dateTime(d.creadoEn) }),
+              ].filter(Boolean);
               return (
                 <li key={d.idMaquina}>
-                  <button type="button" data-testid="identity-elegir" data-activo={String(d.activo)} disabled={device.busy} onClick={() => void device.elegir(d)}>
+                  <button
+                    type="button"
+                    data-testid="identity-elegir"
+                    data-activo={String(d.activo)}
+                    aria-describedby={`identity-rasgos-${d.idMaquina}`}
+                    disabled={device.busy}
+                    onClick={() => void device.elegir(d)}
+                  >
                     {t('identidad.usar', { nombre: nombreCaja })}
-                  </button>
-                  {d.activo ? null : <span className="small"> ({t('identidad.baja')})</span>}
+                  </button>{' '}
+                  <span className="small" id={`identity-rasgos-${d.idMaquina}`} data-testid="identity-rasgos">
+                    {rasgos.join(' · ')}
+                    {d.activo ? null : ` (${t('identidad.baja')})`}
+                  </span>
                 </li>
               );
             })}

@@ -14,6 +14,7 @@ export const cadenaCajaSchema = z.object({
   sistemaFiscal: z.string(),
   longitud: z.number(),
   ultimaHuella: z.string().nullable(),
+  ultimaVentaEn: z.string().nullable().optional(),
 });
 export type CadenaCaja = z.infer<typeof cadenaCajaSchema>;
 
@@ -23,6 +24,23 @@ export function newTillId(): string {
   crypto.getRandomValues(bytes);
   const alphabet = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
   return `WEB-${[...bytes].map((b) => alphabet[b % 32]).join('')}`;
+}
+
+const mismoNombre = (a: string, b: string) => a.trim().toLocaleLowerCase('es') === b.trim().toLocaleLowerCase('es');
+
+/** Whether another active till of the issuer already goes by this name (the engine refuses it: DEVICE_LABEL_TAKEN). */
+export function nombreUsado(dispositivos: readonly Pick<Dispositivo, 'etiqueta' | 'activo'>[], nombre: string): boolean {
+  return nombre.trim() !== '' && dispositivos.some((d) => d.activo && mismoNombre(d.etiqueta, nombre));
+}
+
+/** A free name like the one typed: its number counted up («Caja 1» → «Caja 2»), or one added («Mostrador» → «Mostrador 2»). */
+export function nombreLibre(dispositivos: readonly Pick<Dispositivo, 'etiqueta' | 'activo'>[], nombre: string): string {
+  const base = nombre.trim();
+  const m = /^(.*?)(\d+)$/.exec(base);
+  const raiz = m ? m[1]! : `${base} `;
+  let n = m ? Number(m[2]) + 1 : 2;
+  while (nombreUsado(dispositivos, `${raiz}${n}`)) n += 1;
+  return `${raiz}${n}`.slice(0, 120);
 }
 
 const ruta = (nif: string) => `/v1/clientes/${encodeURIComponent(nif)}/dispositivos`;
@@ -57,6 +75,8 @@ export async function asegurarRegistro(client: EngineClient, nif: string, idMaqu
 
 export interface DeviceState {
   lista: DispositivosResponse | undefined;
+  /** When each known till last sold (GET /panel/v1/cadena), for the first-run choice. */
+  ultimasVentas: Record<string, string | null>;
   cadena: CadenaCaja | undefined;
   busy: boolean;
   error: Problem | undefined;
@@ -78,6 +98,7 @@ export const useDevice = create<DeviceState>((set, get) => {
   };
   return {
     lista: undefined,
+    ultimasVentas: {},
     cadena: undefined,
     busy: false,
     error: undefined,
@@ -90,6 +111,17 @@ export const useDevice = create<DeviceState>((set, get) => {
         const params = new URLSearchParams({ entorno, nif: emisor.nif, ...(idMaquina ? { idMaquina } : {}) });
         const cadena = await client.panel.get(`/panel/v1/cadena?${params.toString()}`, cadenaCajaSchema).catch(() => undefined);
         set({ lista, cadena, error: undefined });
+        // On the first run, what tells the known tills apart includes their last sale.
+        if (!idMaquina) {
+          const ultimas = await Promise.all(
+            lista.dispositivos.map(async (d) => {
+              const q = new URLSearchParams({ entorno, nif: emisor.nif, idMaquina: d.idMaquina });
+              const c = await client.panel.get(`/panel/v1/cadena?${q.toString()}`, cadenaCajaSchema).catch(() => undefined);
+              return [d.idMaquina, c?.ultimaVentaEn ?? null] as const;
+            }),
+          );
+          set({ ultimasVentas: Object.fromEntries(ultimas) });
+        }
       } catch (error) {
         set({ error: session().problem(error) });
       }

@@ -1,16 +1,22 @@
 // Invoices: list with filters and search, detail with records and the authority's replies, live
 // status, cancel, correct a rejected invoice, refund a ticket (R5), reprint with the same QR.
 import { useEffect, useRef, useState } from 'react';
+import { explainRechazo } from '../../api/problems';
+import { confirmar } from '../../app/ConfirmDialog';
 import { ProblemBanner } from '../../app/ProblemBanner';
 import { useFormat, useSession, useT } from '../../app/session';
 import { hasMessage } from '../../i18n';
 import { fechaParaTeclear, formatFechaMotor, parseFechaTecleada } from '../../i18n/format';
 import { tillBridge } from '../../platform/bridge';
-import { confirmPage, printPage } from '../../platform/page';
+import { printPage } from '../../platform/page';
+import { useNombreCaja } from '../device/names';
 import type { Receipt } from '../../../src-shared/bridge';
 import { ReceiptPreview } from '../sale/ReceiptPreview';
 import { buildReceipt, buildReceiptFromTotals } from '../sale/receipt-model';
-import { estadoAnulacion, estadoVisible, nombreEmisorPara, useInvoices, visibleFacturas, type FacturaEnvelope, type FiltroEstado } from './store';
+import { descripcionVisible } from './descripcion';
+import { accionesDe, esFinal, estadoMostrado, type Accion } from './estado';
+import { estadoVisible, nombreEmisorPara, useInvoices, visibleFacturas, type FacturaEnvelope, type FiltroEstado } from './store';
+
 
 /** A date typed as dd/mm/aaaa (our own field, not the browser's date picker and its locale). */
 function DateField({ label, value, testid, onChange }: { label: string; value: string; testid: string; onChange: (iso: string) => void }) {
@@ -69,22 +75,30 @@ export function InvoicesScreen() {
     void useInvoices.getState().load(true);
   }, [emisor?.nif]);
 
-  // Live status: refresh while the screen is open — every 2 s while an invoice on screen is still
-  // being filed, else every 15 s (gently: each call counts against the till key's limits).
-  const filing = inv.facturas.some((f) => f.estadoFactura === undefined && f.estadoEnvio !== 'rechazada');
+  // Live status: refresh while the screen is open — every second while an invoice on screen is in
+  // a state that is not final, else every 15 s (gently: each call counts against the till key's limits).
+  const filing = inv.facturas.some((f) => !esFinal(estadoVisible(f, inv.anulacionesPendientes)));
   // refresh() reloads every row on screen, so the pages loaded with "más" stay.
   useEffect(() => {
-    const timer = setInterval(() => void useInvoices.getState().refresh(), filing ? 2000 : 15_000);
+    const timer = setInterval(() => void useInvoices.getState().refresh(), filing ? 1000 : 15_000);
     return () => clearInterval(timer);
   }, [filing, emisor?.nif]);
 
-  // An invoice still being filed (or with a record still pending, e.g. its cancellation) refreshes
-  // its detail until the authority has answered.
+  // Back on this screen: the open detail and the rows are read again at once (a correction or a
+  // refund issued from the sale screen meanwhile shows here as the engine has it).
+  useEffect(() => {
+    void useInvoices.getState().refreshDetail();
+    if (useInvoices.getState().facturas.length > 0) void useInvoices.getState().refresh();
+  }, []);
+
+  // An open invoice in a state that is not final (being filed, its cancellation on its way, a
+  // record still pending) is read every second until the authority has answered.
   const procesando =
-    inv.detalle?.factura.estadoFactura === 'procesando' || (inv.detalle?.registros ?? []).some((r) => r.estado === 'pendiente' || r.estado === 'procesando');
+    !!inv.detalle &&
+    (!esFinal(estadoMostrado(inv.detalle)) || inv.detalle.factura.estadoFactura === 'procesando' || inv.detalle.registros.some((r) => r.estado === 'pendiente' || r.estado === 'procesando'));
   useEffect(() => {
     if (!procesando) return;
-    const timer = setInterval(() => void useInvoices.getState().refreshDetail(), 2000);
+    const timer = setInterval(() => void useInvoices.getState().refreshDetail(), 1000);
     return () => clearInterval(timer);
   }, [procesando, inv.detalle?.factura.idFactura]);
 
@@ -188,7 +202,7 @@ export function InvoicesScreen() {
                     {/* The row's control: reachable by Tab, opened with Enter or Space. */}
                     <button
                       type="button"
-                      className="link mono"
+                      className="link mono numero"
                       data-testid="invoice-open"
                       aria-label={t('facturas.abrir', { n: f.numeroFactura })}
                       onFocus={() => useInvoices.setState({ cursor: i })}
@@ -229,6 +243,8 @@ function InvoiceDetail({ detalle }: { detalle: FacturaEnvelope | undefined }) {
   const fmt = useFormat();
   const settings = useSession((s) => s.settings);
   const emisor = useSession((s) => s.emisor);
+  const lang = useSession((s) => s.lang);
+  const nombreCaja = useNombreCaja();
   const inv = useInvoices();
   if (!detalle) {
     return (
@@ -238,13 +254,16 @@ function InvoiceDetail({ detalle }: { detalle: FacturaEnvelope | undefined }) {
     );
   }
   const f = detalle.factura;
-  const anulacion = estadoAnulacion(detalle);
-  // One source of truth: the invoice's state, except while its cancellation waits or was refused.
-  const estado = anulacion === 'anulacion_pendiente' || anulacion === 'anulacion_rechazada' ? anulacion : estadoVisible(f, {});
-  const rechazada = detalle.registros.some((r) => r.tipo !== 'anulacion' && (r.estado === 'rechazada' || r.estadoEnvioFinal === 'rechazada'));
-  const anulada = f.estadoFactura === 'anulada';
-  // No second cancellation while one waits for the authority, none of a cancelled invoice.
-  const anulable = !anulada && anulacion !== 'anulacion_pendiente';
+  // One source of truth: the invoice's state as the engine has it (its cancellation on its way wins).
+  const estado = estadoMostrado(detalle);
+  // Actions open only where the engine would accept them; a closed one says why, beside it.
+  const acciones = accionesDe(detalle);
+  const motivo = (id: string, a: Accion) =>
+    a.ok ? null : (
+      <li id={`motivo-${id}`} data-testid={`invoice-${id}-motivo`}>
+        <strong>{t(id === 'cancel' ? 'facturas.anular' : id === 'correct' ? 'facturas.subsanar' : 'facturas.devolver')}:</strong> {t(a.motivo)}
+      </li>
+    );
   const r = inv.reimpresion;
   const receipt = r
     ? r.sale
@@ -262,7 +281,7 @@ function InvoiceDetail({ detalle }: { detalle: FacturaEnvelope | undefined }) {
           destinatario: r.sale.destinatario,
           qr: f.idTbai ? { sistema: 'ticketbai', url: r.urlValidacion, idTbai: f.idTbai } : { sistema: 'verifactu', url: r.urlValidacion },
           copia: true,
-          caja: f.idMaquina,
+          caja: f.idMaquina ? nombreCaja(f.idMaquina) : undefined,
         })
       : buildReceiptFromTotals({
           ancho: settings.ancho,
@@ -280,10 +299,10 @@ function InvoiceDetail({ detalle }: { detalle: FacturaEnvelope | undefined }) {
     : undefined;
 
   return (
-    <aside className="invoice-detail" data-testid="invoice-detail" data-estado={estado}>
+    <aside className="invoice-detail" data-testid="invoice-detail" data-estado={estado} data-id-factura={f.idFactura}>
       <header className="toolbar">
         <h2>
-          {t('resultado.factura')} <span className="mono">{f.numeroFactura}</span>
+          {t('resultado.factura')} <span className="mono numero">{f.numeroFactura}</span>
         </h2>
         <button type="button" onClick={() => inv.closeDetail()}>
           {t('facturas.cerrar')}
@@ -311,13 +330,13 @@ function InvoiceDetail({ detalle }: { detalle: FacturaEnvelope | undefined }) {
         {f.idMaquina ? (
           <>
             <dt>{t('app.caja')}</dt>
-            <dd className="mono">{f.idMaquina}</dd>
+            <dd data-testid="invoice-caja">{nombreCaja(f.idMaquina)}</dd>
           </>
         ) : null}
         {f.descripcion ? (
           <>
             <dt>{t('venta.descripcion')}</dt>
-            <dd>{f.descripcion}</dd>
+            <dd data-testid="invoice-descripcion">{descripcionVisible(f.descripcion, t)}</dd>
           </>
         ) : null}
       </dl>
@@ -328,23 +347,42 @@ function InvoiceDetail({ detalle }: { detalle: FacturaEnvelope | undefined }) {
         <button
           type="button"
           data-testid="invoice-cancel"
-          disabled={!anulable}
+          disabled={!acciones.anular.ok}
+          aria-describedby={acciones.anular.ok ? undefined : 'motivo-cancel'}
           onClick={() => {
-            if (confirmPage(t('facturas.confirmarAnular', { n: f.numeroFactura }))) void inv.anular();
+            void confirmar(t('facturas.confirmarAnular', { n: f.numeroFactura })).then((ok) => (ok ? inv.anular() : undefined));
           }}
         >
           {t('facturas.anular')}
         </button>
-        <button type="button" data-testid="invoice-correct" disabled={!rechazada || anulada} onClick={() => inv.startCorrection('subsanar')}>
+        <button
+          type="button"
+          data-testid="invoice-correct"
+          disabled={!acciones.subsanar.ok}
+          aria-describedby={acciones.subsanar.ok ? undefined : 'motivo-correct'}
+          onClick={() => inv.startCorrection('subsanar')}
+        >
           {t('facturas.subsanar')}
         </button>
-        <button type="button" data-testid="invoice-refund" disabled={anulada || f.tipoFactura !== 'F2'} onClick={() => inv.startCorrection('devolucion')}>
+        <button
+          type="button"
+          data-testid="invoice-refund"
+          disabled={!acciones.devolver.ok}
+          aria-describedby={acciones.devolver.ok ? undefined : 'motivo-refund'}
+          onClick={() => inv.startCorrection('devolucion')}
+        >
           {t('facturas.devolver')}
         </button>
       </div>
-      {inv.mensaje ? (
-        <div className="banner banner-ok" role="status" data-testid="invoice-mensaje">
-          {inv.mensaje}
+      <ul className="plain hint acciones-motivos" data-testid="invoice-motivos">
+        {motivo('cancel', acciones.anular)}
+        {motivo('correct', acciones.subsanar)}
+        {motivo('refund', acciones.devolver)}
+      </ul>
+      {/* Said while it stands, from the engine's records: gone once the authority answers. */}
+      {estado === 'anulacion_pendiente' ? (
+        <div className="banner banner-warn" role="status" data-testid="invoice-mensaje">
+          {t('facturas.anulada')}
         </div>
       ) : null}
       <ProblemBanner problem={inv.detalleError} testid="invoice-error" />
@@ -368,9 +406,8 @@ function InvoiceDetail({ detalle }: { detalle: FacturaEnvelope | undefined }) {
                   {t(`estado.${reg.estado}`)}
                 </span>
               </td>
-              <td>
-                {reg.codigoRespuestaAeat ?? reg.codigoRespuestaTbai ?? '—'}
-                {reg.descripcionRespuestaAeat ?? reg.mensajeRespuestaTbai ? <div className="small">{reg.descripcionRespuestaAeat ?? reg.mensajeRespuestaTbai}</div> : null}
+              <td data-testid="invoice-record-respuesta">
+                <RespuestaRegistro registro={reg} sistema={f.sistemaFiscal === 'ticketbai' ? 'ticketbai' : 'verifactu'} lang={lang} />
               </td>
               <td className="mono small">{reg.csvAeat ?? '—'}</td>
               <td>
@@ -391,7 +428,11 @@ function InvoiceDetail({ detalle }: { detalle: FacturaEnvelope | undefined }) {
           <h3>
             {t('facturas.respuesta')} · {inv.lote.estadoEnvio && hasMessage(`respuesta.${inv.lote.estadoEnvio}`) ? t(`respuesta.${inv.lote.estadoEnvio}`) : hasMessage(`lote.${inv.lote.estado}`) ? t(`lote.${inv.lote.estado}`) : ''}
           </h3>
-          <pre className="xml">{inv.lote.respuesta ?? inv.lote.ultimoError ?? '—'}</pre>
+          {/* The authority's SOAP is for support: folded away as the technical detail. */}
+          <details className="problem-detail" data-testid="invoice-lote-xml">
+            <summary>{t('error.detalle')}</summary>
+            <pre className="xml">{inv.lote.respuesta ?? inv.lote.ultimoError ?? '—'}</pre>
+          </details>
         </div>
       ) : null}
       {receipt && r ? (
@@ -413,5 +454,26 @@ function InvoiceDetail({ detalle }: { detalle: FacturaEnvelope | undefined }) {
         </div>
       ) : null}
     </aside>
+  );
+}
+
+type Registro = FacturaEnvelope['registros'][number];
+
+/** A record's answer: accepted ('—' or its code folded), rejected (why and what to do, the code folded). */
+function RespuestaRegistro({ registro, sistema, lang }: { registro: Registro; sistema: 'verifactu' | 'ticketbai'; lang: ReturnType<typeof useSession.getState>['lang'] }) {
+  const t = useT();
+  const codigo = registro.codigoRespuestaAeat ?? registro.codigoRespuestaTbai;
+  const texto = registro.descripcionRespuestaAeat ?? registro.mensajeRespuestaTbai;
+  const rechazado = registro.estado === 'rechazada' || registro.estadoEnvioFinal === 'rechazada';
+  if (!codigo && !texto) return <>—</>;
+  const detalle = [codigo, texto].filter(Boolean).join(' ');
+  return (
+    <>
+      {rechazado ? <span data-testid="invoice-record-que-hacer">{explainRechazo(lang, sistema, codigo, texto).mensaje}</span> : null}
+      <details className="problem-detail">
+        <summary>{t('error.detalle')}</summary>
+        <code className="mono small">{detalle}</code>
+      </details>
+    </>
   );
 }

@@ -13,9 +13,10 @@ import { todayInMadrid } from '../../platform/dates';
 import { rechazoPrevioDe } from '../sale/rechazo-previo';
 import { SalesCache, type CachedSale } from '../sale/sales-cache';
 import { useSale, type Original } from '../sale/store';
-import { estadoDe, type ConEstado } from './estado';
+import { engineChanged, onEngineChange } from '../../app/engine-events';
+import { estadoAnulacion, estadoDe, estadoMostrado, type ConEstado } from './estado';
 
-export { estadoDe } from './estado';
+export { estadoAnulacion, estadoDe } from './estado';
 
 export type FacturaItem = z.infer<typeof facturasListResponseSchema>['facturas'][number];
 export type FacturaEnvelope = z.infer<typeof facturaEnvelopeSchema>;
@@ -79,18 +80,6 @@ export interface InvoicesState {
   startCorrection(kind: 'subsanar' | 'devolucion'): void;
 }
 
-
-/**
- * Where the invoice's cancellation stands, from its records: sent and waiting for the authority
- * (the invoice is still registered until it accepts), refused, or done. Undefined: never cancelled.
- */
-export function estadoAnulacion(detalle: Pick<FacturaEnvelope, 'factura' | 'registros'>): 'anulada' | 'anulacion_pendiente' | 'anulacion_rechazada' | undefined {
-  if (detalle.factura.estadoFactura === 'anulada') return 'anulada';
-  const anulacion = detalle.registros.filter((r) => r.tipo === 'anulacion').at(-1);
-  if (!anulacion) return undefined;
-  if (anulacion.estado === 'rechazada' || anulacion.estadoEnvioFinal === 'rechazada') return 'anulacion_rechazada';
-  return anulacion.estado === 'aceptada' ? 'anulada' : 'anulacion_pendiente';
-}
 
 /** What a row or the detail shows: a cancellation on its way wins over «Registrada». */
 export function estadoVisible(f: ConEstado & { idFactura: string }, pendientes: Record<string, true>): string {
@@ -163,6 +152,13 @@ function conAnulacion(pendientes: Record<string, true>, detalle: FacturaEnvelope
 }
 
 export const useInvoices = create<InvoicesState>((set, get) => {
+  // Any mutation anywhere in the till (a sale, a correction, a refund, a cancellation, a retry):
+  // the rows on screen and the open detail are read again at once.
+  onEngineChange(async () => {
+    if (get().facturas.length > 0 || get().encontrada) await get().refresh();
+    await get().refreshDetail();
+  });
+
   /**
    * Shows a detail just read. When it shows the cancellation answered, the list is read again at
    * once: its row must not go on reading «Registrada» beside an «Anulada» detail until the list's
@@ -171,9 +167,12 @@ export const useInvoices = create<InvoicesState>((set, get) => {
   const showDetalle = async (detalle: FacturaEnvelope): Promise<void> => {
     const id = detalle.factura.idFactura;
     const wasPending = get().anulacionesPendientes[id] === true;
+    const before = get().detalle;
+    const changed = before?.factura.idFactura === id && estadoMostrado(before) !== estadoMostrado(detalle);
     const anulacionesPendientes = conAnulacion(get().anulacionesPendientes, detalle);
     set({ detalle, anulacionesPendientes });
-    if (wasPending && !anulacionesPendientes[id]) await get().refresh();
+    // The detail moved on (answered, corrected, cancelled): its row must say the same at once.
+    if ((wasPending && !anulacionesPendientes[id]) || changed) await get().refresh();
   };
 
   const session = () => useSession.getState();
@@ -381,10 +380,11 @@ export const useInvoices = create<InvoicesState>((set, get) => {
             verifactuAnularResponse,
           );
         }
-        // Sent, not yet accepted: the invoice stays registered until the authority answers.
-        set({ mensaje: session().t('facturas.anulada'), anulacionesPendientes: { ...get().anulacionesPendientes, [f.idFactura]: true } });
+        // Sent, not yet accepted: the invoice stays registered until the authority answers; every
+        // open view (this detail, the list, the sale's result, the sync view) reads it again.
+        set({ anulacionesPendientes: { ...get().anulacionesPendientes, [f.idFactura]: true } });
+        engineChanged();
         await get().refreshDetail();
-        void get().refresh();
       } catch (error) {
         set({ detalleError: session().problem(error) });
       }
@@ -410,6 +410,9 @@ export const useInvoices = create<InvoicesState>((set, get) => {
       const tipo = f.tipoFactura === 'F1' ? 'F1' : 'F2';
       // A VeriFactu correction states what AEAT holds (annex 5.1), as the engine works it out.
       const rechazoPrevio = kind === 'subsanar' && f.sistemaFiscal === 'verifactu' ? rechazoPrevioDe(detalle.registros) : undefined;
+      // Why the authority refused it: the correction screen says it (and what to do) above the lines.
+      const rechazado = kind === 'subsanar' ? detalle.registros.filter((r) => r.estado === 'rechazada' || r.estadoEnvioFinal === 'rechazada').at(-1) : undefined;
+      const codigo = rechazado?.codigoRespuestaAeat ?? rechazado?.codigoRespuestaTbai;
       const original: Original = {
         idFactura: f.idFactura,
         numeroFactura: f.numeroFactura,
@@ -418,6 +421,9 @@ export const useInvoices = create<InvoicesState>((set, get) => {
         fechaExpedicion: f.fechaExpedicion,
         tipoFactura: tipo,
         ...(rechazoPrevio ? { rechazoPrevio } : {}),
+        ...(rechazado
+          ? { rechazo: { sistema: f.sistemaFiscal === 'ticketbai' ? ('ticketbai' as const) : ('verifactu' as const), codigo, descripcion: rechazado.descripcionRespuestaAeat ?? rechazado.mensajeRespuestaTbai } }
+          : {}),
       };
       const cached = new SalesCache(store).get(f.idFactura);
       useSale.getState().startCorrection(kind, original, cached?.lines ?? [], cached?.destinatario);

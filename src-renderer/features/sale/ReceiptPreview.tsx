@@ -5,6 +5,7 @@
 import type { Receipt } from '../../../src-shared/bridge';
 import { formatDecimal, formatMoney } from '../../i18n/format';
 import { formatFechaMotor } from '../../i18n/format';
+import { useT } from '../../app/session';
 import { qrBoxMmFor } from './qr-size';
 
 export interface ReceiptPreviewProps {
@@ -17,16 +18,18 @@ const SPANISH_WORDS = { cliente: 'Cliente', base: 'Base', cuota: 'Cuota', total:
 export function ReceiptPreview({ receipt, qrBase64 }: ReceiptPreviewProps) {
   // Spanish and Basque tickets both write 1.234,56.
   const money = (v: string) => formatMoney('es', v);
+  // Named for staff in their language (a screen reader reads the name, not the AEAT's URL).
+  const t = useT();
   const words = receipt.etiquetas ?? SPANISH_WORDS;
   const box = `${qrBoxMmFor(receipt.qr.url).toFixed(2)}mm`;
   return (
-    <div className={`receipt receipt-${receipt.ancho}`} data-testid="receipt" data-ancho={receipt.ancho} aria-label="ticket">
+    <div className={`receipt receipt-${receipt.ancho}`} data-testid="receipt" data-ancho={receipt.ancho} role="group" aria-label={receipt.titulo}>
       {receipt.copia ? <div className="receipt-copia">*** {words.copia} ***</div> : null}
       <div className="receipt-center receipt-strong">{receipt.emisor.nombre}</div>
       <div className="receipt-center">NIF {receipt.emisor.nif}</div>
       <div className="receipt-qr-block">
         <div className="receipt-qr-label">QR tributario:</div>
-        <img className="receipt-qr" data-testid="receipt-qr" style={{ width: box, height: box }} src={`data:image/png;base64,${qrBase64}`} alt={receipt.qr.url} />
+        <img className="receipt-qr" data-testid="receipt-qr" style={{ width: box, height: box }} src={`data:image/png;base64,${qrBase64}`} alt={t('qr.alt', { n: receipt.numeroFactura })} />
         {receipt.qr.sistema === 'verifactu' ? (
           <div className="receipt-qr-legend" data-testid="receipt-legend">VERI*FACTU</div>
         ) : (

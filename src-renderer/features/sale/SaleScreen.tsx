@@ -3,10 +3,10 @@
 // Supr/Delete on the empty description removes the last line, F9 prints the last ticket.
 import { useEffect, useMemo, useRef, type KeyboardEvent } from 'react';
 import { validateNif } from '../../../src-shared/nif';
-import { nifProblem } from '../../api/problems';
+import { explainRechazo, nifProblem } from '../../api/problems';
+import { confirmando, confirmar } from '../../app/ConfirmDialog';
 import { ProblemBanner } from '../../app/ProblemBanner';
 import { useFormat, useSession, useT } from '../../app/session';
-import { confirmPage } from '../../platform/page';
 import { autoridadesCaidas, useSync } from '../sync/store';
 import { computeTotals, DESCRIPCION_MAX, lineImporte, superaLimiteF2, TIPOS_IVA } from './cart';
 import { ReceiptPreview } from './ReceiptPreview';
@@ -18,11 +18,11 @@ const FIELDS: (keyof Draft)[] = ['descripcion', 'cantidad', 'precio', 'tipoIva']
 const AVISO_DESCRIPCION = 100;
 
 /** Completes the sale, asking first when it adds up to nothing (a 0,00 € sale is rarely meant). */
-function completar(): Promise<void> {
+async function completar(): Promise<void> {
   const s = useSale.getState();
-  if (s.lines.length === 0) return Promise.resolve();
-  if (computeTotals(s.lines).importeTotal === '0.00' && !confirmPage(useSession.getState().t('venta.confirmarCero'))) return Promise.resolve();
-  return s.complete();
+  if (s.lines.length === 0) return;
+  if (computeTotals(s.lines).importeTotal === '0.00' && !(await confirmar(useSession.getState().t('venta.confirmarCero')))) return;
+  await s.complete();
 }
 
 /** A simplified invoice is being built (not a correction of a full one, not a refund). */
@@ -37,7 +37,7 @@ export function SaleScreen() {
   const fmt = useFormat();
   const lang = fmt.lang;
   const entorno = useSession((s) => s.entorno);
-  const caidas = autoridadesCaidas(useSync((s) => s.resumen), entorno);
+  const caidas = autoridadesCaidas(useSync((s) => s.resumen), entorno, useSync((s) => s.alcance));
   const emisor = useSession((s) => s.emisor);
   const settings = useSession((s) => s.settings);
   const updateSettings = useSession((s) => s.updateSettings);
@@ -64,22 +64,28 @@ export function SaleScreen() {
   // Screen-wide keys (the inputs handle Enter themselves).
   useEffect(() => {
     const onKey = (e: globalThis.KeyboardEvent) => {
+      if (confirmando()) return;
       if (e.key === 'F4') {
+        // F4 goes to the customer (opening it for a full invoice); it never closes it: «Quitar el cliente» does.
         e.preventDefault();
-        const open = !useSale.getState().clienteAbierto;
-        useSale.getState().toggleCliente(open);
-        setTimeout(() => (open ? clienteNifRef.current?.focus() : focus('descripcion')), 0);
+        if (useSale.getState().mode.kind === 'devolucion') return;
+        useSale.getState().toggleCliente(true);
+        setTimeout(() => clienteNifRef.current?.focus(), 0);
       } else if (e.key === 'F9') {
         e.preventDefault();
         void useSale.getState().print();
       } else if (e.key === 'Escape') {
         e.preventDefault();
         const s = useSale.getState();
-        // Esc on a sale with lines would lose them: ask first.
-        if (s.lines.length > 0 && !confirmPage(useSession.getState().t('venta.confirmarVaciar', { n: s.lines.length }))) return;
-        if (s.mode.kind !== 'venta') s.exitMode();
-        else s.clear();
-        focus('descripcion');
+        const leave = () => {
+          const now = useSale.getState();
+          if (now.mode.kind !== 'venta') now.exitMode();
+          else now.clear();
+          focus('descripcion');
+        };
+        // Esc on a sale with lines would lose them: ask first (in the till, Intro yes, Esc no).
+        if (s.lines.length === 0) leave();
+        else void confirmar(useSession.getState().t('venta.confirmarVaciar', { n: s.lines.length })).then((ok) => (ok ? leave() : focus('descripcion')));
       }
     };
     window.addEventListener('keydown', onKey);
@@ -108,6 +114,8 @@ export function SaleScreen() {
       if (s.lines.length > 0) void completar().then(() => focus('descripcion'));
       return;
     }
+    // Each field is checked as Enter leaves it: a bad price is said in the price, not one field later.
+    if (field !== 'descripcion' && !s.checkField(field)) return;
     const next = FIELDS[FIELDS.indexOf(field) + 1];
     if (next) {
       focus(next);
@@ -122,6 +130,11 @@ export function SaleScreen() {
   const tipo = sale.mode.kind === 'devolucion' ? 'R5' : sale.mode.kind === 'subsanar' ? sale.mode.original.tipoFactura : sale.tipoFactura;
   const last = sale.last;
   const receipt = last ? receiptOf(last) : undefined;
+  const nifError = nifCheck && !nifCheck.valid ? nifProblem(lang, sale.cliente.nif) : undefined;
+  const rechazoOriginal = sale.mode.kind === 'subsanar' && sale.mode.original.rechazo ? explainRechazo(lang, sale.mode.original.rechazo.sistema, sale.mode.original.rechazo.codigo, sale.mode.original.rechazo.descripcion) : undefined;
+  const rechazoUltima = last?.estado === 'rechazada' && last.rechazo ? explainRechazo(lang, last.rechazo.sistema, last.rechazo.codigo, last.rechazo.descripcion) : undefined;
+  const cobrarLabel = sale.mode.kind === 'devolucion' ? t('venta.cobrarDevolucion') : sale.mode.kind === 'subsanar' ? t('venta.cobrarSubsanar') : t('venta.cobrar');
+  const ayuda = sale.mode.kind === 'devolucion' ? t('venta.ayudaDevolucion') : sale.mode.kind === 'subsanar' ? t('venta.ayudaSubsanar') : t('venta.ayuda');
 
   return (
     <div className="sale" data-testid="screen-venta">
@@ -157,6 +170,17 @@ export function SaleScreen() {
             <button type="button" onClick={() => sale.exitMode()}>
               {t('venta.salirModo')}
             </button>
+          </div>
+        ) : null}
+        {rechazoOriginal ? (
+          <div className="banner banner-error" data-testid="sale-motivo-rechazo">
+            <strong>{t('venta.motivoRechazo')}:</strong> {rechazoOriginal.mensaje}
+            {rechazoOriginal.detalle ? (
+              <details className="problem-detail">
+                <summary>{t('error.detalle')}</summary>
+                <code className="mono small">{rechazoOriginal.detalle}</code>
+              </details>
+            ) : null}
           </div>
         ) : null}
         <table className="lines" data-testid="sale-lines">
@@ -203,6 +227,7 @@ export function SaleScreen() {
                     className={sale.draftError === field ? 'invalid' : ''}
                     inputMode={field === 'descripcion' ? 'text' : 'decimal'}
                     list={field === 'tipoIva' ? 'tipos-iva' : undefined}
+                    size={field === 'tipoIva' ? 4 : undefined}
                     autoComplete="off"
                     value={sale.draft[field]}
                     disabled={sale.busy}
@@ -231,8 +256,14 @@ export function SaleScreen() {
             {descLength >= DESCRIPCION_MAX ? ` · ${t('venta.descripcionLimite', { max: DESCRIPCION_MAX })}` : ''}
           </p>
         ) : null}
+        {/* The VAT rate the entry line took over from the previous line, said (and announced) while it stands. */}
+        <p className="hint" data-testid="draft-iva-heredado" aria-live="polite">
+          {sale.ivaHeredado && sale.draft.tipoIva === sale.ivaHeredado ? t('venta.ivaHeredado', { tipo: fmt.amount(sale.ivaHeredado) }) : ''}
+        </p>
         {sale.lines.length === 0 ? <p className="hint">{t('venta.sinLineas')}</p> : null}
-        <p className="hint keys">{t('venta.ayuda')}</p>
+        <p className="hint keys" data-testid="sale-ayuda">
+          {ayuda}
+        </p>
 
         {sale.clienteAbierto ? (
           <fieldset className="cliente" data-testid="sale-cliente">
@@ -243,6 +274,8 @@ export function SaleScreen() {
                 ref={clienteNifRef}
                 data-testid="cliente-nif"
                 value={sale.cliente.nif}
+                aria-invalid={nifError !== undefined}
+                aria-describedby={nifError !== undefined ? 'cliente-nif-error' : undefined}
                 autoComplete="off"
                 onChange={(e) => sale.setCliente({ nif: e.target.value.toUpperCase() })}
                 onKeyDown={(e) => {
@@ -272,15 +305,39 @@ export function SaleScreen() {
             </label>
             <label>
               {t('venta.clienteDireccion')}
-              <input data-testid="cliente-direccion" value={sale.cliente.direccion} autoComplete="off" maxLength={200} onChange={(e) => sale.setCliente({ direccion: e.target.value })} />
+              <input
+                data-testid="cliente-direccion"
+                value={sale.cliente.direccion}
+                autoComplete="off"
+                maxLength={200}
+                onChange={(e) => sale.setCliente({ direccion: e.target.value })}
+                onKeyDown={(e) => {
+                  if (e.key === 'Enter') {
+                    e.preventDefault();
+                    void sale.checkCenso();
+                    focus('descripcion');
+                  }
+                }}
+              />
             </label>
-            <div className="cliente-check" data-testid="cliente-check">
+            <button
+              type="button"
+              className="link"
+              data-testid="cliente-quitar"
+              onClick={() => {
+                sale.toggleCliente(false);
+                focus('descripcion');
+              }}
+            >
+              {t('venta.quitarCliente')}
+            </button>
+            <div className="cliente-check" data-testid="cliente-check" aria-live="polite">
               {nifCheck ? (
                 nifCheck.valid ? (
                   <span className="ok">✓ {t('venta.nifValido')}</span>
                 ) : (
-                  <span className="bad">
-                    ✗ {t('venta.nifInvalido')}: {nifProblem(lang, sale.cliente.nif)}
+                  <span className="bad" id="cliente-nif-error" data-testid="cliente-nif-error">
+                    ✗ {t('venta.nifInvalido')}: {nifError}
                   </span>
                 )
               ) : null}
@@ -313,8 +370,14 @@ export function SaleScreen() {
             <span>{t('venta.total')}</span>
             <strong data-testid="sale-total">{money(totals.importeTotal)} €</strong>
           </div>
-          <button type="button" className="primary" data-testid="sale-complete" disabled={sale.busy || sale.lines.length === 0} onClick={() => void completar()}>
-            {sale.busy ? t('venta.emitiendo') : t('venta.cobrar')}
+          <button
+            type="button"
+            className="primary"
+            data-testid="sale-complete"
+            disabled={sale.busy || sale.lines.length === 0}
+            onClick={() => void completar().then(() => focus('descripcion'))}
+          >
+            {sale.busy ? t('venta.emitiendo') : cobrarLabel}
           </button>
         </div>
         {overLimit ? (
@@ -322,7 +385,8 @@ export function SaleScreen() {
             {t('error.limiteF2')}
           </div>
         ) : null}
-        <ProblemBanner problem={sale.error} testid="sale-error" />
+        {/* The F2 limit is said once: while it shows above, its refusal does not repeat it. */}
+        <ProblemBanner problem={overLimit && sale.error?.campo === 'limiteF2' ? undefined : sale.error} testid="sale-error" />
         {sale.aviso ? (
           <div className="banner banner-warn" role="status" data-testid="sale-aviso">
             {sale.aviso}
@@ -352,6 +416,15 @@ export function SaleScreen() {
                 </>
               ) : null}
             </dl>
+            {rechazoUltima ? (
+              <div className="banner banner-error" role="alert" data-testid="sale-rechazo">
+                <strong>{t('venta.rechazadaQueHacer')}:</strong> {rechazoUltima.mensaje}
+                <details className="problem-detail">
+                  <summary>{t('error.detalle')}</summary>
+                  <code className="mono small">{rechazoUltima.detalle}</code>
+                </details>
+              </div>
+            ) : null}
             {last.avisos.length > 0 ? (
               <div className="banner banner-warn" data-testid="sale-avisos">
                 {t('resultado.avisos')}: {t('venta.avisosTexto')}

@@ -75,7 +75,8 @@ export function buildReceipt(input: ReceiptInput): Receipt {
     importeTotal: totals.importeTotal,
     qr: input.qr,
     ...(input.copia ? { copia: true } : {}),
-    ...(input.gracias ? { pie: ticketWord(input.idioma, 'recibo.gracias') } : {}),
+    // A refund's ticket does not thank for a purchase.
+    ...(input.gracias ? { pie: ticketWord(input.idioma, input.tipoFactura.startsWith('R') ? 'recibo.graciasDevolucion' : 'recibo.gracias') } : {}),
     ...(input.caja ? { caja: input.caja } : {}),
   };
 }

@@ -1,7 +1,7 @@
 // The sale in progress and the last sale's result. Issues through the billing API (via the panel
 // relay), then follows the invoice's status until the authority has answered.
 import { create } from 'zustand';
-import { estadoFacturaResponseSchema } from '../../../src-shared/api/facturas';
+import { facturaEnvelopeSchema } from '../../../src-shared/api/facturas';
 import { nifValidarResponseSchema, type EstadoNif } from '../../../src-shared/api/nif';
 import { ticketbaiEmisionResponse } from '../../../src-shared/api/ticketbai';
 import { verifactuEmisionResponse } from '../../../src-shared/api/verifactu';
@@ -10,7 +10,8 @@ import { validateNif } from '../../../src-shared/nif';
 import { describeError } from '../../api/engine-client';
 import { nifProblem, type Problem } from '../../api/problems';
 import { useSession } from '../../app/session';
-import { estadoDe } from '../invoices/estado';
+import { engineChanged, onEngineChange } from '../../app/engine-events';
+import { esFinal, estadoMostrado } from '../invoices/estado';
 import { tillBridge } from '../../platform/bridge';
 import { printPage } from '../../platform/page';
 import { timeInMadrid, todayInMadrid } from '../../platform/dates';
@@ -32,6 +33,8 @@ import { Numbering } from './numbering';
 import type { RechazoPrevio } from './rechazo-previo';
 import { buildReceipt } from './receipt-model';
 import { SalesCache, type CachedSale } from './sales-cache';
+import { loadSaleDraft, saveSaleDraft } from './sale-draft';
+import { nombreCaja } from '../device/names';
 
 export interface Draft {
   descripcion: string;
@@ -52,6 +55,8 @@ export interface Original {
   tipoFactura: 'F1' | 'F2';
   /** VeriFactu correction: what AEAT holds for it (rechazo-previo.ts); absent = the engine decides. */
   rechazoPrevio?: RechazoPrevio | undefined;
+  /** A correction: why the authority refused the invoice (its code and text), shown with what to do. */
+  rechazo?: { sistema: 'verifactu' | 'ticketbai'; codigo?: string | undefined; descripcion?: string | undefined } | undefined;
 }
 
 export type SaleMode = { kind: 'venta' } | { kind: 'subsanar'; original: Original } | { kind: 'devolucion'; original: Original };
@@ -64,6 +69,8 @@ export interface LastSale {
   sistema: 'verifactu' | 'ticketbai';
   idTbai?: string | undefined;
   printed?: PrintResult | undefined;
+  /** Why the authority rejected it (explained with what to do on screen). */
+  rechazo?: Original['rechazo'];
 }
 
 export interface SaleState {
@@ -81,7 +88,13 @@ export interface SaleState {
   error: Problem | undefined;
   aviso: string | undefined;
   last: LastSale | undefined;
+  /** The VAT rate the entry line took over from the previous line (said on screen); undefined once changed. */
+  ivaHeredado: string | undefined;
   setDraft(patch: Partial<Draft>): void;
+  /** Checks one field of the entry line as Enter leaves it; false (and `draftError`) when it is not valid. */
+  checkField(field: keyof Draft): boolean;
+  /** The sale being built, as kept for this till before a reload (restored once the till knows which till it is). */
+  restore(): void;
   /** Adds the draft as a line; false (and `draftError`) when a field is not valid. */
   addLine(): boolean;
   removeLine(id: string): void;
@@ -106,28 +119,65 @@ export const useSale = create<SaleState>((set, get) => {
   const issuer = () => (saleIssuer ??= new SaleIssuer(new Numbering(session().store)));
   const cache = () => new SalesCache(session().store);
 
-  /** Follows the invoice's status with a gentle back-off (every call counts against the key's limits). */
+  /**
+   * Follows the invoice as the invoices screen does (its detail, the same state vocabulary) until
+   * it shows a final state. Any mutation in the
+   * till (e.g. this invoice cancelled from the invoices screen) starts it again (onEngineChange).
+   */
   const follow = (idFactura: string, nifEmisor: string, attempt = 0) => {
     if (pollTimer) clearTimeout(pollTimer);
-    const delay = Math.min(500 * 2 ** Math.min(attempt, 4), 8000);
+    // Every second for the first two minutes (a state shown is a state reached, within 2 s; these
+    // calls go to the till's own panel, unmetered), then every 5 s.
+    const delay = attempt < 120 ? 1000 : 5000;
     pollTimer = setTimeout(async () => {
       const { client } = session();
       const last = get().last;
       if (!client || !last || last.sale.idFactura !== idFactura) return;
       try {
-        const estado = await client.billing.get(
-          `/v1/facturas/${encodeURIComponent(idFactura)}/estado?nifEmisor=${encodeURIComponent(nifEmisor)}`,
-          estadoFacturaResponseSchema,
-        );
-        const value = estadoDe(estado);
-        const concluded = estado.estadoFactura !== null || estado.estadoEnvio === 'rechazada';
+        const detalle = await client.billing.get(`/v1/facturas/${encodeURIComponent(idFactura)}?nifEmisor=${encodeURIComponent(nifEmisor)}`, facturaEnvelopeSchema);
+        const value = estadoMostrado(detalle);
+        const concluded = esFinal(value);
+        const rechazado = detalle.registros.filter((r) => r.estado === 'rechazada' || r.estadoEnvioFinal === 'rechazada').at(-1);
+        const rechazo =
+          value === 'rechazada' && rechazado
+            ? {
+                sistema: detalle.factura.sistemaFiscal === 'ticketbai' ? ('ticketbai' as const) : ('verifactu' as const),
+                codigo: rechazado.codigoRespuestaAeat ?? rechazado.codigoRespuestaTbai,
+                descripcion: rechazado.descripcionRespuestaAeat ?? rechazado.mensajeRespuestaTbai,
+              }
+            : undefined;
         const current = get().last;
-        if (current?.sale.idFactura === idFactura) set({ last: { ...current, estado: value, concluded } });
+        if (current?.sale.idFactura === idFactura) set({ last: { ...current, estado: value, concluded, rechazo } });
         if (!concluded && attempt < 200) follow(idFactura, nifEmisor, attempt + 1);
       } catch {
         if (attempt < 200) follow(idFactura, nifEmisor, attempt + 1);
       }
-    }, delay);
+    }, attempt === 0 ? 0 : delay);
+  };
+
+  onEngineChange(() => {
+    const last = get().last;
+    if (last) follow(last.sale.idFactura, last.sale.nifEmisor);
+  });
+
+  /** Why one field of the entry line is refused (undefined: valid), with the value it reads as. */
+  const fieldProblem = (field: keyof Draft): { key: MessageKey; vars?: Record<string, string | number> } | undefined => {
+    const { draft, mode } = get();
+    if (field === 'descripcion') return draft.descripcion.trim() ? undefined : { key: 'campo.descripcionVacia' };
+    if (field === 'cantidad') {
+      // Read with its sign, so a negative quantity in a sale is told apart from a typo.
+      const cantidad = readAmount(draft.cantidad || '1', 3, true);
+      if (!cantidad.ok) return { key: `campo.${cantidad.problem}`, vars: { n: 3 } };
+      if (Number(cantidad.value) === 0) return { key: 'campo.cantidadCero' };
+      if (mode.kind !== 'devolucion' && cantidad.value.startsWith('-')) return { key: 'campo.cantidadPositiva' };
+      return undefined;
+    }
+    if (field === 'precio') {
+      const precio = readAmount(draft.precio, 2);
+      return precio.ok ? undefined : { key: `campo.${precio.problem}`, vars: { n: 2 } };
+    }
+    const tipoIva = readAmount(draft.tipoIva || TIPO_IVA_POR_DEFECTO, 2);
+    return !tipoIva.ok || !(TIPOS_IVA as readonly string[]).includes(String(Number(tipoIva.value))) ? { key: 'campo.ivaNoValido' } : undefined;
   };
 
   return {
@@ -144,34 +194,46 @@ export const useSale = create<SaleState>((set, get) => {
     error: undefined,
     aviso: undefined,
     last: undefined,
+    ivaHeredado: undefined,
 
     setDraft(patch) {
-      set({ draft: { ...get().draft, ...patch }, draftError: undefined, draftMotivo: undefined });
+      set({ draft: { ...get().draft, ...patch }, draftError: undefined, draftMotivo: undefined, ...('tipoIva' in patch ? { ivaHeredado: undefined } : {}) });
+    },
+
+    checkField(field) {
+      const problem = fieldProblem(field);
+      if (!problem) return true;
+      set({ draftError: field, draftMotivo: session().t(problem.key, problem.vars ?? {}) });
+      return false;
     },
 
     addLine() {
-      const { draft, mode } = get();
-      const t = session().t;
-      const refuse = (field: keyof Draft, key: MessageKey, vars: Record<string, string | number> = {}) => {
-        set({ draftError: field, draftMotivo: t(key, vars) });
-        return false;
-      };
-      const negative = mode.kind === 'devolucion';
-      const descripcion = draft.descripcion.trim();
-      if (!descripcion) return refuse('descripcion', 'campo.descripcionVacia');
-      // Read with its sign, so a negative quantity in a sale is told apart from a typo.
+      for (const field of ['descripcion', 'cantidad', 'precio', 'tipoIva'] as const) if (!get().checkField(field)) return false;
+      const { draft } = get();
       const cantidad = readAmount(draft.cantidad || '1', 3, true);
-      if (!cantidad.ok) return refuse('cantidad', `campo.${cantidad.problem}`, { n: 3 });
-      if (Number(cantidad.value) === 0) return refuse('cantidad', 'campo.cantidadCero');
-      if (!negative && cantidad.value.startsWith('-')) return refuse('cantidad', 'campo.cantidadPositiva');
       const precio = readAmount(draft.precio, 2);
-      if (!precio.ok) return refuse('precio', `campo.${precio.problem}`, { n: 2 });
       const tipoIva = readAmount(draft.tipoIva || TIPO_IVA_POR_DEFECTO, 2);
-      if (!tipoIva.ok || !(TIPOS_IVA as readonly string[]).includes(String(Number(tipoIva.value)))) return refuse('tipoIva', 'campo.ivaNoValido');
+      if (!cantidad.ok || !precio.ok || !tipoIva.ok) return false;
       lineSeq += 1;
-      const line: SaleLine = { id: `l${Date.now()}-${lineSeq}`, descripcion: descripcion.slice(0, DESCRIPCION_MAX), cantidad: cantidad.value, precio: precio.value, tipoIva: String(Number(tipoIva.value)) };
-      set({ lines: [...get().lines, line], draft: { ...EMPTY_DRAFT, tipoIva: draft.tipoIva || TIPO_IVA_POR_DEFECTO }, draftError: undefined, draftMotivo: undefined, error: undefined });
+      const rate = String(Number(tipoIva.value));
+      const line: SaleLine = { id: `l${Date.now()}-${lineSeq}`, descripcion: draft.descripcion.trim().slice(0, DESCRIPCION_MAX), cantidad: cantidad.value, precio: precio.value, tipoIva: rate };
+      // The next line starts with this line's rate (a café sells at 10 % line after line): said on
+      // screen whenever it is not the usual 21 %, so nobody charges a rate they did not choose.
+      set({
+        lines: [...get().lines, line],
+        draft: { ...EMPTY_DRAFT, tipoIva: rate },
+        ivaHeredado: rate === TIPO_IVA_POR_DEFECTO ? undefined : rate,
+        draftError: undefined,
+        draftMotivo: undefined,
+        error: undefined,
+      });
       return true;
+    },
+
+    restore() {
+      const kept = loadSaleDraft(session().store, session().idMaquina);
+      if (!kept || get().lines.length > 0) return;
+      set({ ...kept, draftError: undefined, draftMotivo: undefined, error: undefined, censo: undefined, aviso: session().t('venta.recuperada') });
     },
 
     removeLine(id) {
@@ -183,12 +245,25 @@ export const useSale = create<SaleState>((set, get) => {
     },
 
     clear() {
-      set({ lines: [], draft: { ...EMPTY_DRAFT }, draftError: undefined, draftMotivo: undefined, error: undefined, tipoFactura: 'F2', clienteAbierto: false, cliente: { nif: '', nombre: '', direccion: '' }, censo: undefined });
+      set({
+        lines: [],
+        draft: { ...EMPTY_DRAFT },
+        draftError: undefined,
+        draftMotivo: undefined,
+        error: undefined,
+        tipoFactura: 'F2',
+        clienteAbierto: false,
+        cliente: { nif: '', nombre: '', direccion: '' },
+        censo: undefined,
+        ivaHeredado: undefined,
+      });
     },
 
     toggleCliente(open) {
       const clienteAbierto = open ?? !get().clienteAbierto;
-      set({ clienteAbierto, tipoFactura: clienteAbierto ? 'F1' : 'F2' });
+      // A full invoice answers the F2 limit: its refusal is no longer the point.
+      const error = clienteAbierto && get().error?.campo === 'limiteF2' ? undefined : get().error;
+      set({ clienteAbierto, tipoFactura: clienteAbierto ? 'F1' : 'F2', error });
     },
 
     setCliente(patch) {
@@ -220,7 +295,7 @@ export const useSale = create<SaleState>((set, get) => {
       const tipoFactura: SaleDocument['tipoFactura'] = mode.kind === 'devolucion' ? 'R5' : mode.kind === 'subsanar' ? mode.original.tipoFactura : state.tipoFactura;
       // The F2 limit (AEAT 1150) is known here: say it before the engine refuses it.
       if (tipoFactura === 'F2' && superaLimiteF2(computeTotals(state.lines).importeTotal)) {
-        set({ error: { mensaje: t('error.limiteF2') } });
+        set({ error: { mensaje: t('error.limiteF2'), campo: 'limiteF2' } });
         return;
       }
       let destinatario: { nif: string; nombre: string } | undefined;
@@ -300,6 +375,8 @@ export const useSale = create<SaleState>((set, get) => {
           mode: { kind: 'venta' },
         });
         get().clear();
+        // Every open view of the engine reads it again (the corrected invoice's detail and row…).
+        engineChanged();
         follow(answer.idFactura, emisor.nif);
         if (session().settings.imprimirAlCobrar) void get().print();
       } catch (error) {
@@ -346,9 +423,18 @@ export const useSale = create<SaleState>((set, get) => {
     },
 
     showSale(sale, estado, sistema = 'verifactu', idTbai) {
-      set({ last: { sale, estado, concluded: estado === 'registrada' || estado === 'anulada' || estado === 'rectificada' || estado === 'rechazada', avisos: [], sistema, idTbai } });
+      set({ last: { sale, estado, concluded: esFinal(estado), avisos: [], sistema, idTbai } });
     },
   };
+});
+
+// The sale being built is kept for this till as it changes (sale-draft.ts), and dropped once
+// completed or cleared; restored when the till starts (App.tsx).
+useSale.subscribe((s, prev) => {
+  if (s.lines === prev.lines && s.draft === prev.draft && s.cliente === prev.cliente && s.mode === prev.mode && s.clienteAbierto === prev.clienteAbierto && s.tipoFactura === prev.tipoFactura) return;
+  const { store, idMaquina, state } = useSession.getState();
+  if (state !== 'ready') return;
+  saveSaleDraft(store, idMaquina, { lines: s.lines, draft: s.draft, tipoFactura: s.tipoFactura, clienteAbierto: s.clienteAbierto, cliente: s.cliente, mode: s.mode });
 });
 
 /** The receipt of a sale, in the till's paper width and the shop's document language. */
@@ -369,6 +455,6 @@ export function receiptOf(last: LastSale, copia = false): Receipt {
     qr: last.sistema === 'ticketbai' && last.idTbai ? { sistema: 'ticketbai', url: sale.urlValidacion, idTbai: last.idTbai } : { sistema: 'verifactu', url: sale.urlValidacion },
     gracias: true,
     copia,
-    caja: sale.idMaquina,
+    caja: sale.idMaquina ? nombreCaja(sale.idMaquina) : undefined,
   });
 }

@@ -2,12 +2,14 @@
 // (broken, forked, dangling link, bad signature, out of chain) with the invoice it is about.
 import { useFormat, useT } from '../../app/session';
 import { hasMessage } from '../../i18n';
+import { useNombreCaja } from '../device/names';
 import { useSync } from './store';
 
 export function ChainCheck() {
   const t = useT();
   const fmt = useFormat();
   const v = useSync((s) => s.verificacion);
+  const nombreCaja = useNombreCaja();
   if (!v) return null;
   const registros = v.cadenas.reduce((n, c) => n + c.registros, 0);
   const cadena = (clave: string) => v.cadenas.find((c) => c.clave === clave);
@@ -16,13 +18,13 @@ export function ChainCheck() {
     if (!c) return t('sync.cadena');
     const sistema = hasMessage(`sistema.${c.sistemaFiscal}`) ? t(`sistema.${c.sistemaFiscal}`) : c.sistemaFiscal;
     const entorno = hasMessage(`entorno.${c.entorno}`) ? t(`entorno.${c.entorno}`) : c.entorno;
-    return `${sistema} · ${entorno} · NIF ${c.nif}${c.idMaquina ? ` · ${t('sync.caja', { caja: c.idMaquina })}` : ''}`;
+    return `${sistema} · ${entorno} · NIF ${c.nif}${c.idMaquina ? ` · ${t('sync.caja', { caja: nombreCaja(c.idMaquina) })}` : ''}`;
   };
   return (
     <section className={`card ${v.correcto ? 'card-ok' : 'card-warn'}`} data-testid="sync-cadenas" data-correcto={String(v.correcto)} aria-live="polite">
       <p data-testid="sync-cadenas-resumen" role="status">
         <strong>
-          {v.correcto ? t('sync.cadenasCorrectas', { n: v.cadenas.length, r: registros }) : t('sync.cadenasProblemas', { n: v.problemas.length })}
+          {v.correcto ? t('sync.cadenasCorrectas', { cadenas: t('sync.nCadenas', { n: v.cadenas.length }), registros: t('sync.nRegistros', { n: registros }) }) : t('sync.cadenasProblemas', { n: v.problemas.length })}
         </strong>{' '}
         <span className="small">{t('sync.verificadoEn', { cuando: fmt.dateTime(v.verificadoEn) })}</span>
       </p>

@@ -9,7 +9,19 @@ import { explainSendError } from '../../api/problems';
 import { ProblemBanner } from '../../app/ProblemBanner';
 import { useFormat, useSession, useT } from '../../app/session';
 import { hasMessage } from '../../i18n';
-import { autoridadesVista, emuladoresDeEmisores, emuladoresVisibles, enVuelo, LENTO_MS, useSync, type Falla, type SyncResumen } from './store';
+import { useNombreCaja } from '../device/names';
+import { autoridadesVista, emuladoresDeEmisores, emuladoresVisibles, enVuelo, errorVigente, LENTO_MS, useSync, type Falla, type Lote, type SyncResumen } from './store';
+
+/** A batch's state in words: a batch whose send could not connect is not «waiting for the answer». */
+function estadoLote(l: Pick<Lote, 'estado' | 'ultimoError' | 'respondidoEn'>): string {
+  if (l.estado === 'pendiente_respuesta' && l.ultimoError && !l.respondidoEn) return 'lote.sinConexion';
+  return `lote.${l.estado}`;
+}
+
+/** A batch told apart from the others: its time-ordered ids share their start, so their end is shown. */
+function idLoteCorto(idLote: string): string {
+  return idLote.length > 12 ? `…${idLote.slice(-8)}` : idLote;
+}
 import { ChainCheck } from './ChainCheck';
 
 const ENTORNOS: Entorno[] = ['test', 'live'];
@@ -39,7 +51,7 @@ export function SyncScreen() {
   const entornoActual = useSession((s) => s.entorno);
   const emisor = useSession((s) => s.emisor);
   const idMaquina = useSession((s) => s.idMaquina);
-  const etiqueta = useSession((s) => s.etiqueta);
+  const nombreCaja = useNombreCaja();
   const sync = useSync();
   usePolling(useSync.getState().refresh, 1000);
   usePolling(useSync.getState().refreshLotes, 2000);
@@ -51,7 +63,12 @@ export function SyncScreen() {
   const usados = emuladoresDeEmisores(emisor ? [emisor.hacienda] : ['verifactu']);
   const ensayo = sync.emuladores && entornoActual === 'test' ? emuladoresVisibles(sync).filter((e) => usados.includes(e.id)) : [];
   const modo = (m: string | undefined) => (m && hasMessage(`modo.${m}`) ? t(`modo.${m}`) : (m ?? '—'));
-  const vista = autoridadesVista(r);
+  // The probe's answer (now) over the queues' last attempt (maybe minutes ago).
+  const vista = autoridadesVista(r).map((a) => {
+    const sonda = sync.alcance?.entorno === a.entorno ? sync.alcance.autoridades.find((x) => x.autoridad === a.autoridad) : undefined;
+    return sonda ? { ...a, alcanzable: sonda.alcanzable } : a;
+  });
+  const rechazadosActual = r?.rechazados[entornoActual] ?? 0;
 
   const colaNombre = (c: Cola) => `${autoridadNombre(c.autoridad)} · ${t(`entorno.${c.entorno}`)} · NIF ${c.obligado}`;
 
@@ -65,6 +82,13 @@ export function SyncScreen() {
         <button type="button" data-testid="sync-verificar" disabled={sync.verificando} onClick={() => void sync.verificarCadenas()}>
           {sync.verificando ? t('sync.verificando') : t('sync.verificar')}
         </button>
+        {sync.reintentado ? (
+          <span className="banner banner-ok small" role="status" data-testid="sync-reintentado">
+            {sync.reintentado.colas > 0
+              ? t('sync.reintentado', { hora: fmt.time(sync.reintentado.en), n: sync.reintentado.colas })
+              : t('sync.reintentadoNada', { hora: fmt.time(sync.reintentado.en) })}
+          </span>
+        ) : null}
         <span className="small" data-testid="sync-actualizado">
           {t('sync.actualizado')}: {sync.actualizadoEn ? fmt.time(sync.actualizadoEn) : '—'}
         </span>
@@ -216,15 +240,19 @@ export function SyncScreen() {
                   <td>{c.masAntiguoEn ? fmt.age(c.masAntiguoEn, now) : '—'}</td>
                   <td>{c.pendientes > 0 ? fmt.dateTime(c.proximoIntentoEn) : '—'}</td>
                   <td className="col-num">{c.fallosSeguidos}</td>
-                  <td className="small" title={error?.detalle}>
-                    {error ? `${error.mensaje}${c.ultimoErrorEn ? ` (${fmt.dateTime(c.ultimoErrorEn)})` : ''}` : '—'}
+                  <td className="small" title={error?.detalle} data-testid="sync-queue-error">
+                    {error && errorVigente(c) ? `${error.mensaje}${c.ultimoErrorEn ? ` (${fmt.dateTime(c.ultimoErrorEn)})` : ''}` : error ? t('sync.errorResuelto') : '—'}
                   </td>
                 </tr>
               );
             })}
           </tbody>
         </table>
-        {r && r.colas.every((c) => c.pendientes === 0) ? <p className="hint">{t('sync.vacia')}</p> : null}
+        {r && r.colas.every((c) => c.pendientes === 0) ? (
+          <p className="hint" data-testid="sync-vacia">
+            {rechazadosActual > 0 ? t('sync.vaciaConRechazos', { n: rechazadosActual }) : t('sync.vacia')}
+          </p>
+        ) : null}
       </section>
 
       {(r?.porDispositivo ?? []).length > 0 ? (
@@ -242,7 +270,7 @@ export function SyncScreen() {
             <tbody>
               {(r?.porDispositivo ?? []).map((d) => (
                 <tr key={`${d.entorno}-${d.nif}-${d.idMaquina ?? ''}`} data-testid="sync-caja" data-id-maquina={d.idMaquina ?? ''} data-pendientes={d.pendientes}>
-                  <td>{d.idMaquina === null ? t('sync.sinCaja') : d.idMaquina === idMaquina ? t('sync.estaCaja', { caja: etiqueta || d.idMaquina }) : d.idMaquina}</td>
+                  <td>{d.idMaquina === null ? t('sync.sinCaja') : d.idMaquina === idMaquina ? t('sync.estaCaja', { caja: nombreCaja(d.idMaquina) }) : nombreCaja(d.idMaquina)}</td>
                   <td className="mono">{d.nif}</td>
                   <td>{t(`entorno.${d.entorno}`)}</td>
                   <td className="col-num">{d.pendientes}</td>
@@ -272,14 +300,14 @@ export function SyncScreen() {
               return (
                 <tr key={l.idLote} data-testid="sync-batch" className={sync.lote?.idLote === l.idLote ? 'selected' : ''}>
                   <td>
-                    <button type="button" className="link mono small" onClick={() => void sync.openLote(l.idLote)}>
-                      {l.idLote.slice(0, 12)}
+                    <button type="button" className="link mono small" data-testid="sync-batch-id" title={l.idLote} onClick={() => void sync.openLote(l.idLote)}>
+                      {idLoteCorto(l.idLote)}
                     </button>
                   </td>
                   <td>{fmt.dateTime(l.creadoEn)}</td>
                   <td className="col-num">{l.numRegistros}</td>
                   <td>
-                    {hasMessage(`lote.${l.estado}`) ? t(`lote.${l.estado}`) : t('estado.desconocido')}
+                    {hasMessage(estadoLote(l)) ? t(estadoLote(l) as `lote.${string}`) : t('estado.desconocido')}
                     {l.estadoEnvio ? ` · ${hasMessage(`respuesta.${l.estadoEnvio}`) ? t(`respuesta.${l.estadoEnvio}`) : l.estadoEnvio}` : ''}
                     {l.incidencia ? ` · ${t('sync.incidencia')}` : ''}
                   </td>
@@ -294,8 +322,14 @@ export function SyncScreen() {
         </table>
         {sync.lote ? (
           <div className="lote" data-testid="sync-batch-detail">
-            <h3>{t('facturas.respuesta')}</h3>
-            <pre className="xml">{sync.lote.respuesta ?? sync.lote.ultimoError ?? '—'}</pre>
+            <h3>
+              {t('facturas.respuesta')} · <span className="mono">{sync.lote.idLote}</span>
+            </h3>
+            {/* The SOAP is for support: folded away as the technical detail. */}
+            <details className="problem-detail" data-testid="sync-batch-xml">
+              <summary>{t('error.detalle')}</summary>
+              <pre className="xml">{sync.lote.respuesta ?? sync.lote.ultimoError ?? '—'}</pre>
+            </details>
           </div>
         ) : null}
       </section>

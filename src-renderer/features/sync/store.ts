@@ -9,7 +9,8 @@ import { ApiError } from '../../api/engine-client';
 import type { Hacienda } from '../../../src-shared/api/common';
 import type { Problem } from '../../api/problems';
 import { verificacionCadenasSchema, type VerificacionCadenas } from '../../../src-shared/api/verificacion';
-import { colasReintentadasSchema, faultsSchema, type Faults } from '../../api/panel-schemas';
+import { alcanceSchema, colasReintentadasSchema, faultsSchema, type Alcance, type Faults } from '../../api/panel-schemas';
+import { engineChanged, onEngineChange } from '../../app/engine-events';
 import { useSession } from '../../app/session';
 
 export type SyncResumen = z.infer<typeof syncResumenSchema>;
@@ -77,8 +78,13 @@ export interface SyncState {
   /** The last «Verificar cadenas» answer, and whether one is running. */
   verificacion: VerificacionCadenas | undefined;
   verificando: boolean;
+  /** The authorities' reachability now (GET /panel/v1/sync/alcance), known before any send fails. */
+  alcance: Alcance | undefined;
+  /** The last «Reintentar ahora»: when, and how many queues it woke (said on screen). */
+  reintentado: { en: Date; colas: number } | undefined;
   verificarCadenas(): Promise<void>;
   refresh(): Promise<void>;
+  refreshAlcance(): Promise<void>;
   refreshLotes(): Promise<void>;
   refreshFaults(): Promise<void>;
   reintentar(): Promise<void>;
@@ -100,13 +106,19 @@ export interface AutoridadVista {
   ultimoErrorEn: string | null;
 }
 
+/** A queue's last error still stands: sends keep failing, or the authority is unreachable. */
+export function errorVigente(c: Pick<SyncResumen['colas'][number], 'fallosSeguidos' | 'alcanzable'>): boolean {
+  return c.fallosSeguidos > 0 || c.alcanzable === false;
+}
+
 /** What the sync view leads with, per authority: reachable, backlog, oldest, next attempt, last error. */
 export function autoridadesVista(r: SyncResumen | undefined): AutoridadVista[] {
   if (!r) return [];
   return r.autoridades.map((a) => {
     const colas = r.colas.filter((c) => c.autoridad === a.autoridad && c.entorno === a.entorno);
     const min = (xs: (string | null | undefined)[]) => xs.filter((x): x is string => !!x).sort()[0] ?? null;
-    const conError = colas.filter((c) => c.ultimoError).sort((x, y) => (y.ultimoErrorEn ?? '').localeCompare(x.ultimoErrorEn ?? ''))[0];
+    // An error the queue has since got past (its last send went well: no failures in a row) is history, not news.
+    const conError = colas.filter((c) => c.ultimoError && errorVigente(c)).sort((x, y) => (y.ultimoErrorEn ?? '').localeCompare(x.ultimoErrorEn ?? ''))[0];
     return {
       autoridad: a.autoridad,
       entorno: a.entorno,
@@ -114,14 +126,25 @@ export function autoridadesVista(r: SyncResumen | undefined): AutoridadVista[] {
       pendientes: colas.reduce((n, c) => n + c.pendientes, 0),
       masAntiguoEn: min(colas.map((c) => c.masAntiguoEn)),
       proximoIntentoEn: min(colas.filter((c) => c.pendientes > 0).map((c) => c.proximoIntentoEn)),
-      ultimoError: a.alcanzable === false || colas.some((c) => c.pendientes > 0) ? (conError?.ultimoError ?? null) : null,
+      ultimoError: conError?.ultimoError ?? null,
       ultimoErrorEn: conError?.ultimoErrorEn ?? null,
     };
   });
 }
 
-/** The authorities of an environment whose last attempt failed (for the sale screen's banner). */
-export function autoridadesCaidas(resumen: SyncResumen | undefined, entorno: Entorno): string[] {
+/**
+ * The authorities of an environment that are unreachable, for the sale screen's banner: the probe
+ * (it knows before the first send fails) where it has answered for the environment, else the
+ * queues' last attempt.
+ */
+export function autoridadesCaidas(resumen: SyncResumen | undefined, entorno: Entorno, alcance?: Alcance): string[] {
+  if (alcance?.entorno === entorno) {
+    const probadas = new Set(alcance.autoridades.map((a) => a.autoridad));
+    const caidasSonda = alcance.autoridades.filter((a) => !a.alcanzable).map((a) => a.autoridad);
+    // Queues of an authority the probe does not cover still count.
+    const otras = (resumen?.autoridades ?? []).filter((a) => a.entorno === entorno && a.alcanzable === false && !probadas.has(a.autoridad)).map((a) => a.autoridad);
+    return [...caidasSonda, ...otras];
+  }
   return (resumen?.autoridades ?? []).filter((a) => a.entorno === entorno && a.alcanzable === false).map((a) => a.autoridad);
 }
 
@@ -148,6 +171,12 @@ export function emuladoresVisibles(s: Pick<SyncState, 'faults' | 'sinControles' 
 }
 
 export const useSync = create<SyncState>((set, get) => {
+  // Any mutation in the till: the queue, its counts and the batches are read again at once.
+  onEngineChange(async () => {
+    if (!get().resumen) return;
+    await get().refresh();
+    await get().refreshLotes();
+  });
   const client = () => useSession.getState().client;
   const guard = async (fn: () => Promise<void>) => {
     try {
@@ -176,6 +205,22 @@ export const useSync = create<SyncState>((set, get) => {
     busy: false,
     verificacion: undefined,
     verificando: false,
+    alcance: undefined,
+    reintentado: undefined,
+
+    async refreshAlcance() {
+      const c = client();
+      if (!c) return;
+      const { entorno, emisor } = useSession.getState();
+      // Only the authority this till's issuer files with.
+      const autoridad = !emisor || emisor.hacienda === 'verifactu' ? 'aeat' : emisor.hacienda;
+      try {
+        set({ alcance: await c.panel.get(`/panel/v1/sync/alcance?entorno=${entorno}&autoridad=${autoridad}`, alcanceSchema) });
+      } catch {
+        // An engine without the probe: the queues' last attempt says it instead.
+        set({ alcance: undefined });
+      }
+    },
 
     verificarCadenas: () =>
       guard(async () => {
@@ -225,10 +270,12 @@ export const useSync = create<SyncState>((set, get) => {
         if (!c) return;
         set({ busy: true });
         try {
-          await c.panel.post('/panel/v1/sync/reintentar', {}, colasReintentadasSchema);
+          const { colas } = await c.panel.post('/panel/v1/sync/reintentar', {}, colasReintentadasSchema);
+          set({ reintentado: { en: new Date(), colas } });
         } finally {
           set({ busy: false });
         }
+        engineChanged();
         await get().refresh();
       }),
 
@@ -237,6 +284,7 @@ export const useSync = create<SyncState>((set, get) => {
         const c = client();
         if (!c) return;
         await c.panel.post('/panel/v1/sync/pausa', { entorno, pausado }, pausaBodySchema);
+        engineChanged();
         await get().refresh();
       }),
 
@@ -248,6 +296,8 @@ export const useSync = create<SyncState>((set, get) => {
         try {
           const state = await c.panel.put(e.ruta, patch, faultsSchema);
           set({ faults: { ...get().faults, [id]: state } });
+          // A rehearsed outage (or its end) shows in the sale screen's banner at once.
+          await get().refreshAlcance();
         } catch (error) {
           if (!notRelayed(id, error)) throw error;
         }

@@ -48,6 +48,20 @@ export class TillAppPage {
     return this.page.url();
   }
 
+  /** The in-app confirmation on screen (role=alertdialog): its question. */
+  async confirmQuestion(): Promise<string> {
+    const dialog = this.page.getByRole('alertdialog');
+    await dialog.waitFor();
+    return (await this.page.getByTestId('confirm-mensaje').textContent()) ?? '';
+  }
+
+  /** Answers the in-app confirmation by keyboard (Intro yes, Esc no) and waits for it to go. */
+  async answerConfirm(yes: boolean): Promise<void> {
+    await this.page.getByRole('alertdialog').waitFor();
+    await this.page.keyboard.press(yes ? 'Enter' : 'Escape');
+    await this.page.getByRole('alertdialog').waitFor({ state: 'detached' });
+  }
+
   async screenshot(name: string): Promise<string> {
     mkdirSync(ARTIFACTS, { recursive: true });
     const file = path.join(ARTIFACTS, `${name}.png`);

@@ -77,8 +77,11 @@ export class InvoicesPage {
 
   /** Cancel: confirms the dialog; the cancellation is issued at once. */
   async cancel(): Promise<void> {
-    this.page.once('dialog', (dialog) => void dialog.accept());
     await this.page.getByTestId('invoice-cancel').click();
+    // The in-app confirmation: Intro confirms.
+    await this.page.getByRole('alertdialog').waitFor();
+    await this.page.keyboard.press('Enter');
+    await this.page.getByRole('alertdialog').waitFor({ state: 'detached' });
   }
 
   reprintQr() {

@@ -92,6 +92,18 @@ export interface AltaOptions extends InvoiceId {
   destinatarioNif?: string;
   /** SistemaInformatico/NumeroInstalacion (default 0001). */
   numeroInstalacion?: string;
+  /** Raw XML after TipoFactura (TipoRectificativa … FechaOperacion, in the XSD's order). */
+  afterTipoFactura?: string;
+  /** Raw XML after DescripcionOperacion (FacturaSimplificadaArt7273 … Tercero). */
+  afterDescripcion?: string;
+  /** Raw Destinatarios block, replacing the one destinatarioNif builds. */
+  destinatariosXml?: string;
+  /** Raw XML after Destinatarios (Cupon). */
+  afterDestinatarios?: string;
+  /** Raw DetalleDesglose elements, replacing `lines`. */
+  desgloseXml?: string;
+  /** Raw XML after FechaHoraHusoGenRegistro (NumRegistroAcuerdoFacturacion). */
+  afterGenRegistro?: string;
 }
 
 export interface BuiltRecord {
@@ -118,7 +130,7 @@ export function buildAlta(o: AltaOptions): BuiltRecord {
       prevHuella: o.prev?.huella ?? '',
       fechaHoraHusoGenRegistro: o.fechaHoraHusoGenRegistro,
     });
-  const desglose = lines
+  const desglose = o.desgloseXml ?? lines
     .map(
       (l) =>
         `<sum1:DetalleDesglose><sum1:Impuesto>01</sum1:Impuesto><sum1:ClaveRegimen>01</sum1:ClaveRegimen>` +
@@ -127,7 +139,7 @@ export function buildAlta(o: AltaOptions): BuiltRecord {
         `<sum1:CuotaRepercutida>${l.cuota}</sum1:CuotaRepercutida></sum1:DetalleDesglose>`,
     )
     .join('');
-  const dest = o.destinatarioNif
+ const dest = o.destinatariosXml !== undefined ? o.destinatariosXml : o.destinatarioNif
     ? `<sum1:Destinatarios><sum1:IDDestinatario><sum1:NombreRazon>Cliente</sum1:NombreRazon><sum1:NIF>${o.destinatarioNif}</sum1:NIF></sum1:IDDestinatario></sum1:Destinatarios>`
     : '';
   const xml =
@@ -139,13 +151,17 @@ export function buildAlta(o: AltaOptions): BuiltRecord {
     (o.subsanacion ? `<sum1:Subsanacion>${o.subsanacion}</sum1:Subsanacion>` : '') +
     (o.rechazoPrevio ? `<sum1:RechazoPrevio>${o.rechazoPrevio}</sum1:RechazoPrevio>` : '') +
     `<sum1:TipoFactura>${tipoFactura}</sum1:TipoFactura>` +
+    (o.afterTipoFactura ?? '') +
     `<sum1:DescripcionOperacion>Venta en tienda</sum1:DescripcionOperacion>` +
+    (o.afterDescripcion ?? '') +
     dest +
+    (o.afterDestinatarios ?? '') +
     `<sum1:Desglose>${desglose}</sum1:Desglose>` +
     `<sum1:CuotaTotal>${cuotaTotal}</sum1:CuotaTotal><sum1:ImporteTotal>${importeTotal}</sum1:ImporteTotal>` +
     encadenamiento(o.prev) +
     sistema(o.numeroInstalacion) +
     `<sum1:FechaHoraHusoGenRegistro>${o.fechaHoraHusoGenRegistro}</sum1:FechaHoraHusoGenRegistro>` +
+    (o.afterGenRegistro ?? '') +
     `<sum1:TipoHuella>01</sum1:TipoHuella><sum1:Huella>${huella}</sum1:Huella>` +
     `</sum1:RegistroAlta></sum:RegistroFactura>`;
   return { xml, huella, id: { emisor: o.emisor, numSerie: o.numSerie, fecha: o.fecha }, tipo: 'alta' };
@@ -190,11 +206,21 @@ export function buildEnvelope(o: {
   records: Array<BuiltRecord | string>;
   representante?: { nif: string; nombre: string };
   incidencia?: boolean;
+  /** RemisionVoluntaria/FechaFinVeriFactu. */
+  fechaFinVeriFactu?: string;
+  /** RemisionRequerimiento/RefRequerimiento (a non-VERI*FACTU system answering a requerimiento). */
+  refRequerimiento?: string;
 }): string {
   const rep = o.representante
     ? `<sum1:Representante><sum1:NombreRazon>${esc(o.representante.nombre)}</sum1:NombreRazon><sum1:NIF>${o.representante.nif}</sum1:NIF></sum1:Representante>`
     : '';
-  const rv = o.incidencia ? '<sum1:RemisionVoluntaria><sum1:Incidencia>S</sum1:Incidencia></sum1:RemisionVoluntaria>' : '';
+  const voluntaria =
+    (o.fechaFinVeriFactu ? `<sum1:FechaFinVeriFactu>${o.fechaFinVeriFactu}</sum1:FechaFinVeriFactu>` : '') +
+    (o.incidencia ? '<sum1:Incidencia>S</sum1:Incidencia>' : '');
+  const rv = voluntaria ? `<sum1:RemisionVoluntaria>${voluntaria}</sum1:RemisionVoluntaria>` : '';
+  const rr = o.refRequerimiento
+    ? `<sum1:RemisionRequerimiento><sum1:RefRequerimiento>${esc(o.refRequerimiento)}</sum1:RefRequerimiento></sum1:RemisionRequerimiento>`
+    : '';
   return (
     `<?xml version="1.0" encoding="UTF-8"?>` +
     `<soapenv:Envelope xmlns:soapenv="${NS_SOAP}" xmlns:sum="${NS_LR}" xmlns:sum1="${NS_SI}">` +
@@ -202,6 +228,7 @@ export function buildEnvelope(o: {
     `<sum1:ObligadoEmision><sum1:NombreRazon>${esc(o.obligado.nombre)}</sum1:NombreRazon><sum1:NIF>${o.obligado.nif}</sum1:NIF></sum1:ObligadoEmision>` +
     rep +
     rv +
+    rr +
     `</sum:Cabecera>` +
     o.records.map((r) => (typeof r === 'string' ? r : r.xml)).join('') +
     `</sum:RegFactuSistemaFacturacion></soapenv:Body></soapenv:Envelope>`

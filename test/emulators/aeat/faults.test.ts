@@ -125,7 +125,7 @@ describe('fault injection', () => {
     const resp = parseRespuesta((await h.post(xml)).text); // times: 1, so service is back
     expect(resp.lineas.map((l) => [l.codigo, l.duplicado?.estado, l.duplicado?.codigo ?? null])).toEqual([
       [3000, 'Correcta', null],
-      [3000, 'AceptadaConErrores', 2000],
+      [3000, 'AceptadoConErrores', 2000],
     ]);
     expect(h.emu.ledger.duplicatesReceived()).toHaveLength(2);
   });

@@ -75,7 +75,13 @@ let respValidator: XsdValidator | null = null;
 /** Validates the payload of a SOAP answer against RespuestaSuministro.xsd. */
 export async function validateRespuesta(soapXml: string): Promise<{ valid: boolean; errors: string[] }> {
   respValidator ??= new XsdValidator(loadVerifactuSchemas(referenceDir(), 'RespuestaSuministro.xsd'), { poolSize: 1 });
-  return respValidator.validate(extractBodyPayload(soapXml).xml);
+  // The service departs from its own XSD in one value (EstadoRegistroDuplicado AceptadoConErrores,
+  // the schema says AceptadaConErrores): everything else must validate.
+  const payload = extractBodyPayload(soapXml).xml.replace(
+    /(<(?:\w+:)?EstadoRegistroDuplicado>)AceptadoConErrores</g,
+    '$1AceptadaConErrores<',
+  );
+  return respValidator.validate(payload);
 }
 
 export async function closeRespValidator(): Promise<void> {

@@ -65,14 +65,14 @@ describe('record verdicts', () => {
     expect(h.emu.ledger.duplicatesReceived()).toEqual([{ key: `${a.id.emisor}|${a.id.numSerie}|${a.id.fecha}`, huella: a.huella, times: 2 }]);
   });
 
-  it('duplicate of a record accepted with errors reports AceptadaConErrores and the original code', async () => {
+  it('duplicate of a record accepted with errors reports AceptadoConErrores (as the real service spells it) and the original code', async () => {
     const a = chain.alta({ huellaOverride: '0'.repeat(64) });
     const first = await send(a);
     expect(first.lineas[0]).toMatchObject({ estado: 'AceptadoConErrores', codigo: 2000 });
     const resp = await send(a);
     expect(resp.lineas[0]?.duplicado).toEqual({
       idPeticion: h.emu.ledger.getRecord(a.id)?.idPeticion,
-      estado: 'AceptadaConErrores',
+      estado: 'AceptadoConErrores',
       codigo: 2000,
       descripcion: 'El cálculo de la huella suministrada es incorrecta.',
     });

@@ -150,8 +150,12 @@ describe('AEAT emulator: SOAP service', () => {
     const g = await fetch(h.soapUrl);
     expect(g.status).toBe(500);
     expect(parseFault(await g.text()).faultstring).toMatch(/^Codigo\[4135\]/);
-    const n = await fetch(`${h.base}/wlpl/TIKE-CONT/ws/SistemaFacturacion/RequerimientoSOAP`, { method: 'POST', body: '' });
+    const n = await fetch(`${h.base}/wlpl/TIKE-CONT/ws/SistemaFacturacion/ConsultaSOAP`, { method: 'POST', body: '' });
     expect(n.status).toBe(404);
+    // The requerimiento service exists (its header rules are emulated: rules.test.ts).
+    const r = await fetch(`${h.base}/wlpl/TIKE-CONT/ws/SistemaFacturacion/RequerimientoSOAP`, { method: 'POST', body: '' });
+    expect(r.status).toBe(500);
+    expect(parseFault(await r.text()).faultstring).toMatch(/^Codigo\[4102\]/);
   });
 
   it('accepts envelopes whose namespaces are declared on Body or on the payload itself', async () => {

@@ -83,6 +83,45 @@ describe.skipIf(!hasOpenssl)('AEAT emulator over mutual TLS', () => {
     expect(emu.url()).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
   });
 
+  it('4112: the certificate holder must be the obligado or its representative', async () => {
+    const other = { nif: 'A23456783', nombre: 'DISTRIBUCIONES EJEMPLO SA' };
+    const chain = new ChainBuilder(other.nif, new Date(T0 - 3600_000));
+    const tls = { ca, agent: false, pfx: readFileSync(path.join(dir, 'client.p12')), passphrase: 'secreto' };
+    const before = emu.ledger.countRecords();
+    const refused = await post(port, buildEnvelope({ obligado: other, records: [chain.alta()] }), tls);
+    expect(refused.status).toBe(500);
+    expect(refused.text).toContain('<faultstring>Codigo[4112].El titular del certificado debe ser Obligado Emisión, Colaborador Social, Apoderado o Sucesor.</faultstring>');
+    expect(emu.ledger.countRecords()).toBe(before);
+    // Named as the obligado's representative, the same holder may present.
+    const ok = await post(port, buildEnvelope({ obligado: other, representante: DEMO, records: [chain.alta()] }), tls);
+    expect(ok.status).toBe(200);
+    expect(parseRespuesta(ok.text)).toMatchObject({ estadoEnvio: 'Correcto', nifPresentador: DEMO.nif });
+  });
+
+  it('a front end that lets the handshake through answers a request without a certificate 401 with an HTML page', async () => {
+    const open = createAeatEmulator({
+      clock: () => new Date(T0),
+      xsdPoolSize: 1,
+      tls: {
+        key: readFileSync(path.join(dir, 'server.key')),
+        cert: readFileSync(path.join(dir, 'server.crt')),
+        ca,
+        requestCert: true,
+        rejectUnauthorized: false,
+      },
+    });
+    try {
+      const openPort = await open.listen(0);
+      const chain = new ChainBuilder(DEMO.nif, new Date(T0 - 3600_000));
+      const r = await post(openPort, buildEnvelope({ obligado: DEMO, records: [chain.alta()] }), { ca, agent: false });
+      expect(r.status).toBe(401);
+      expect(r.text).toMatch(/^<!DOCTYPE html>.*Error 401/s);
+      expect(open.ledger.countRecords()).toBe(0);
+    } finally {
+      await open.close();
+    }
+  });
+
   it('refuses a certificate from another CA', async () => {
     const other = mkdtempSync(path.join(tmpdir(), 'aeat-tls-other-'));
     try {

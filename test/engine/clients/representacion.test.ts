@@ -184,17 +184,18 @@ describe('POST …/verificar {pdfFirmado}', () => {
     const at = tampered.indexOf('/Producer');
     expect(at).toBeGreaterThan(0);
     tampered[at + 1] = 0x51;
-    const body = json<{ valido: boolean; motivos: string[]; estadoRepresentacion: string }>(await verificar(tampered));
-    expect(body.valido).toBe(false);
-    expect(body.motivos.join(' ')).toMatch(/modificó/);
-    expect(body.estadoRepresentacion).toBe('en_firma');
+    const body = expectError(await verificar(tampered), 400, 'SIGNATURE_CRYPTO_INVALID', 'pdfFirmado');
+    const details = body.details as { motivos: string[]; estadoRepresentacion: string };
+    expect(details.motivos.join(' ')).toMatch(/modificó/);
+    expect(body.message).toBe(details.motivos[0]);
+    expect(details.estadoRepresentacion).toBe('en_firma');
+    expect(await estado()).toMatchObject({ estadoRepresentacion: 'en_firma', firmaEnCurso: true });
   });
 
   it('content appended after signing is reported', async () => {
     const signed = await signElsewhere(await generar());
-    const body = json<{ valido: boolean; motivos: string[] }>(await verificar(Buffer.concat([signed, Buffer.from('\n% extra\n')])));
-    expect(body.valido).toBe(false);
-    expect(body.motivos.join(' ')).toMatch(/no cubre todo/);
+    const body = expectError(await verificar(Buffer.concat([signed, Buffer.from('\n% extra\n')])), 400, 'SIGNATURE_CRYPTO_INVALID', 'pdfFirmado');
+    expect((body.details as { motivos: string[] }).motivos.join(' ')).toMatch(/no cubre todo/);
   });
 
   it('a document whose content was changed before signing is not the issuer’s document', async () => {
@@ -202,23 +203,30 @@ describe('POST …/verificar {pdfFirmado}', () => {
     const font = await doc.embedFont(StandardFonts.Helvetica);
     doc.getPage(0).drawText('Cláusula añadida', { x: 50, y: 100, size: 10, font });
     const signed = await signElsewhere(await doc.save({ useObjectStreams: false }));
-    const body = json<{ valido: boolean; documentoDelEmisor: boolean; estadoRepresentacion: string }>(await verificar(signed));
-    expect(body).toMatchObject({ valido: true, documentoDelEmisor: false, estadoRepresentacion: 'en_firma' });
+    const body = expectError(await verificar(signed), 400, 'SIGNATURE_CONTENT_MISMATCH', 'pdfFirmado');
+    expect(body.details).toMatchObject({ documentoDelEmisor: false, estadoRepresentacion: 'en_firma' });
   });
 
-  it('signed by someone else: firmanteAutorizado false, nothing changes', async () => {
+  it('signed by someone else: 400 SIGNATURE_REP_NIF_MISMATCH, nothing changes', async () => {
     const signed = await signElsewhere(await generar(), testP12({ cn: 'OTRO', nif: '12345678Z' }));
-    expect(json(await verificar(signed))).toMatchObject({ valido: true, firmanteAutorizado: false, estadoRepresentacion: 'en_firma' });
+    const body = expectError(await verificar(signed), 400, 'SIGNATURE_REP_NIF_MISMATCH', 'pdfFirmado');
+    expect(body.details).toMatchObject({ firmanteAutorizado: false, estadoRepresentacion: 'en_firma', firmante: { nif: '12345678Z' } });
+    expect(await estado()).toMatchObject({ estadoRepresentacion: 'en_firma' });
   });
 
-  it('another issuer’s document, or an unsigned PDF', async () => {
+  it('the representative’s certificate for another company: 400 SIGNATURE_COMPANY_NIF_MISMATCH', async () => {
+    const signed = await signElsewhere(await generar(), testP12({ cn: 'ETXEBERRIA GOIKOETXEA MIKEL - 23456789D', nif: '23456789D', entidad: 'A58818501' }));
+    expectError(await verificar(signed), 400, 'SIGNATURE_COMPANY_NIF_MISMATCH', 'pdfFirmado');
+    expect(await estado()).toMatchObject({ estadoRepresentacion: 'en_firma' });
+  });
+
+  it('another issuer’s document: 400 SIGNATURE_CONTENT_MISMATCH; an unsigned PDF: 400 SIGNATURE_CRYPTO_INVALID', async () => {
     await crear(t, anAutonomo());
     const otherDoc = await generar('/v1/clientes/34567890V/representacion');
     const signed = await signElsewhere(otherDoc, testP12({ cn: 'FERNANDEZ GOMEZ LAURA', nif: '34567890V' }));
-    expect(json(await verificar(signed))).toMatchObject({ documentoDelEmisor: false, firmanteAutorizado: false });
-    const unsigned = json<{ valido: boolean; motivos: string[] }>(await verificar(await generar()));
-    expect(unsigned.valido).toBe(false);
-    expect(unsigned.motivos[0]).toMatch(/ninguna firma/);
+    expect(expectError(await verificar(signed), 400, 'SIGNATURE_CONTENT_MISMATCH').details).toMatchObject({ documentoDelEmisor: false, firmanteAutorizado: false });
+    const unsigned = expectError(await verificar(await generar()), 400, 'SIGNATURE_CRYPTO_INVALID', 'pdfFirmado');
+    expect(unsigned.message).toMatch(/ninguna firma/);
   });
 });
 

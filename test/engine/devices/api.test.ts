@@ -100,8 +100,12 @@ describe('POST …/dispositivos: register', () => {
       const bare = await register('proc.batch_2', entorno);
       expect(bare.statusCode).toBe(201);
       expect((bare.json() as { dispositivo: { etiqueta: string } }).dispositivo.etiqueta).toBe('');
+      // An empty etiqueta is the same as none (spec: "empty string when none was given").
+      const empty = await register('POS-4', entorno, '');
+      expect(empty.statusCode, empty.body).toBe(201);
+      expect((empty.json() as { dispositivo: { etiqueta: string } }).dispositivo.etiqueta).toBe('');
       expectError(await register('CAJA-1', entorno), 409, 'MACHINE_ALREADY_REGISTERED');
-      expect((await t.status(entorno)).dispositivos.map((d) => d.idMaquina)).toEqual(['CAJA-1', 'proc.batch_2']);
+      expect((await t.status(entorno)).dispositivos.map((d) => d.idMaquina)).toEqual(['CAJA-1', 'POS-4', 'proc.batch_2']);
     });
   }
 
@@ -123,7 +127,7 @@ describe('POST …/dispositivos: register', () => {
     t.clock.set('2026-11-23T08:00:00.000Z');
     await deactivate('CAJA-1');
     t.clock.set('2026-11-24T08:00:00.000Z');
-    const res = await register('CAJA-1');
+    const res = await register('CAJA-1', 'test', '');
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json()).toMatchObject({
       reactivado: true,
@@ -214,6 +218,8 @@ describe('POST …/dispositivos/promover: TEST → LIVE', () => {
     await t.setFase('preparacion', 'B48123459');
     const res = await t.manage('POST', '/v1/clientes/B48123459/dispositivos/promover');
     expectError(res, 409, 'CLIENT_NOT_IN_LIVE');
+    // With the LIVE key too ("works with the key of either environment"), not a 404 of LIVE's lookup.
+    expectError(await t.manage('POST', '/v1/clientes/B48123459/dispositivos/promover', { key: t.keys.live }), 409, 'CLIENT_NOT_IN_LIVE');
   });
 });
 

@@ -51,6 +51,7 @@ describe('OpenAPI query parameters are the real ones, with valid schemas', () =>
     ['billing', '/v1/facturas/{idFactura}/xml', ['nifEmisor'], []],
     ['billing', '/v1/registros', ['nifEmisor'], ['limite', 'cursor']],
     ['billing', '/v1/registros/{idRegistro}', ['nifEmisor', 'idFactura'], []],
+    ['billing', '/v1/registros/{idRegistro}/xml', ['nifEmisor', 'idFactura'], []],
     ['manage', '/v1/clientes', [], ['limite', 'cursor', 'incluirEliminados']],
     ['manage', '/v1/clientes/{nif}', [], ['incluirEliminados']],
   ];

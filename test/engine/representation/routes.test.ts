@@ -70,12 +70,15 @@ describe('POST …/verificar: an untrusted or expired signer does not complete t
     signPdf(pdf, { p12: Buffer.from(certificado, 'base64'), password: 'secreta', name: 'X', reason: 'R', location: 'L', contactInfo: '', signingTime });
   const verificar = (pdf: Buffer) => t.manage('POST', `${base}/verificar`, { body: { pdfFirmado: pdf.toString('base64') } });
 
-  it('self-signed with the representative’s NIF: valido false, firmanteAutorizado false, the reason in motivos', async () => {
+  it('self-signed with the representative’s NIF: 400 SIGNATURE_UNTRUSTED_CA, the reason in motivos', async () => {
     await engine();
     const signed = await signElsewhere(await generar(), p12Of(REPRESENTANTE));
-    const body = json<{ valido: boolean; firmanteAutorizado: boolean; motivos: string[]; estadoRepresentacion: string }>(await verificar(signed));
-    expect(body).toMatchObject({ valido: false, firmanteAutorizado: false, documentoDelEmisor: true, estadoRepresentacion: 'en_firma', firmaEnCurso: true });
-    expect(body.motivos).toEqual([`El certificado no es de confianza: «${REPRESENTANTE.cn}» es autofirmado y no es una autoridad de certificación admitida`]);
+    const body = expectError(await verificar(signed), 400, 'SIGNATURE_UNTRUSTED_CA', 'pdfFirmado');
+    expect(body.details).toMatchObject({ firmanteAutorizado: false, documentoDelEmisor: true, estadoRepresentacion: 'en_firma', firmaEnCurso: true });
+    expect((body.details as { motivos: string[] }).motivos).toEqual([`El certificado no es de confianza: «${REPRESENTANTE.cn}» es autofirmado y no es una autoridad de certificación admitida`]);
+    // Of an unknown CA: the same code.
+    const other = makeCa({ cn: 'AC DESCONOCIDA' });
+    expectError(await verificar(await signElsewhere(await generar(), p12Of({ ...REPRESENTANTE, issuer: other }))), 400, 'SIGNATURE_UNTRUSTED_CA');
   });
 
   it('signed while the certificate was valid, verified after it expired: refused (no long-term validation here)', async () => {
@@ -83,17 +86,16 @@ describe('POST …/verificar: an untrusted or expired signer does not complete t
     const signer = p12Of({ ...REPRESENTANTE, issuer: trustedTestCa(), notAfter: new Date('2026-04-01T00:00:00Z') });
     const signed = await signElsewhere(await generar(), signer);
     t.clock.set('2026-05-01T00:00:00Z');
-    const body = json<{ valido: boolean; motivos: string[]; estadoRepresentacion: string }>(await verificar(signed));
-    expect(body).toMatchObject({ valido: false, estadoRepresentacion: 'en_firma' });
-    expect(body.motivos).toEqual(['El certificado del firmante había caducado en la fecha de verificación (2026-05-01T00:00:00.000Z): fue válido hasta 2026-04-01T00:00:00.000Z']);
+    const body = expectError(await verificar(signed), 400, 'SIGNATURE_INVALID', 'pdfFirmado');
+    expect(body.details).toMatchObject({ estadoRepresentacion: 'en_firma' });
+    expect((body.details as { motivos: string[] }).motivos).toEqual(['El certificado del firmante había caducado en la fecha de verificación (2026-05-01T00:00:00.000Z): fue válido hasta 2026-04-01T00:00:00.000Z']);
   });
 
   it('a signature dated after now is refused', async () => {
     await engine();
     const signed = await signElsewhere(await generar(), p12Of({ ...REPRESENTANTE, issuer: trustedTestCa() }), new Date(GENERADO_EN.getTime() + 24 * 3600_000));
-    const body = json<{ valido: boolean; motivos: string[] }>(await verificar(signed));
-    expect(body.valido).toBe(false);
-    expect(body.motivos).toEqual(['La fecha de firma (2026-03-03T10:15:00.000Z) es posterior a la fecha actual (2026-03-02T10:15:00.000Z)']);
+    const body = expectError(await verificar(signed), 400, 'SIGNATURE_INVALID', 'pdfFirmado');
+    expect((body.details as { motivos: string[] }).motivos).toEqual(['La fecha de firma (2026-03-03T10:15:00.000Z) es posterior a la fecha actual (2026-03-02T10:15:00.000Z)']);
   });
 });
 

@@ -20,12 +20,13 @@ const input = (signer: Pki, extra: Partial<TrustInput> = {}): TrustInput => ({ s
 describe('checkSignerTrust: the signer must chain to a trusted CA', () => {
   it('a certificate issued by the trusted CA is accepted; the path ends at the CA', () => {
     const verdict = checkSignerTrust(anchors, input(makeSigner({ ...REPRESENTANTE, issuer: ca })));
-    expect(verdict).toEqual({ trusted: true, problems: [], chain: [REPRESENTANTE.cn, 'AC PRUEBAS TPV'] });
+    expect(verdict).toEqual({ trusted: true, problems: [], chain: [REPRESENTANTE.cn, 'AC PRUEBAS TPV'], anchored: true });
   });
 
   it('a stranger’s self-signed certificate with the right NIF is refused, saying it is self-signed', () => {
     const verdict = checkSignerTrust(anchors, input(makeSigner(REPRESENTANTE)));
     expect(verdict.trusted).toBe(false);
+    expect(verdict.anchored).toBe(false);
     expect(verdict.problems).toEqual([`El certificado no es de confianza: «${REPRESENTANTE.cn}» es autofirmado y no es una autoridad de certificación admitida`]);
   });
 
@@ -53,6 +54,7 @@ describe('checkSignerTrust: the signer must chain to a trusted CA', () => {
       trusted: true,
       problems: [],
       chain: [REPRESENTANTE.cn, 'AC SUBORDINADA', 'AC PRUEBAS TPV'],
+      anchored: true,
     });
     expect(checkSignerTrust(anchors, input(signer)).trusted).toBe(false);
     // An end-entity certificate of the trusted CA cannot issue certificates.

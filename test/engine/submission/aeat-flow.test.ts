@@ -79,7 +79,8 @@ describe('A record the authority rejects → rejected with its code and text, ne
     const [id] = await issue(1, 'R');
     await fileEverything();
     const s = await estado(id!);
-    expect(s).toMatchObject({ estadoEnvio: 'rechazada', estadoFactura: null });
+    expect(s).toMatchObject({ estadoEnvio: 'rechazada' });
+    expect(s).not.toHaveProperty('estadoFactura');
     const detail = (await env.t.billing('GET', `/v1/facturas/${id}?nifEmisor=${NIF}`)).json();
     expect(detail.registros[0]).toMatchObject({ estado: 'rechazada', estadoEnvioFinal: 'rechazada', codigoRespuestaAeat: '1108' });
     expect(detail.registros[0].descripcionRespuestaAeat.length).toBeGreaterThan(0);

@@ -170,7 +170,7 @@ describe('scanAeatReply', () => {
       duplicado: fc.option(
         fc.record({
           idPeticion: fc.stringMatching(/^[0-9]{1,15}$/),
-          estado: fc.constantFrom('Correcta' as const, 'AceptadaConErrores' as const, 'Anulada' as const),
+          estado: fc.constantFrom('Correcta' as const, 'AceptadaConErrores' as const, 'AceptadoConErrores' as const, 'Anulada' as const),
           codigo: fc.option(fc.integer({ min: 1000, max: 4999 }), { nil: undefined }),
           descripcion: fc.option(filled, { nil: undefined }),
         }),

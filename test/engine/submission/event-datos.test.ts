@@ -36,8 +36,8 @@ describe('Events written by an answered submission', () => {
     expect(Object.keys(alta!)).toEqual(head);
     expect(Object.keys(anulacion!)).toEqual([...head, 'tipoRegistro']);
     expect(alta).toMatchObject({ idFactura, numeroFactura: 'EV1', estadoFactura: 'registrada', importeTotal: '12.10', cuotaTotal: '2.10' });
-    // The cancellation's event sees the state the alta's verdict gave the invoice a moment before.
-    expect(anulacion).toMatchObject({ idFactura, estadoFactura: 'anulada', tipoRegistro: 'anulacion', csvAeat: alta!.csvAeat });
+    // The cancellation's event: its record was registered (estadoFactura is the verdict on the record).
+    expect(anulacion).toMatchObject({ idFactura, estadoFactura: 'registrada', tipoRegistro: 'anulacion', csvAeat: alta!.csvAeat });
     expect(anulacion!.hashVerifactu).not.toBe(alta!.hashVerifactu);
     const invoice = env.db().prepare('SELECT estadoFactura, csvAeat FROM invoices WHERE id = ?').get(idFactura);
     expect(invoice).toEqual({ estadoFactura: 'anulada', csvAeat: alta!.csvAeat });

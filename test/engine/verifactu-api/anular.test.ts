@@ -87,6 +87,37 @@ describe('POST /v1/verifactu/anular answers 200 {code: "SUCCESS", data: {idFactu
     const detail = await t.billing('GET', `/v1/facturas/${data.idFactura}?nifEmisor=${NIF}`);
     expect(detail.json().totalRegistros).toBe(2);
     expect(detail.json().registros.map((r: { tipo: string }) => r.tipo)).toEqual(['anulacion', 'alta']);
+    // The detail extras of every record, a cancellation's too: those of the invoice it cancels.
+    const [anulacion, alta] = detail.json().registros as { cuotaTotal?: string; esRectificativa?: boolean }[];
+    expect(alta).toMatchObject({ cuotaTotal: expect.stringMatching(/^\d+\.\d{2}$/), esRectificativa: false });
+    expect(anulacion).toMatchObject({ cuotaTotal: alta!.cuotaTotal, esRectificativa: false });
+    expect(res.json()).toMatchObject({ cuotaTotal: alta!.cuotaTotal, esRectificativa: false });
+  });
+
+  it('every record’s signed XML is served per record: the cancellation’s and the registration’s', async () => {
+    await crearOk(t, aFacturaF1({ cabecera: { numero: 'AN-XML' } }));
+    const { data } = json<AnularAnswer>(await anular(cancelOf('AN-XML')));
+    const base = `?nifEmisor=${NIF}&idFactura=${data.idFactura}`;
+    const xml = await t.billing('GET', `/v1/registros/${data.idRegistro}/xml${base}`);
+    expect(xml.statusCode, xml.body).toBe(200);
+    expect(xml.headers['content-type']).toBe('application/xml; charset=utf-8');
+    expect(xml.body).toContain('RegistroAnulacion');
+    expect(xml.body).not.toContain('RegistroAlta');
+    expect(xml.body).toContain(data.huella);
+    const registros = (await t.billing('GET', `/v1/facturas/${data.idFactura}?nifEmisor=${NIF}`)).json().registros as { idRegistro: string; tipo: string }[];
+    const alta = registros.find((r) => r.tipo === 'alta')!;
+    const altaXml = await t.billing('GET', `/v1/registros/${alta.idRegistro}/xml${base}`);
+    expect(altaXml.statusCode).toBe(200);
+    expect(altaXml.body).toContain('RegistroAlta');
+    // The invoice's /xml stays the registration's.
+    expect((await t.billing('GET', `/v1/facturas/${data.idFactura}/xml?nifEmisor=${NIF}`)).body).toBe(altaXml.body);
+    // A record of another invoice, an unknown one, a missing idFactura: refused like the record detail.
+    const other = await crearOk(t, aFacturaF1({ cabecera: { numero: 'AN-XML-2' } }));
+    const wrong = await t.billing('GET', `/v1/registros/${data.idRegistro}/xml?nifEmisor=${NIF}&idFactura=${other.idFactura}`);
+    expect(wrong.statusCode).toBe(400);
+    expect(wrong.json()).toMatchObject({ code: 'INVALID_PARAMETER', campo: 'idRegistro' });
+    expect((await t.billing('GET', `/v1/registros/reg_nadie/xml${base}`)).json()).toMatchObject({ code: 'INVALID_PARAMETER', campo: 'idRegistro' });
+    expect((await t.billing('GET', `/v1/registros/${data.idRegistro}/xml?nifEmisor=${NIF}`)).json()).toMatchObject({ campo: 'idFactura' });
   });
 
   it('an invoice without series: serie omitted from the answer (absent values are omitted, never "")', async () => {

@@ -246,3 +246,23 @@ describe('Issuing answers', () => {
     expect(verifactuAnularResponse.safeParse({ ...ok, data: { ...ok.data, creadoEn: '02-03-2026' } }).success).toBe(false);
   });
 });
+
+describe('values the AEAT lists (XSD enumerations): another value is refused naming its field (issue 31, docs/aeat-codes.md)', () => {
+  const dest = (o: Record<string, string>) => aFacturaF1({ destinatario: aDestinatarioIdOtro(o as never) });
+  it.each([
+    ['AEAT 1106', 'cabecera.tipoFactura', aFacturaF1({ cabecera: { ...aFacturaF1().cabecera, tipoFactura: 'F9' as 'F1' } })],
+    ['AEAT 1107', 'rectificativa.tipo', { ...aFacturaF1(), rectificativa: { tipo: 'X' } }],
+    ['AEAT 1102', 'destinatario.idOtro.idType', dest({ idType: '99' })],
+    ['AEAT 1101', 'destinatario.idOtro.codigoPais', dest({ codigoPais: 'ZZ' })],
+    ['AEAT 1151', 'especial.emitidaPor', aFacturaF1({ especial: { emitidaPor: 'X' as 'T' } })],
+    ['AEAT 1181', 'detalleDesglose.0.calificacionOperacion', aFacturaF1({ detalleDesglose: [aDetalle({ calificacionOperacion: 'S9' as 'S1' })] })],
+    ['AEAT 1218', 'detalleDesglose.0.impuesto', aFacturaF1({ detalleDesglose: [aDetalle({ impuesto: '09' as '01' })] })],
+  ])('%s: %s', (_code, campo, body) => {
+    expect(issues(verifactuCrearBody.safeParse(body)).map(([p]) => p)).toContain(campo);
+  });
+
+  it('AEAT 1171 / 1275: Subsanacion and RechazoPrevio only take their listed values', () => {
+    expect(issues(verifactuSubsanarBody.safeParse({ ...aSubsanacion(), rechazoPrevio: 'Y' }))[0]?.[0]).toBe('rechazoPrevio');
+    expect(issues(verifactuSubsanarBody.safeParse({ ...aSubsanacion(), subsanacion: 'X' }))[0]?.[0]).toBe('subsanacion');
+  });
+});

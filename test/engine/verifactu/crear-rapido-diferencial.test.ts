@@ -10,7 +10,7 @@ import { buildRegistroAlta, type RegistroAnterior } from '../../../engine/src/re
 import { validarAlta } from '../../../engine/src/regimes/verifactu/reglas';
 import { aFacturaF1, aFacturaF2, aSistemaInformatico, GENERADO_EN } from '../../fixtures/verifactu';
 import { contexto, cuerpoCrear, cuerpoCrearQuizaRoto } from './referencia/arbitrarias';
-import { validarAltaDecimal } from './referencia/reglas-decimal';
+import { validarAltaDecimal } from './referencia/reglas-decimal-vigentes';
 
 const RUNS = Number(process.env.DIFF_RUNS ?? 3000);
 

@@ -14,7 +14,7 @@ import { buildRegistroAlta, type RegistroAnterior } from '../../../engine/src/re
 import { crearBodyRapido } from '../../../src-shared/api/verifactu-rapido';
 import { aFacturaF1, aFacturaF2, aSistemaInformatico, GENERADO_EN, HOY } from '../../fixtures/verifactu';
 import { cuotaDe, importeTexto } from './referencia/arbitrarias';
-import { validarAltaDecimal } from './referencia/reglas-decimal';
+import { validarAltaDecimal } from './referencia/reglas-decimal-vigentes';
 import { buildRegistroAltaReferencia } from './referencia/registro-referencia';
 
 const RUNS = Number(process.env.DIFF_RUNS ?? 3000);

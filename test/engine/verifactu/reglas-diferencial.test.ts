@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { verifactuCrearBody } from '../../../src-shared/api/verifactu';
 import { validarAlta } from '../../../engine/src/regimes/verifactu/reglas';
 import { contexto, cuerpoCrear } from './referencia/arbitrarias';
-import { validarAltaDecimal } from './referencia/reglas-decimal';
+import { validarAltaDecimal } from './referencia/reglas-decimal-vigentes';
 
 const RUNS = Number(process.env.DIFF_RUNS ?? 3000);
 

@@ -201,14 +201,18 @@ const CASOS: Record<string, { falla: Caso[]; pasa: Caso[] }> = {
     pasa: [ok('IPSI line without claveRegimen', f1Linea({ impuesto: '02', claveRegimen: undefined }))],
   },
   '1260': {
-    falla: [ko('IPSI line with claveRegimen', `${d0}.claveRegimen`, f1Linea({ impuesto: '02', claveRegimen: '01' }))],
-    pasa: [ok('"otros" line without claveRegimen', f1Linea({ impuesto: '05', claveRegimen: undefined }))],
+    falla: [ko('"otros" line with claveRegimen', `${d0}.claveRegimen`, f1Linea({ impuesto: '05', claveRegimen: '01' }))],
+    pasa: [
+      ok('"otros" line without claveRegimen', f1Linea({ impuesto: '05', claveRegimen: undefined })),
+      // errores.properties (2009, and 1260's current text) lets IPSI carry one.
+      ok('IPSI line with claveRegimen', f1Linea({ impuesto: '02', claveRegimen: '01' })),
+    ],
   },
   '1246': {
     falla: [ko('IVA with clave 21', `${d0}.claveRegimen`, f1Linea({ claveRegimen: '21' }))],
     pasa: [ok('IGIC with clave 21', f1Linea({ impuesto: '03', claveRegimen: '21', tipoImpositivo: '7', cuotaRepercutida: '7' }))],
   },
-  '§15.6.1': {
+  '1286': {
     falla: [ko('export as S1', `${d0}.calificacionOperacion`, f1Linea({ claveRegimen: '02' }))],
     pasa: [ok('export as E2', aFacturaF1({ detalleDesglose: [exenta('E2', { claveRegimen: '02' })] }))],
   },
@@ -255,7 +259,8 @@ const CASOS: Record<string, { falla: Caso[]; pasa: Caso[] }> = {
   },
   '1199': {
     falla: [ko('clave 01 with E2', `${d0}.operacionExenta`, aFacturaF1({ detalleDesglose: [exenta('E2')] }))],
-    pasa: [ok('clave 01 with E5', aFacturaF1({ detalleDesglose: [exenta('E5')] }))],
+    // E5 (intra-EU delivery) to a recipient by its EU VAT number (by a Spanish NIF: 1289, reglas-recientes.ts).
+    pasa: [ok('clave 01 with E5', aFacturaF1({ destinatario: aDestinatarioIdOtro(), detalleDesglose: [exenta('E5')] }))],
   },
   '1197': {
     falla: [ko('reverse charge on an F2', `${d0}.calificacionOperacion`, aFacturaF2({ detalleDesglose: [aDetalle({ calificacionOperacion: 'S2', tipoImpositivo: '0', cuotaRepercutida: '0' })] }))],

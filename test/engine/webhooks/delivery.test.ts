@@ -495,7 +495,8 @@ describe('factura.anulada, and a rejected cancellation as factura.rechazada with
       tipoFactura: 'F2',
       importeTotal: '12.10',
       cuotaTotal: '2.10',
-      estadoFactura: 'anulada',
+      // The spec's values only ("registrada or rechazada"): the cancellation record was registered.
+      estadoFactura: 'registrada',
       tipoRegistro: 'anulacion',
       fechaRegistro: registro.envioCompletadoEn,
       csvAeat: expect.stringMatching(/^A-/),

@@ -33,8 +33,8 @@ describe('The signature is sha256=<hex HMAC-SHA256 of the raw body> keyed with t
 describe('Private-network hosts (http:// allowed)', () => {
   it.each([
     ['127.0.0.1', true], ['10.255.0.1', true], ['172.16.0.0', true], ['172.31.1.1', true], ['172.32.0.1', false],
-    ['192.168.0.1', true], ['192.167.0.1', false], ['169.254.1.1', true], ['8.8.8.8', false], ['[::1]', true],
-    ['[fc00::1]', true], ['[fdff::1]', true], ['[fe80::1]', true], ['[2001:db8::1]', false], ['[::]', false],
+    ['192.168.0.1', true], ['192.167.0.1', false], ['169.254.1.1', false], ['8.8.8.8', false], ['[::1]', true],
+    ['[fc00::1]', true], ['[fdff::1]', true], ['[fe80::1]', false], ['[2001:db8::1]', false], ['[::]', false],
     ['localhost', true], ['LOCALHOST.', true], ['a.localhost', true], ['caja.local', true], ['evil-local.com', false],
     ['caja', false], ['x.home.arpa', true], ['x.internal', true],
   ] as const)('%s → %s', (host, expected) => {

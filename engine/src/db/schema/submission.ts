@@ -15,6 +15,8 @@ export interface SubmissionQueuesTable {
   ultimoErrorEn: string | null;
   /** 1 reachable, 0 not, null unknown yet. */
   alcanzable: number | null;
+  /** The AEAT code of a whole-request fault that needs a person (submission/blocked.ts), while it holds the queue. */
+  codigoBloqueo: string | null;
 }
 
 /** One submission (idLote): its exact request bytes (submission_requests) are committed before they are sent. */

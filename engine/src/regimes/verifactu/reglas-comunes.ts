@@ -10,6 +10,7 @@
 // of every condition below: test/engine/verifactu/reglas-comunes-diferencial.test.ts.
 import type { FacturaVerifactu } from '../../../../src-shared/api/verifactu';
 import { centesimas, centimos, excesoCuota } from './centimos';
+import { caracterNoValido } from './reglas-caracteres';
 import {
   avisoCuotaTotal,
   avisoImporteTotal,
@@ -46,6 +47,8 @@ export function validarAltaComun(f: FacturaVerifactu, ctx: ContextoReglas): Resu
   if (!simplificada && cab.tipoFactura !== 'F1') return undefined;
   if (f.especial !== undefined || f.rectificativa !== undefined || cab.fechaOperacion !== undefined) return undefined;
   if (f.facturasRectificadas !== undefined || f.facturasSustituidas !== undefined) return undefined;
+  // 1287 (reglas-caracteres.ts)
+  if (caracterNoValido(cab.numero) !== null || (cab.serie !== undefined && caracterNoValido(cab.serie) !== null)) return undefined;
   // 1189 / 1190; a recipient by IDOtro brings its own rules (1111 1122 1126 1156).
   const dest = f.destinatario;
   if (simplificada ? dest !== undefined : dest === undefined || dest.idOtro !== undefined) return undefined;

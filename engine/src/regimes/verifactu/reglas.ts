@@ -10,7 +10,9 @@
 //   parties      1111 1122 1126 1156 1191 1192 1205
 //   desglose     1245 1260 1246 1182 1199 1197 1198 1237 1238 1281 1284 1207 1208 1143 1142
 //                1124 1194 1235 1236 1127 1160 1162 1163 1164 1165 1166 1167 1168 1169
-//                1206 1200 1201 1202 1203 1252 §15.6.1 (clave 02, no code published)
+//                1206 1200 1201 1202 1203 1252 1286 (clave 02, §15.6.1)
+// Added after v1.1.2, in their own files: 1287 (reglas-caracteres.ts), 1289 1293 and the aviso 2009
+// (reglas-recientes.ts).
 //   totals       1150
 //   subsanación  1153 1161
 // In src-shared/api/verifactu.ts (schema): 1116 1117 1118 1119 1195 1196 1104/1130 (ASCII
@@ -24,6 +26,7 @@
 // so sums and the base × tipo check are integer arithmetic.
 import type { DetalleDesglose, FacturaVerifactu, IdOtro, Persona, TipoFactura } from '../../../../src-shared/api/verifactu';
 import { centesimas, centimos, excesoCuota, textoCentimos, textoCuotaEsperada } from './centimos';
+import { erroresCaracteres } from './reglas-caracteres';
 import { validarAltaComun } from './reglas-comunes';
 import {
   avisoCuotaTotal,
@@ -41,6 +44,7 @@ import {
   VIGOR_VERIFACTU,
   ymd,
 } from './reglas-limites';
+import { conErroresPrevios, conReglasRecientes } from './reglas-recientes';
 
 import type { ResultadoReglas } from '../../issuing/reglas-resultado';
 
@@ -541,7 +545,8 @@ const REGLAS: readonly Regla[] = [
     comprobar(v, report) {
       if (!v.conOtroImpuesto) return;
       for (const l of v.lineas) {
-        if (!l.ivaOIgic && l.d.claveRegimen !== undefined) {
+        // IPSI (02) may carry one since errores.properties added 2009 (it warns when IPSI has none).
+        if (!l.ivaOIgic && l.d.impuesto !== '02' && l.d.claveRegimen !== undefined) {
           report(`${l.campo}.claveRegimen`, `claveRegimen is not allowed for impuesto ${l.d.impuesto ?? ''}`);
         }
       }
@@ -560,7 +565,7 @@ const REGLAS: readonly Regla[] = [
     },
   },
   {
-    codigo: '§15.6.1',
+    codigo: '1286',
     gravedad: 'error',
     regla: 'Si ClaveRegimen es 02 (exportación), solo puede estar cumplimentado OperacionExenta',
     comprobar(v, report) {
@@ -1076,7 +1081,8 @@ export function validarAltaGeneral(factura: FacturaVerifactu, ctx: ContextoRegla
     run.regla = r;
     r.comprobar(v, report);
   }
-  return { errors: run.errors, avisos: run.avisos };
+  // The codes added after v1.1.2 live in their own files (reglas-caracteres.ts, reglas-recientes.ts).
+  return conErroresPrevios(erroresCaracteres(factura), conReglasRecientes(factura, { errors: run.errors, avisos: run.avisos }));
 }
 
 interface Run extends ResultadoReglas {

@@ -1,7 +1,9 @@
 // REFERENCE ONLY (tests): the AEAT local rules as they were before the integer-cent rewrite of
 // engine/src/regimes/verifactu/reglas.ts, on decimal.js. The differential property test
 // (reglas-diferencial.test.ts) asserts the production rules give exactly these results.
-// Do not "fix" this copy: it is the oracle.
+// Do not "fix" this copy: it is the oracle. The one kind of change it takes is the AEAT's own: when
+// the AEAT changes a rule, both change (issue 31: 1260 lets IPSI carry a ClaveRegimen, §15.6.1 got
+// its code 1286).
 // AEAT business validations of a RegistroAlta that can be checked locally, before anything is
 // chained or signed (docs/verifactu/Validaciones_Errores_Veri-Factu.txt v1.1.2, §3.1.3, and the
 // codes of AEAT's errores.properties). Two outcomes:
@@ -569,7 +571,7 @@ const REGLAS: readonly Regla[] = [
     comprobar(v, report) {
       if (!v.conOtroImpuesto) return;
       lineas(v, 'todas', (l) => {
-        if (!l.ivaOIgic && l.d.claveRegimen !== undefined) {
+        if (!l.ivaOIgic && l.d.impuesto !== '02' && l.d.claveRegimen !== undefined) {
           report(`${l.campo}.claveRegimen`, `claveRegimen is not allowed for impuesto ${l.d.impuesto ?? ''}`);
         }
       });
@@ -587,7 +589,7 @@ const REGLAS: readonly Regla[] = [
     },
   },
   {
-    codigo: '§15.6.1',
+    codigo: '1286',
     gravedad: 'error',
     regla: 'Si ClaveRegimen es 02 (exportación), solo puede estar cumplimentado OperacionExenta',
     comprobar(v, report) {

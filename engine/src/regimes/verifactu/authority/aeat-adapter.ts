@@ -66,7 +66,7 @@ export class AeatAdapter implements AuthorityAdapter {
       if (reply.codigo && FINAL_FAULT_CODES.has(reply.codigo)) {
         return { kind: 'refused', codigo: reply.codigo, descripcion: reply.faultstring };
       }
-      throw new SubmissionBlocked(reply.faultstring || `SOAP Fault ${reply.faultcode}`);
+      throw new SubmissionBlocked(reply.faultstring || `SOAP Fault ${reply.faultcode}`, reply.codigo);
     }
     if (sent.status !== 200) throw new TransportError(`HTTP ${sent.status}`);
     const lines = new Map<string, RespuestaLinea>();

@@ -1,0 +1,344 @@
+/**
+ * Issue 29: the till on a real till. Chromium with an en-US browser in UTC (to catch leaks) at the
+ * tills' screens, 1024×600 and 1366×768, against the real headless start (one engine for the file):
+ * every field shows its whole value, every screen is scanned by axe-core (no serious or critical
+ * violation) and photographed into test-artifacts/e2e/; after anular, subsanar and a refund every
+ * open view shows the engine's state within 2 s; a sale with 3 lines and a customer survives a
+ * reload; a duplicate till name is refused with a free one offered; the outage banner shows before
+ * any send fails. Every wait is on the UI's own markers, never a sleep.
+ */
+import type { Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { esFinal, estadoMostrado } from '../../src-renderer/features/invoices/estado';
+import { TillAppPage, type ScreenName } from './pages/app.page';
+import { InvoicesPage } from './pages/invoices.page';
+import { SalePage } from './pages/sale.page';
+import { SyncPage } from './pages/sync.page';
+import { seriousViolations, truncatedFields } from './support/axe';
+import { launchTill, type Till } from './support/chromium';
+import { ensureUiBuilt, startHeadless, type Headless } from './support/headless';
+
+const BROWSER = { locale: 'en-US', timezoneId: 'UTC' } as const;
+const SMALL = { width: 1024, height: 600 };
+const LARGE = { width: 1366, height: 768 };
+
+let server: Headless;
+let till: Till;
+let page: Page;
+let app: TillAppPage;
+let sale: SalePage;
+let invoices: InvoicesPage;
+let sync: SyncPage;
+
+beforeAll(async () => {
+  ensureUiBuilt();
+  server = await startHeadless();
+  till = await launchTill({ ...BROWSER, viewport: SMALL });
+  page = await till.context.newPage();
+  page.setDefaultTimeout(20_000);
+  app = new TillAppPage(page);
+  sale = new SalePage(page);
+  invoices = new InvoicesPage(page);
+  sync = new SyncPage(page);
+}, 90_000);
+
+afterEach(async (ctx) => {
+  if (ctx.task.result?.state === 'fail' && app) await app.screenshot(`FALLO-29-${ctx.task.name.slice(0, 40).replace(/[^A-Za-z0-9]+/g, '-')}`);
+});
+
+afterAll(async () => {
+  await till?.close();
+  if (server) expect(await server.stop()).toBe(0);
+});
+
+/** The screen as it stands: its picture, every field whole, no serious or critical axe violation. */
+async function check(p: Page, name: string): Promise<void> {
+  await new TillAppPage(p).screenshot(name);
+  expect(await truncatedFields(p), name).toEqual([]);
+  expect(await seriousViolations(p), name).toEqual([]);
+}
+
+/** The invoice as the engine has it, in the till's one vocabulary (the same function the views use). */
+async function engineEstado(idFactura: string): Promise<string> {
+  const detalle = await page.evaluate(
+    `fetch('/panel/v1/api/billing/v1/facturas/' + encodeURIComponent(${JSON.stringify(idFactura)}) + '?nifEmisor=${server.keys.nifEmisor}', { headers: { authorization: 'Bearer ' + sessionStorage.getItem('till.panelToken'), 'x-till-entorno': 'test' } }).then((r) => r.json())`,
+  );
+  return estadoMostrado(detalle as Parameters<typeof estadoMostrado>[0]);
+}
+
+/** Waits until the engine has concluded the invoice (a final state), and returns it. */
+async function engineFinal(idFactura: string): Promise<string> {
+  let estado = '';
+  await expect.poll(async () => esFinal((estado = await engineEstado(idFactura))), { timeout: 30_000, interval: 250 }).toBe(true);
+  return estado;
+}
+
+/** A view's state attribute shows the engine's within 2 s. */
+async function showsWithin2s(selector: string, estado: string): Promise<void> {
+  await page.locator(`${selector}[data-estado="${estado}"]`).waitFor({ timeout: 2000 });
+}
+
+async function detailId(): Promise<string> {
+  return (await invoices.detail().getAttribute('data-id-factura')) ?? '';
+}
+
+describe('1024×600: first run, a sale kept across a reload, every field whole', () => {
+  it('the first-run question at 1024×600 (en-US/UTC browser): whole fields, no serious violation', async () => {
+    await page.goto(server.keys.panelUrl);
+    await page.getByTestId('identity').waitFor();
+    await check(page, '29-1024-00-identidad');
+    await app.identifyAsNew('Caja 1');
+  });
+
+  it('three lines and a customer survive a reload; the VAT rate shows whole and its carry-over is said', async () => {
+    await sale.description().waitFor();
+    await sale.typeLine('Café con leche', '2', '1,60', '10');
+    await page.getByTestId('draft-iva-heredado').filter({ hasText: 'IVA 10 %, como la línea anterior' }).waitFor();
+    await sale.typeLine('Tostada', '1', '2,50', '10');
+    await sale.typeLine('Zumo de naranja', '1', '3,20', '21');
+    await sale.typeCustomer('78901234X', 'LOPEZ AGIRRE ANE');
+    // Intro in the address goes back to the lines.
+    await page.getByTestId('cliente-direccion').focus();
+    await page.keyboard.type('Calle Mayor 1');
+    await page.keyboard.press('Enter');
+    expect(await sale.focusedField()).toBe('entry-descripcion');
+    await page.getByTestId('entry-tipoIva').focus();
+    await check(page, '29-1024-01-venta-lineas-cliente');
+    await page.reload();
+    await app.ready();
+    await page.getByTestId('sale-aviso').filter({ hasText: 'Se ha recuperado la venta' }).waitFor();
+    expect(await sale.lines().allTextContents()).toEqual([expect.stringContaining('Café con leche'), expect.stringContaining('Tostada'), expect.stringContaining('Zumo de naranja')]);
+    expect(await page.getByTestId('cliente-nif').inputValue()).toBe('78901234X');
+    expect(await page.getByTestId('cliente-nombre').inputValue()).toBe('LOPEZ AGIRRE ANE');
+    expect(await page.getByTestId('cliente-direccion').inputValue()).toBe('Calle Mayor 1');
+    expect(await sale.tipo().textContent()).toBe('Completa (F1)');
+  });
+
+  it('a bad price is refused in its own field on Intro; F4 again keeps the customer open', async () => {
+    await sale.description().focus();
+    for (const bad of ['abc', '2,5,0', '-3']) {
+      await sale.description().fill('Agua');
+      await page.keyboard.press('Enter');
+      await page.keyboard.press('Enter');
+      await page.getByTestId('entry-precio').fill(bad);
+      await page.keyboard.press('Enter');
+      expect(await sale.focusedField()).toBe('entry-precio');
+      expect(await page.getByTestId('draft-motivo').getAttribute('data-campo')).toBe('precio');
+      expect(await page.getByTestId('entry-precio').getAttribute('aria-invalid')).toBe('true');
+    }
+    await page.getByTestId('entry-precio').fill('');
+    await sale.description().fill('');
+    await page.keyboard.press('F4');
+    expect(await sale.focusedField()).toBe('cliente-nif');
+    expect(await page.getByTestId('sale-cliente').count()).toBe(1);
+    // The customer NIF's error is tied to its field and announced.
+    await page.getByTestId('cliente-nif').fill('78901234A');
+    expect(await page.getByTestId('cliente-nif').getAttribute('aria-invalid')).toBe('true');
+    expect(await page.getByTestId('cliente-nif').getAttribute('aria-describedby')).toBe('cliente-nif-error');
+    await page.getByTestId('cliente-nif').fill('78901234X');
+  });
+
+  it('Cobrar by Tab + Intro: the F1 is registered and focus is back on the description', async () => {
+    await page.getByTestId('sale-complete').focus();
+    const before = (await page.getByTestId('sale-result').getAttribute('data-id-factura')) ?? '';
+    await page.keyboard.press('Enter');
+    await page.locator(`[data-testid="sale-result"]:not([data-id-factura="${before}"])`).waitFor();
+    await sale.waitForStatus('registrada');
+    expect(await sale.focusedField()).toBe('entry-descripcion');
+    expect(await page.getByTestId('sale-result').getByTestId('receipt-qr').getAttribute('alt')).toMatch(/^Código QR tributario de la factura /);
+    await check(page, '29-1024-02-venta-registrada');
+  });
+
+  it('Facturas: the F1 says why it has no «Devolver (R5)»; numbers do not wrap', async () => {
+    const numero = (await sale.numero().textContent()) ?? '';
+    await app.goTo('facturas');
+    await invoices.openByKeyboard(numero);
+    await invoices.waitForRow(numero, 'registrada');
+    expect(await page.getByTestId('invoice-refund').isDisabled()).toBe(true);
+    expect(await page.getByTestId('invoice-refund').getAttribute('aria-describedby')).toBe('motivo-refund');
+    expect(await page.getByTestId('invoice-refund-motivo').textContent()).toContain('R5');
+    // One line each: a number never wraps (its height is a single line of its font).
+    const wrapped = (await page.evaluate(
+      `[...document.querySelectorAll('[data-testid="invoice-open"], .invoice-detail h2 .numero')].filter((e) => e.getBoundingClientRect().height > parseFloat(getComputedStyle(e).fontSize) * 1.9).map((e) => e.textContent)`,
+    )) as string[];
+    expect(wrapped).toEqual([]);
+    await check(page, '29-1024-03-facturas-detalle-f1');
+  });
+});
+
+describe('After anular, subsanar and a refund, every open view shows the engine’s state within 2 s', () => {
+  it('anular (in-app confirmation, Intro confirms): detail, row and the sale’s result follow the engine', async () => {
+    await app.goTo('venta');
+    await sale.typeLine('Pan', '1', '1,20', '4');
+    const id = await sale.completeWithEnter();
+    await sale.waitForStatus('registrada');
+    const numero = (await sale.numero().textContent()) ?? '';
+    await app.goTo('facturas');
+    await invoices.openByKeyboard(numero);
+    await invoices.waitForRow(numero, 'registrada');
+    await page.getByTestId('invoice-cancel').click();
+    expect(await app.confirmQuestion()).toBe(`¿Anular la factura ${numero}? Se enviará un registro de anulación.`);
+    expect(await page.getByRole('alertdialog').getAttribute('aria-describedby')).toBe('confirm-mensaje');
+    await check(page, '29-1024-04-confirmar-anular');
+    await page.keyboard.press('Enter');
+    const final = await engineFinal(id);
+    expect(final).toBe('anulada');
+    await showsWithin2s('[data-testid="invoice-detail"]', final);
+    await showsWithin2s(`[data-testid="invoice-row"][data-numero="${numero}"]`, final);
+    // No stale «Anulación pendiente de envío» beside «Anulada».
+    expect(await page.getByTestId('invoice-mensaje').count()).toBe(0);
+    expect(await page.getByTestId('invoice-cancel').isDisabled()).toBe(true);
+    await app.goTo('venta');
+    await showsWithin2s('[data-testid="sale-status"]', final);
+  });
+
+  it('subsanar: the rejection says what to do; after the correction, the still-open detail reads the engine’s state and «Subsanar» closes', async () => {
+    await app.goTo('sync');
+    await sync.waitLoaded();
+    await sync.rejectNextAeat();
+    await app.goTo('venta');
+    await sale.typeLine('Zumo', '2', '2,20', '10');
+    const id = await sale.completeWithEnter();
+    await sale.waitForStatus('rechazada');
+    await page.getByTestId('sale-rechazo').filter({ hasText: 'Qué hacer' }).waitFor();
+    const numero = (await sale.numero().textContent()) ?? '';
+    await app.goTo('facturas');
+    await invoices.openByKeyboard(numero);
+    await invoices.waitForRow(numero, 'rechazada');
+    await invoices.waitForStatus('rechazada');
+    expect(await page.getByTestId('invoice-record-que-hacer').first().textContent()).toMatch(/Qué hacer/);
+    expect(await page.getByTestId('invoice-correct').isDisabled()).toBe(false);
+    await check(page, '29-1024-05-facturas-rechazada');
+    await invoices.correct();
+    // The correction screen: why it was rejected, and its own words (not «Cobrar»).
+    await page.getByTestId('sale-motivo-rechazo').waitFor();
+    expect(await page.getByTestId('sale-complete').textContent()).toBe('Enviar la subsanación (Intro)');
+    expect(await page.getByTestId('sale-ayuda').textContent()).not.toContain('cobra');
+    await check(page, '29-1024-06-subsanacion');
+    await sale.completeCorrectionWithEnter();
+    const final = await engineFinal(id);
+    expect(final).toBe('registrada');
+    await showsWithin2s('[data-testid="sale-status"]', final);
+    await app.goTo('facturas');
+    expect(await detailId()).toBe(id);
+    await showsWithin2s('[data-testid="invoice-detail"]', final);
+    await showsWithin2s(`[data-testid="invoice-row"][data-numero="${numero}"]`, final);
+    expect(await page.getByTestId('invoice-correct').isDisabled()).toBe(true);
+    expect(await page.getByTestId('invoice-correct-motivo').count()).toBe(1);
+  });
+
+  it('refund (R5): its screen says «Registrar la devolución»; the refunded invoice’s open detail and row follow the engine', async () => {
+    await app.goTo('venta');
+    await sale.typeLine('Bocadillo', '1', '4,50', '10');
+    const id = await sale.completeWithEnter();
+    await sale.waitForStatus('registrada');
+    const numero = (await sale.numero().textContent()) ?? '';
+    await app.goTo('facturas');
+    await invoices.openByKeyboard(numero);
+    await invoices.waitForRow(numero, 'registrada');
+    await invoices.refund();
+    expect(await page.getByTestId('sale-complete').textContent()).toBe('Registrar la devolución (Intro)');
+    expect(await page.getByTestId('sale-ayuda').textContent()).toContain('registra la devolución');
+    await check(page, '29-1024-07-devolucion');
+    const r5 = await sale.completeWithEnter();
+    expect(await engineFinal(r5)).toBe('registrada');
+    await showsWithin2s('[data-testid="sale-status"]', 'registrada');
+    expect(await sale.receipt().textContent()).toContain('Devolución realizada');
+    const final = await engineFinal(id);
+    await app.goTo('facturas');
+    expect(await detailId()).toBe(id);
+    await showsWithin2s('[data-testid="invoice-detail"]', final);
+    await showsWithin2s(`[data-testid="invoice-row"][data-numero="${numero}"]`, final);
+  });
+});
+
+describe('Sync at 1024×600: the outage said before a send fails, retry answered, batches told apart', () => {
+  it('AEAT taken down: the sale screen says it before any sale is sent', async () => {
+    await app.goTo('sync');
+    await sync.waitLoaded();
+    await sync.takeAeatDown();
+    await app.goTo('venta');
+    await page.getByTestId('sale-autoridad-caida').waitFor({ timeout: 10_000 });
+    await app.goTo('sync');
+    await sync.bringAeatUp();
+    await app.goTo('venta');
+    await page.getByTestId('sale-autoridad-caida').waitFor({ state: 'detached', timeout: 10_000 });
+  });
+
+  it('«Reintentar ahora» says what it did; every batch reads apart; the SOAP is folded', async () => {
+    await app.goTo('sync');
+    await sync.waitLoaded();
+    await sync.retryNow();
+    await page.getByTestId('sync-reintentado').waitFor();
+    const ids = await page.getByTestId('sync-batch-id').allTextContents();
+    expect(ids.length).toBeGreaterThan(1);
+    expect(new Set(ids).size).toBe(ids.length);
+    await page.getByTestId('sync-batch-id').first().click();
+    await page.getByTestId('sync-batch-xml').waitFor();
+    expect(await page.getByTestId('sync-batch-xml').getAttribute('open')).toBeNull();
+    await check(page, '29-1024-08-sync');
+  });
+
+  it('Ajustes at 1024×600', async () => {
+    await app.goTo('ajustes');
+    await check(page, '29-1024-09-ajustes');
+  });
+});
+
+describe('A second till at 1366×768: the name taken is refused with a free one, the known tills told apart', () => {
+  let other: Till;
+  let p2: Page;
+
+  afterAll(async () => {
+    await other?.close();
+  });
+
+  it('«caja 1» again is refused before the engine is asked, «caja 2» is offered; the engine refuses it too (409 DEVICE_LABEL_TAKEN)', async () => {
+    other = await launchTill({ ...BROWSER, viewport: LARGE });
+    p2 = await other.context.newPage();
+    p2.setDefaultTimeout(20_000);
+    await p2.goto(server.keys.panelUrl);
+    await p2.getByTestId('identity').waitFor();
+    await p2.getByTestId('identity-elegir').first().waitFor();
+    // Each known till with what tells it apart: its series and since when.
+    for (const rasgos of await p2.getByTestId('identity-rasgos').allTextContents()) expect(rasgos).toMatch(/^serie .+ · (última venta|sin ventas todavía).* · registrada el /);
+    // «Caja 1» has sold: when, it says.
+    await p2.getByRole('listitem').filter({ hasText: 'Es esta: Caja 1' }).getByTestId('identity-rasgos').filter({ hasText: 'última venta' }).waitFor();
+    await p2.getByTestId('identity-nombre').fill('caja 1');
+    await p2.getByTestId('identity-crear').click();
+    await p2.getByTestId('identity-sugerencia').filter({ hasText: '«caja 2»' }).waitFor();
+    expect(await p2.getByTestId('identity-nombre').getAttribute('aria-invalid')).toBe('true');
+    await check(p2, '29-1366-00-identidad-nombre-usado');
+    const refused = (await p2.evaluate(
+      `fetch('/panel/v1/api/manage/v1/clientes/${server.keys.nifEmisor}/dispositivos', { method: 'POST', headers: { authorization: 'Bearer ' + sessionStorage.getItem('till.panelToken'), 'x-till-entorno': 'test', 'content-type': 'application/json' }, body: JSON.stringify({ idMaquina: 'WEB-DUPLICADA1', etiqueta: 'Caja 1' }) }).then(async (r) => ({ status: r.status, body: await r.json() }))`,
+    )) as { status: number; body: { code: string; campo: string } };
+    expect(refused).toMatchObject({ status: 409, body: { code: 'DEVICE_LABEL_TAKEN', campo: 'etiqueta' } });
+    await p2.getByTestId('identity-usar-sugerencia').click();
+    await p2.getByTestId('identity-crear').click();
+    await new TillAppPage(p2).ready();
+    expect(await p2.getByTestId('caja').textContent()).toBe('caja 2');
+  });
+
+  it('every screen at 1366×768: whole fields, no serious violation, a picture', async () => {
+    const app2 = new TillAppPage(p2);
+    const screens: ScreenName[] = ['venta', 'facturas', 'sync', 'ajustes'];
+    for (const [i, screen] of screens.entries()) {
+      await app2.goTo(screen);
+      if (screen === 'sync') await new SyncPage(p2).waitLoaded();
+      if (screen === 'facturas') await p2.getByTestId('invoice-row').first().waitFor();
+      await check(p2, `29-1366-0${i + 1}-${screen}`);
+    }
+  });
+
+  it('800×600 stays readable: one column, every field whole', async () => {
+    const app2 = new TillAppPage(p2);
+    await p2.setViewportSize({ width: 800, height: 600 });
+    for (const screen of ['venta', 'facturas'] as const) {
+      await app2.goTo(screen);
+      await app2.screenshot(`29-800-${screen}`);
+      expect(await truncatedFields(p2), screen).toEqual([]);
+      // Nothing wider than the window: no sideways scrolling.
+      expect(await p2.evaluate('document.documentElement.scrollWidth <= window.innerWidth')).toBe(true);
+    }
+  });
+});

@@ -1,0 +1,84 @@
+// The engine as `npm start` runs it (a process of its own, the package.json script run by npm):
+// every route of the three APIs and one round of the filing and webhook workers, so a route that
+// fails only outside vitest's module loader (issue 28: a CommonJS default import) answers 5xx here;
+// and a signal to the npm process alone (as a service manager sends it) stops the engine.
+import { connect } from 'node:net';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { DemoKeysFile } from '../../../engine/src/bin/start';
+import { sweepRoutes } from '../../support/route-sweep';
+import { startNpmStart, type RunningArtefact } from '../../support/running-artefacts';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+
+const started: RunningArtefact[] = [];
+afterAll(async () => {
+  for (const run of started) await run.stop();
+});
+
+async function npmStart(): Promise<RunningArtefact> {
+  const run = await startNpmStart();
+  started.push(run);
+  return run;
+}
+
+/** The four ports the start listens on: billing, management, panel, emulators. */
+function portsOf(run: RunningArtefact): number[] {
+  const keys = JSON.parse(readFileSync(path.join(run.dataDir, 'demo-keys.json'), 'utf8')) as DemoKeysFile;
+  return [keys.billingUrl, keys.manageUrl, keys.panelUrl, keys.emulatorUrl ?? ''].map((u) => Number(new URL(u).port));
+}
+
+const accepts = (port: number) =>
+  new Promise<boolean>((resolve) => {
+    const socket = connect({ host: '127.0.0.1', port });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+
+/** Signals npm's own pid only (not its group), then waits up to 10 s for every port to close. */
+async function stopsOn(signal: 'SIGTERM' | 'SIGINT', run: RunningArtefact): Promise<void> {
+  const ports = portsOf(run);
+  expect(ports.every((p) => p > 0)).toBe(true);
+  for (const port of ports) expect(await accepts(port), `port ${port} before`).toBe(true);
+  const at = Date.now();
+  process.kill(run.child.pid!, signal);
+  let open = ports;
+  while (open.length > 0 && Date.now() - at < 10_000) {
+    await new Promise((r) => setTimeout(r, 100));
+    open = (await Promise.all(ports.map(async (p) => ((await accepts(p)) ? p : 0)))).filter((p) => p !== 0);
+  }
+  expect(open, `${signal}: ports still open after 10 s`).toEqual([]);
+  // npm exits once its child, the engine, has (cleanly: the shutdown log line is written).
+  await run.exited;
+  expect(readFileSync(path.join(run.dataDir, 'logs', 'engine.log'), 'utf8')).toContain('engine stopped');
+}
+
+describe('npm start: every route answers a well-formed request without 5xx', () => {
+  it('all documented routes have a sample, none answers 5xx, the workers file and deliver; SIGTERM to npm stops it all', async () => {
+    const run = await npmStart();
+    const result = await sweepRoutes(run.dataDir);
+    expect(result.missing, 'routes without a sample in test/support/route-sweep.ts').toEqual([]);
+    expect(result.unknown, 'samples of routes that are not documented').toEqual([]);
+    expect(result.serverErrors, run.output.slice(-40).join('\n')).toEqual([]);
+    expect(result.filed).toBe('registrada');
+    expect(result.delivered).toContain('factura.registrada');
+    // No webhook to the engine's own ports or its emulators' (the ports it really listens on).
+    expect(result.ownPortsRefused).toEqual([400, 400]);
+    // …and the filing thread's webhook worker checks again before sending: nothing reaches it.
+    expect(result.ownPortDelivery).toMatch(/^no enviada, dirección no permitida: .*engine's own port/);
+    // The hosted client's representation calls: a document signed here verifies.
+    expect(result.statuses['manage POST /v1/clientes/{nif}/representacion/firmar']).toBe(200);
+    expect(result.statuses['manage POST /v1/clientes/{nif}/representacion/verificar']).toBe(200);
+    // …and for a cancellation's signed XML.
+    expect(result.tipoRegistro).toBe('anulacion');
+    expect(result.statuses['billing GET /v1/registros/{idRegistro}/xml']).toBe(200);
+    // Stopped as a service manager stops it: SIGTERM to npm alone.
+    await stopsOn('SIGTERM', run);
+  }, 120_000);
+
+  it('SIGINT to npm alone stops the engine and its emulators within 10 s', async () => {
+    await stopsOn('SIGINT', await npmStart());
+  }, 120_000);
+});

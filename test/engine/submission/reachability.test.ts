@@ -1,0 +1,60 @@
+// GET /panel/v1/sync/alcance: whether each authority answers, known before the first send fails.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../../engine/src/platform/clock';
+import { makeTestEngine, type TestEngine } from '../../support/engine';
+import { startTestEmulators } from '../../support/emulators';
+
+type Emulators = Awaited<ReturnType<typeof startTestEmulators>>;
+let t: TestEngine;
+let emu: Emulators;
+const clock = new ManualClock('2026-11-20T10:00:00.000Z');
+const auth = { authorization: 'Bearer panel-test-token' };
+
+beforeAll(async () => {
+  emu = await startTestEmulators({ clock, waitSeconds: 60 });
+  // LIVE AEAT points at a port nothing listens on (a host that refuses connections).
+  t = await makeTestEngine({ clock, submission: { aeat: { url: { test: emu.aeatUrl, live: 'http://127.0.0.1:9/ws' }, timeoutMs: 2000 } } });
+  t.engine.context.config.emulatorUrl = emu.url;
+});
+afterAll(async () => {
+  await t.close();
+  await emu.close();
+});
+
+const alcance = async (entorno: 'test' | 'live') => {
+  const res = await t.engine.apps.panel.inject({ method: 'GET', url: `/panel/v1/sync/alcance?entorno=${entorno}`, headers: auth });
+  expect(res.statusCode, res.body).toBe(200);
+  const body = res.json() as { entorno: string; autoridades: { autoridad: string; alcanzable: boolean; comprobadoEn: string }[] };
+  return Object.fromEntries(body.autoridades.map((a) => [a.autoridad, a.alcanzable]));
+};
+
+describe('GET /panel/v1/sync/alcance', () => {
+  it('reachable authorities; a refused connection is unreachable; the emulator taken down is unreachable before any send', async () => {
+    const test = await alcance('test');
+    expect(Object.keys(test)).toEqual(['aeat', 'tbai-araba', 'tbai-bizkaia', 'tbai-gipuzkoa']);
+    expect(test.aeat).toBe(true);
+    expect((await alcance('live')).aeat).toBe(false);
+    // Only the authority asked for.
+    const solo = await t.engine.apps.panel.inject({ method: 'GET', url: '/panel/v1/sync/alcance?entorno=test&autoridad=aeat', headers: auth });
+    expect((solo.json() as { autoridades: { autoridad: string }[] }).autoridades.map((a) => a.autoridad)).toEqual(['aeat']);
+    const bad = await t.engine.apps.panel.inject({ method: 'GET', url: '/panel/v1/sync/alcance?autoridad=otra', headers: auth });
+    expect(bad.statusCode).toBe(400);
+    const put = await t.engine.apps.panel.inject({ method: 'PUT', url: '/panel/v1/emuladores/aeat/faults', headers: auth, payload: { mode: 'down' } });
+    expect(put.statusCode, put.body).toBe(200);
+    // Kept two seconds (the UI polls it): past that, probed again.
+    expect((await alcance('test')).aeat).toBe(true);
+    clock.advance(3000);
+    expect((await alcance('test')).aeat).toBe(false);
+    // Nothing was sent: the probe uses up no fault and files nothing.
+    const faults = await t.engine.apps.panel.inject({ method: 'GET', url: '/panel/v1/emuladores/aeat/faults', headers: auth });
+    expect((faults.json() as { mode: string }).mode).toBe('down');
+    await t.engine.apps.panel.inject({ method: 'PUT', url: '/panel/v1/emuladores/aeat/faults', headers: auth, payload: { mode: 'none' } });
+    clock.advance(3000);
+    expect((await alcance('test')).aeat).toBe(true);
+  });
+
+  it('the panel token is required', async () => {
+    const res = await t.engine.apps.panel.inject({ method: 'GET', url: '/panel/v1/sync/alcance' });
+    expect(res.statusCode).toBe(401);
+  });
+});
