@@ -5,11 +5,11 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from '@fastify/type-provider-zod';
 import { z } from 'zod';
 import type { EngineContext } from '../context';
-import { EngineError, notFound } from './errors';
+import { notFound } from './errors';
 import { hostNamesOf } from './keyed-api';
 import { panelRelayRoutes, type RelayTargets } from './panel-relay';
 import { buildApiServer } from './server';
-import { safeEqual } from '../platform/secrets';
+import { panelGate, type ThrottleOptions, type TillTokenLookup } from './panel-auth';
 import { TILL_UI_CSP } from '../../../src-shared/csp';
 import { syncPanelRoutes } from '../submission/panel-routes';
 import { accountPanelRoutes } from '../account/panel-routes';
@@ -24,7 +24,10 @@ export const arranqueSchema = z.object({
   manageUrl: z.string(),
   panelUrl: z.string(),
   entornos: z.array(z.string()),
-  claves: z.object({ test: z.string().optional(), live: z.string().optional() }),
+  /** The ending of each of the till's keys (`…abcd`): the keys themselves never leave the engine. */
+  clavesFinal: z.object({ test: z.string().optional(), live: z.string().optional() }),
+  /** Who holds the token: the server's administrator, or a till with its own credential. */
+  rol: z.enum(['administrador', 'caja']),
   nifEmisor: z.string().optional(),
   idDispositivo: z.string().optional(),
   /** The engine's data folder (database, logs), for the settings screen. */
@@ -34,6 +37,10 @@ export const arranqueSchema = z.object({
 export interface PanelApiOptions {
   /** The billing and management apps the same-origin relay forwards to (panel-relay.ts). */
   relay?: RelayTargets;
+  /** A till's own credential → its identity (shop mode). */
+  tillToken?: TillTokenLookup;
+  /** Failed-token throttle (tests shorten it). */
+  throttle?: ThrottleOptions;
 }
 
 declare module 'fastify' {
@@ -48,22 +55,22 @@ declare module 'fastify' {
  * start-up URL, or handed to the Electron renderer through the bridge), never by API keys.
  */
 export async function buildPanelApi(ctx: EngineContext, token: string, options: PanelApiOptions = {}): Promise<FastifyInstance> {
+  const admit = panelGate({
+    adminToken: token,
+    host: ctx.config.host,
+    logger: ctx.logger,
+    ...(options.tillToken ? { tillToken: options.tillToken } : {}),
+    ...(options.throttle ? { throttle: options.throttle } : {}),
+  });
   const app = await buildApiServer({
     title: 'Panel API',
     description: 'Interfaz local de caja y soporte',
     ids: ctx.config.ids,
     logger: ctx.logger,
     allowedHosts: hostNamesOf(ctx.config, () => ctx.urls.panel),
-    gate: (request) => {
-      if (request.routeOptions.config?.public === true) return;
-      if (isUiRequest(request)) return;
-      const header = request.headers.authorization;
-      const bearer = typeof header === 'string' && header.startsWith('Bearer ') ? header.slice(7) : '';
-      if (!bearer || !safeEqual(bearer, token)) {
-        throw new EngineError(401, 'PANEL_TOKEN_REQUIRED', 'Token de panel ausente o no válido');
-      }
-    },
+    gate: (request) => admit(request, request.routeOptions.config?.public === true || isUiRequest(request)),
   });
+  app.decorateRequest('panelCaller', null);
   app.setNotFoundHandler(async () => {
     throw notFound('Ruta no encontrada');
   });
@@ -81,17 +88,26 @@ export async function buildPanelApi(ctx: EngineContext, token: string, options: 
   app.withTypeProvider<ZodTypeProvider>().get(
     '/panel/v1/arranque',
     { schema: { tags: ['panel'], summary: 'Lo que la interfaz necesita al arrancar', response: { 200: arranqueSchema } } },
-    async () => {
+    async (request) => {
       const demo = await readDemoKeys(ctx.config.dataDir);
+      const caller = request.panelCaller;
+      const ending = (key: string | undefined) => (key ? `…${key.slice(-4)}` : undefined);
+      const test = ending(demo?.test);
+      const live = ending(demo?.live);
       return {
         billingUrl: ctx.urls.billing,
         manageUrl: ctx.urls.manage,
         panelUrl: ctx.urls.panel,
         entornos: ['test', 'live'],
-        claves: { ...(demo?.test ? { test: demo.test } : {}), ...(demo?.live ? { live: demo.live } : {}) },
-        ...(demo?.nifEmisor ? { nifEmisor: demo.nifEmisor } : {}),
-        // The device this engine's own till is registered as (the headless till or the desktop shell's).
-        ...(demo?.idMaquina ? { idDispositivo: demo.idMaquina } : {}),
+        clavesFinal: { ...(test ? { test } : {}), ...(live ? { live } : {}) },
+        rol: caller?.rol ?? 'administrador',
+        ...(caller?.rol === 'caja'
+          ? { nifEmisor: caller.nifEmisor, idDispositivo: caller.idMaquina }
+          : {
+              ...(demo?.nifEmisor ? { nifEmisor: demo.nifEmisor } : {}),
+              // The device this engine's own till is registered as (the headless till or the desktop shell's).
+              ...(demo?.idMaquina ? { idDispositivo: demo.idMaquina } : {}),
+            }),
         carpetaDatos: ctx.config.dataDir,
       };
     },
