@@ -4,6 +4,7 @@
  * (unless POS_EMULATORS=off), the engine on the POS_* environment pointed at them, the demo account
  * on an empty data dir, demo-keys.json, and a banner with the URLs and keys.
  */
+import { randomBytes } from 'node:crypto';
 import { chmod, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import path from 'node:path';
@@ -14,6 +15,7 @@ import { configFromEnv } from '../config';
 import { seedDemoDevices } from '../devices/demo';
 import { loadHeadlessTillIdentity } from '../devices/till-identity';
 import { readDemoKeys } from '../http/panel-api';
+import { resolvePanelToken } from '../http/panel-auth';
 import { createEngine, type Engine, type EngineUrls } from '../index';
 import { fileLogger, type Logger } from '../platform/logger';
 
@@ -61,6 +63,9 @@ export const AEAT_EMULATOR_PATH = '/wlpl/TIKE-CONT/ws/SistemaFacturacion/Verifac
 export async function startEngine(options: StartOptions): Promise<StartedEngine> {
   const { env } = options;
   const config = configFromEnv(env);
+  // At least 128 bits: a configured token is refused when weaker (before anything starts), a
+  // generated one is kept in the data dir (0600).
+  const panelToken = resolvePanelToken(env.POS_PANEL_TOKEN, path.resolve(config.dataDir), () => randomBytes(32).toString('base64url'));
   const logger = fileLogger(path.resolve(config.dataDir), options.consoleLog ?? false);
   // The authorities are played by the shipped emulators unless real endpoints are configured.
   const emulators = env.POS_EMULATORS === 'off' ? undefined : await startEmulators({ dataDir: path.join(path.resolve(config.dataDir), 'emulators') });
@@ -75,7 +80,7 @@ export async function startEngine(options: StartOptions): Promise<StartedEngine>
       logger,
       ...(uiDir ? { uiDir } : {}),
       // The desktop host keeps one token across engine restarts, so its window stays authorised.
-      ...(env.POS_PANEL_TOKEN ? { panelToken: env.POS_PANEL_TOKEN } : {}),
+      panelToken,
       ...(env.POS_ASSETS_DIR ? { assetsDir: env.POS_ASSETS_DIR } : {}),
       ...(emulatorUrl ? { emulatorUrl } : {}),
       // The census NIF check: the started emulator unless POS_CENSUS_URL points elsewhere.

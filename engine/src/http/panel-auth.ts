@@ -1,3 +1,5 @@
+import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import type { FastifyRequest } from 'fastify';
 import type { Logger } from '../platform/logger';
 import { safeEqual } from '../platform/secrets';
@@ -152,4 +154,62 @@ export function panelGate(deps: PanelGateDeps): (request: FastifyRequest, open: 
       throw new EngineError(403, 'ADMIN_REQUIRED', 'Solo el administrador del servidor puede hacer esto (no con el token de una caja)');
     }
   };
+}
+
+// ---------------------------------------------------------------- the launch token
+
+/** 128 bits: the least a panel token may carry. */
+export const MIN_TOKEN_BITS = 128;
+
+/**
+ * A rough upper bound of a token's entropy: length × log2(distinct characters used). A random
+ * base64url token of 32 characters scores ≈ 150; `1234` 8, `aaaa…` 0. Refuses short and
+ * repetitive tokens; it cannot tell a memorable phrase from a random one, so it is a floor only.
+ */
+export function tokenBitsEstimate(token: string): number {
+  const distinct = new Set(token).size;
+  return distinct <= 1 ? 0 : token.length * Math.log2(distinct);
+}
+
+export class WeakTokenError extends Error {
+  constructor(variable: string, bits: number) {
+    super(
+      `${variable} is too weak (about ${Math.floor(bits)} bits; at least ${MIN_TOKEN_BITS} are needed: 32 or more random characters, ` +
+        `e.g. \`node -e "console.log(require('crypto').randomBytes(32).toString('base64url'))"\`), or leave it unset and the engine makes one`,
+    );
+    this.name = 'WeakTokenError';
+  }
+}
+
+/** Throws WeakTokenError for a token under MIN_TOKEN_BITS (configured tokens: refused at start). */
+export function assertStrongToken(variable: string, token: string): void {
+  const bits = tokenBitsEstimate(token);
+  if (bits < MIN_TOKEN_BITS) throw new WeakTokenError(variable, bits);
+}
+
+export const PANEL_TOKEN_FILE = 'panel-token';
+
+/**
+ * The administrator's token: POS_PANEL_TOKEN when set (refused when weak), else the one this data
+ * dir already holds (`panel-token`, mode 0600), else 32 random bytes written there — so it survives
+ * restarts and never has to be retyped or handed out again.
+ */
+export function resolvePanelToken(configured: string | undefined, dataDir: string, newSecret: () => string): string {
+  if (configured !== undefined && configured !== '') {
+    assertStrongToken('POS_PANEL_TOKEN', configured);
+    return configured;
+  }
+  const file = path.join(dataDir, PANEL_TOKEN_FILE);
+  try {
+    const kept = readFileSync(file, 'utf8').trim();
+    if (tokenBitsEstimate(kept) >= MIN_TOKEN_BITS) return kept;
+  } catch {
+    // None yet: made below.
+  }
+  const token = newSecret();
+  assertStrongToken('generated panel token', token);
+  mkdirSync(dataDir, { recursive: true });
+  writeFileSync(file, `${token}\n`, { mode: 0o600 });
+  chmodSync(file, 0o600);
+  return token;
 }
