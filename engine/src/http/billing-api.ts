@@ -5,6 +5,7 @@ import { invoiceReadRoutes } from '../invoices/routes';
 import { ticketbaiRoutes } from '../ticketbai/routes';
 import { verifactuRoutes } from '../verifactu/routes';
 import { buildKeyedApi } from './keyed-api';
+import { tillBindingHook } from './till-binding';
 
 /** The billing API (`{base_url}`): issuing, reads and /v1/cuenta. */
 export async function buildBillingApi(ctx: EngineContext): Promise<FastifyInstance> {
@@ -13,6 +14,7 @@ export async function buildBillingApi(ctx: EngineContext): Promise<FastifyInstan
     description: 'Emisión VeriFactu/TicketBAI y lecturas de facturas y registros',
     api: 'billing',
   });
+  tillBindingHook(app, { credentials: ctx.tillCredentials, relaySecret: ctx.relaySecret });
   accountRoutes(app, { usage: ctx.usage, clock: ctx.config.clock });
   verifactuRoutes(app, ctx.verifactu);
   ticketbaiRoutes(app, ctx.ticketbai);

@@ -16,6 +16,7 @@ import { accountPanelRoutes } from '../account/panel-routes';
 import { clientPanelRoutes } from '../clients/panel-routes';
 import { devicePanelRoutes } from '../devices/panel-routes';
 import { chainPanelRoute } from '../devices/chain-panel-route';
+import { tillCredentialPanelRoutes } from '../devices/till-credential-panel-routes';
 import { webhookPanelRoutes } from '../webhooks/panel-routes';
 import { verificationPanelRoutes } from '../verification/panel-routes';
 
@@ -39,6 +40,8 @@ export interface PanelApiOptions {
   relay?: RelayTargets;
   /** A till's own credential → its identity (shop mode). */
   tillToken?: TillTokenLookup;
+  /** More of a till's engine.json (the certificate's pinned fingerprint). */
+  engineJsonExtra?: () => Record<string, string>;
   /** Failed-token throttle (tests shorten it). */
   throttle?: ThrottleOptions;
 }
@@ -59,7 +62,7 @@ export async function buildPanelApi(ctx: EngineContext, token: string, options: 
     adminToken: token,
     host: ctx.config.host,
     logger: ctx.logger,
-    ...(options.tillToken ? { tillToken: options.tillToken } : {}),
+    tillToken: options.tillToken ?? ((bearer) => ctx.tillCredentials.byToken(bearer)),
     ...(options.throttle ? { throttle: options.throttle } : {}),
   });
   const app = await buildApiServer({
@@ -82,6 +85,14 @@ export async function buildPanelApi(ctx: EngineContext, token: string, options: 
   clientPanelRoutes(app, { clients: ctx.clients, accounts: ctx.accounts, emulatorUrl: () => ctx.config.emulatorUrl });
   devicePanelRoutes(app, { devices: ctx.devices, accounts: ctx.accounts });
   chainPanelRoute(app, { db: ctx.db });
+  tillCredentialPanelRoutes(app, {
+    credentials: ctx.tillCredentials,
+    devices: ctx.devices,
+    accounts: ctx.accounts,
+    ids: ctx.config.ids,
+    serverKeys: () => readDemoKeys(ctx.config.dataDir),
+    engineJsonBase: () => ({ url: ctx.urls.billing, manageUrl: ctx.urls.manage, panelUrl: ctx.urls.panel, ...(options.engineJsonExtra?.() ?? {}) }),
+  });
   panelRelayRoutes(app, { targets: options.relay ?? {}, keys: () => readDemoKeys(ctx.config.dataDir), relaySecret: ctx.relaySecret });
   if (ctx.config.uiDir) tillUiRoutes(app, ctx.config.uiDir);
 
