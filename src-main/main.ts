@@ -4,13 +4,14 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import path from 'node:path';
-import { app, ipcMain, utilityProcess, type BrowserWindow } from 'electron';
+import { app, ipcMain, session, utilityProcess, type BrowserWindow } from 'electron';
 import type { Receipt } from '../src-shared/bridge';
 import { loadDeviceIdentity } from './device-identity';
 import { EngineHost, type EngineChild } from './engine-host';
 import { appInfoHandler } from './ipc/app-info';
 import { deviceInfoHandler } from './ipc/device';
 import { printHandler } from './ipc/printing';
+import { pinnedCertificateVerifier } from './pinned-tls';
 import { loadSharedEngineConfig, SharedEngine } from './shared-engine';
 import { etiquetaFrom, registerTill, registrationTargets } from './till-registration';
 import { registerTillIpc } from './ipc/register';
@@ -46,6 +47,10 @@ async function main(): Promise<void> {
   const etiqueta = etiquetaFrom(hostname());
   // userData/engine.json: this till uses the shop's shared engine instead of forking its own.
   const shared = loadSharedEngineConfig(userData, (m) => log.warn(m));
+  // A shared engine's certificate is trusted by its pinned fingerprint only (its CA is the engine's own).
+  if (shared) session.defaultSession.setCertificateVerifyProc(pinnedCertificateVerifier(new URL(shared.panelUrl).hostname, shared.fingerprint256));
+  // With a shared engine this till sells as the identity its credential is bound to.
+  const idMaquina = shared?.idMaquina ?? identity.idMaquina;
   const host = shared ? new SharedEngine(shared) : new EngineHost({
     modulePath: path.join(APP_ROOT, 'out/main/engine-utility.js'),
     env: {
@@ -79,7 +84,7 @@ async function main(): Promise<void> {
   const router = createTillIpcRouter(
     {
       'till:print': printHandler((receipt: Receipt) => printReceipt(receipt, printer, log)),
-      'till:device-info': deviceInfoHandler({ idMaquina: identity.idMaquina, hostname: hostname(), platform: process.platform, printer: () => printer }),
+      'till:device-info': deviceInfoHandler({ idMaquina, hostname: hostname(), platform: process.platform, printer: () => printer }),
       'till:app-info': appInfoHandler({
         nombre: app.getName(),
         version: app.getVersion(),
@@ -124,9 +129,10 @@ async function main(): Promise<void> {
   });
   host.onChange((state, urls) => {
     tray.setState(state);
-    // Every ready engine learns this till (again after a restart: registering is idempotent).
-    if (state === 'listo' && urls) {
-      for (const target of registrationTargets({ shared, dataDir, manageUrl: urls.manage })) {
+    // Every ready engine of its own learns this till (again after a restart: registering is
+    // idempotent); a shared engine registered it when it issued the till's credential.
+    if (state === 'listo' && urls && !shared) {
+      for (const target of registrationTargets({ dataDir, manageUrl: urls.manage })) {
         void registerTill(target, { idMaquina: identity.idMaquina, etiqueta }, { fetch, log });
       }
     }

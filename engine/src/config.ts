@@ -37,6 +37,12 @@ export interface EngineConfig {
   billingPort?: number;
   managePort?: number;
   panelPort?: number;
+  /**
+   * TLS on the three ports (http/tls.ts): `auto` (default) when POS_HOST is beyond loopback, `on`
+   * always (POS_TLS=on); a configured certificate and key (POS_TLS_CERT, POS_TLS_KEY) or one the
+   * engine makes from its own local CA in the data dir.
+   */
+  serverTls?: { mode?: 'auto' | 'on'; certFile?: string; keyFile?: string };
   /** Static files of the built till UI, served beside the panel API when present. */
   uiDir?: string;
   assetsDir?: string;
@@ -102,6 +108,7 @@ export interface ResolvedConfig {
   billingPort: number;
   managePort: number;
   panelPort: number;
+  serverTls: { mode: 'auto' | 'on'; certFile?: string | undefined; keyFile?: string | undefined };
   uiDir: string | undefined;
   assetsDir: string;
   clock: Clock;
@@ -137,6 +144,7 @@ export function resolveConfig(config: EngineConfig): ResolvedConfig {
     billingPort: config.billingPort ?? 8780,
     managePort: config.managePort ?? 8781,
     panelPort: config.panelPort ?? 8782,
+    serverTls: { mode: config.serverTls?.mode ?? 'auto', certFile: config.serverTls?.certFile, keyFile: config.serverTls?.keyFile },
     uiDir: config.uiDir,
     assetsDir: config.assetsDir ?? path.join(REPO_ROOT, 'assets'),
     clock: config.clock ?? systemClock,
@@ -193,6 +201,9 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): EngineConfi
     if (!Number.isInteger(n) || n < 0 || n > 65535) throw new Error(`${name} must be a port number`);
     return n;
   };
+  if (env.POS_TLS !== undefined && env.POS_TLS !== '' && env.POS_TLS !== 'on' && env.POS_TLS !== 'auto') {
+    throw new Error(`POS_TLS must be "on" or "auto" (got "${env.POS_TLS}"): TLS cannot be turned off for an engine beyond loopback`);
+  }
   const emulatorPort = port('POS_EMULATOR_PORT', 8790);
   const emulatorAeat = `http://127.0.0.1:${emulatorPort}/wlpl/TIKE-CONT/ws/SistemaFacturacion/VerifactuSOAP`;
   const tls = aeatTlsFromEnv(env);
@@ -209,6 +220,11 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): EngineConfi
     billingPort: port('POS_BILLING_PORT', 8780),
     managePort: port('POS_MANAGE_PORT', 8781),
     panelPort: port('POS_PANEL_PORT', 8782),
+    serverTls: {
+      mode: env.POS_TLS === 'on' ? 'on' : 'auto',
+      ...(env.POS_TLS_CERT ? { certFile: env.POS_TLS_CERT } : {}),
+      ...(env.POS_TLS_KEY ? { keyFile: env.POS_TLS_KEY } : {}),
+    },
     census: { url: env.POS_CENSUS_URL ?? `http://127.0.0.1:${emulatorPort}/wlpl/BURT-JDIT/ws/VNifV2SOAP` },
     // Paths separated like PATH (':' here, ';' on Windows).
     representacionCas: (env.POS_REPRESENTACION_CAS ?? '').split(path.delimiter).filter((p) => p.trim() !== ''),

@@ -9,6 +9,7 @@ import { DeviceRouting } from './devices/routing';
 import { DeviceService } from './devices/service';
 import { DeviceStore } from './devices/store';
 import { TillCredentials } from './devices/till-credentials';
+import type { ServerTls } from './http/tls';
 import { installValue } from './db/settings';
 import { CursorCodec } from './http/pagination';
 import { InvoiceStore } from './invoices/store';
@@ -60,6 +61,8 @@ export interface EngineContext {
   devices: DeviceService;
   /** Addresses known once the servers listen (ports may be 0 in tests). */
   urls: { billing: string; manage: string; panel: string };
+  /** TLS of the engine's own ports (beyond loopback, or POS_TLS=on): set before the APIs are built. */
+  serverTls?: ServerTls;
   /** Each till's own credential on a shared engine (token and keys bound to its idMaquina). */
   tillCredentials: TillCredentials;
   /** Per-launch secret the panel relay sends so the till's own UI is not metered like POS traffic. */

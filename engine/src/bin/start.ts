@@ -29,6 +29,8 @@ export interface DemoKeysFile {
   manageUrl: string;
   panelUrl: string;
   emulatorUrl?: string;
+  /** SHA-256 of the engine's TLS certificate (beyond loopback), pinned by each till. */
+  fingerprint256?: string;
 }
 
 export interface StartOptions {
@@ -56,6 +58,18 @@ export interface StartedEngine {
   logger: Logger;
   /** Stops the engine (in-flight requests, workers, database), then the emulators. */
   stop(): Promise<void>;
+}
+
+/** HTTPS beyond loopback: the fingerprint every till pins, the local CA, the names it answers to. */
+function tlsBanner(engine: Engine, allowedHosts: readonly string[]): string[] {
+  const tls = engine.context.serverTls;
+  if (!tls) return [];
+  return [
+    `  TLS             certificate SHA-256 ${tls.fingerprint256}`,
+    '                  (each till pins it: its engine.json from POST /panel/v1/cajas carries it)',
+    ...(tls.caFile ? [`  TLS CA          ${tls.caFile} (the engine's own local CA)`] : []),
+    ...(allowedHosts.length > 0 ? [`  LAN names       ${allowedHosts.join(', ')} (same ports)`] : []),
+  ];
 }
 
 export const AEAT_EMULATOR_PATH = '/wlpl/TIKE-CONT/ws/SistemaFacturacion/VerifactuSOAP';
@@ -120,6 +134,7 @@ export async function startEngine(options: StartOptions): Promise<StartedEngine>
       manageUrl: urls.manage,
       panelUrl,
       ...(emulatorUrl ? { emulatorUrl } : {}),
+      ...(engine.context.serverTls ? { fingerprint256: engine.context.serverTls.fingerprint256 } : {}),
     };
     const keysPath = path.join(engine.context.config.dataDir, 'demo-keys.json');
     // The keys and the panel token: readable by the till's user only.
@@ -130,6 +145,7 @@ export async function startEngine(options: StartOptions): Promise<StartedEngine>
       `  billing API     ${urls.billing}`,
       `  management API  ${urls.manage}`,
       `  till UI         open ${panelUrl} in a browser (Chromium, Firefox, Edge) on this computer`,
+      ...tlsBanner(engine, config.allowedHosts ?? []),
       ...(emulators ? [`  emulators       ${emulators.url} (AEAT VeriFactu, TicketBAI, census; control at /__control/)`] : []),
       `  TEST key        ${keys.test}`,
       `  LIVE key        ${keys.live}`,

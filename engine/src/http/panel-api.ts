@@ -40,8 +40,6 @@ export interface PanelApiOptions {
   relay?: RelayTargets;
   /** A till's own credential → its identity (shop mode). */
   tillToken?: TillTokenLookup;
-  /** More of a till's engine.json (the certificate's pinned fingerprint). */
-  engineJsonExtra?: () => Record<string, string>;
   /** Failed-token throttle (tests shorten it). */
   throttle?: ThrottleOptions;
 }
@@ -71,6 +69,7 @@ export async function buildPanelApi(ctx: EngineContext, token: string, options: 
     ids: ctx.config.ids,
     logger: ctx.logger,
     allowedHosts: hostNamesOf(ctx.config, () => ctx.urls.panel),
+    tls: ctx.serverTls,
     gate: (request) => admit(request, request.routeOptions.config?.public === true || isUiRequest(request)),
   });
   app.decorateRequest('panelCaller', null);
@@ -91,7 +90,12 @@ export async function buildPanelApi(ctx: EngineContext, token: string, options: 
     accounts: ctx.accounts,
     ids: ctx.config.ids,
     serverKeys: () => readDemoKeys(ctx.config.dataDir),
-    engineJsonBase: () => ({ url: ctx.urls.billing, manageUrl: ctx.urls.manage, panelUrl: ctx.urls.panel, ...(options.engineJsonExtra?.() ?? {}) }),
+    engineJsonBase: () => ({
+      url: ctx.urls.billing,
+      manageUrl: ctx.urls.manage,
+      panelUrl: ctx.urls.panel,
+      ...(ctx.serverTls ? { fingerprint256: ctx.serverTls.fingerprint256 } : {}),
+    }),
   });
   panelRelayRoutes(app, { targets: options.relay ?? {}, keys: () => readDemoKeys(ctx.config.dataDir), relaySecret: ctx.relaySecret });
   if (ctx.config.uiDir) tillUiRoutes(app, ctx.config.uiDir);
