@@ -70,6 +70,13 @@ export interface EngineConfig {
     politicasFirma?: Partial<Record<Provincia, PoliticaFirma>>;
   };
   emulatorUrl?: string;
+  /**
+   * LIVE is filed to the shipped emulators (npm start with emulators on and no real LIVE endpoints):
+   * every LIVE issuing answer says so in `avisos`, and so do the banner and the panel.
+   */
+  liveToEmulator?: boolean;
+  /** The emulators' per-launch control token (their /__control/ changes need it; the panel relays faults with it). */
+  emulatorControlToken?: string;
   /** The census NIF check service (default: the shipped emulator), its time-out and verdict cache. */
   census?: Partial<CensusConfig>;
   /** The IAE catalogue CSV for `epigrafeIAE` (default assets/iae/epigrafes-lroe.csv). */
@@ -120,6 +127,8 @@ export interface ResolvedConfig {
   submitAutomatically: boolean;
   webhooks: WebhookDeliveryConfig;
   emulatorUrl: string | undefined;
+  liveToEmulator: boolean;
+  emulatorControlToken: string | undefined;
   census: CensusConfig;
   iaeCatalogue: string;
   representacionCas: string[];
@@ -168,6 +177,8 @@ export function resolveConfig(config: EngineConfig): ResolvedConfig {
     submitAutomatically: config.submitAutomatically ?? true,
     webhooks: { ...DEFAULT_WEBHOOK_DELIVERY, ...config.webhooks },
     emulatorUrl: config.emulatorUrl,
+    liveToEmulator: config.liveToEmulator ?? false,
+    emulatorControlToken: config.emulatorControlToken,
     ticketbai: {
       endpoints: {
         base: tbaiEmulatorBases(config.emulatorUrl ?? 'http://127.0.0.1:8790'),

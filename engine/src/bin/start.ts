@@ -82,7 +82,10 @@ export async function startEngine(options: StartOptions): Promise<StartedEngine>
   const panelToken = resolvePanelToken(env.POS_PANEL_TOKEN, path.resolve(config.dataDir), () => randomBytes(32).toString('base64url'));
   const logger = fileLogger(path.resolve(config.dataDir), options.consoleLog ?? false);
   // The authorities are played by the shipped emulators unless real endpoints are configured.
-  const emulators = env.POS_EMULATORS === 'off' ? undefined : await startEmulators({ dataDir: path.join(path.resolve(config.dataDir), 'emulators') });
+  // Their /__control/ changes need a per-launch token, which only this engine (its panel relay) holds.
+  const emulatorControlToken = randomBytes(32).toString('base64url');
+  const emulators =
+    env.POS_EMULATORS === 'off' ? undefined : await startEmulators({ dataDir: path.join(path.resolve(config.dataDir), 'emulators'), controlToken: emulatorControlToken });
   const aeatUrl = emulators ? `${emulators.url}${AEAT_EMULATOR_PATH}` : undefined;
   // Emulators run elsewhere (POS_EMULATORS=off, POS_EMULATOR_URL): the panel still relays their fault controls.
   const emulatorUrl = emulators?.url ?? (env.POS_EMULATOR_URL || undefined);
@@ -97,6 +100,10 @@ export async function startEngine(options: StartOptions): Promise<StartedEngine>
       panelToken,
       ...(env.POS_ASSETS_DIR ? { assetsDir: env.POS_ASSETS_DIR } : {}),
       ...(emulatorUrl ? { emulatorUrl } : {}),
+      ...(emulators ? { emulatorControlToken } : {}),
+      // TicketBAI LIVE has no real endpoint configured here, and AEAT LIVE defaults to the emulator:
+      // with emulators, LIVE is theirs, and every LIVE answer, the banner and the panel say so.
+      liveToEmulator: emulatorUrl !== undefined,
       // The census NIF check: the started emulator unless POS_CENSUS_URL points elsewhere.
       census: { ...config.census, ...(emulators && !env.POS_CENSUS_URL ? { url: `${emulators.url}${CENSUS_SOAP_PATH}` } : {}) },
       submission: {
@@ -142,6 +149,12 @@ export async function startEngine(options: StartOptions): Promise<StartedEngine>
     await chmod(keysPath, 0o600);
     const banner = [
       'Till compliance engine ready',
+      ...(emulatorUrl
+        ? [
+            '  !!!!!!!!!!!!!!  LIVE GOES TO THE EMULATORS, NOT TO THE AEAT OR THE TREASURIES: NOTHING IS REALLY FILED  !!!!!!!!!!!!!!',
+            '  (a shop server: POS_EMULATORS=off and the real endpoints, README "A shop with several tills")',
+          ]
+        : []),
       `  billing API     ${urls.billing}`,
       `  management API  ${urls.manage}`,
       `  till UI         open ${panelUrl} in a browser (Chromium, Firefox, Edge) on this computer`,

@@ -5,6 +5,7 @@ import { invoiceReadRoutes } from '../invoices/routes';
 import { ticketbaiRoutes } from '../ticketbai/routes';
 import { verifactuRoutes } from '../verifactu/routes';
 import { buildKeyedApi } from './keyed-api';
+import { liveEmulatorNoticeHook } from './live-emulator-notice';
 import { tillBindingHook } from './till-binding';
 
 /** The billing API (`{base_url}`): issuing, reads and /v1/cuenta. */
@@ -15,6 +16,7 @@ export async function buildBillingApi(ctx: EngineContext): Promise<FastifyInstan
     api: 'billing',
   });
   tillBindingHook(app, { credentials: ctx.tillCredentials, relaySecret: ctx.relaySecret });
+  if (ctx.config.liveToEmulator) liveEmulatorNoticeHook(app);
   accountRoutes(app, { usage: ctx.usage, clock: ctx.config.clock });
   verifactuRoutes(app, ctx.verifactu);
   ticketbaiRoutes(app, ctx.ticketbai);

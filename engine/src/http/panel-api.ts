@@ -29,6 +29,8 @@ export const arranqueSchema = z.object({
   clavesFinal: z.object({ test: z.string().optional(), live: z.string().optional() }),
   /** Who holds the token: the server's administrator, or a till with its own credential. */
   rol: z.enum(['administrador', 'caja']),
+  /** LIVE is filed to the emulators, not to the AEAT or the treasuries: the UI must say so. */
+  liveEnEmulador: z.boolean(),
   nifEmisor: z.string().optional(),
   idDispositivo: z.string().optional(),
   /** The engine's data folder (database, logs), for the settings screen. */
@@ -73,6 +75,8 @@ export async function buildPanelApi(ctx: EngineContext, token: string, options: 
     gate: (request) => admit(request, request.routeOptions.config?.public === true || isUiRequest(request)),
   });
   app.decorateRequest('panelCaller', null);
+  // The emulators' fault controls, relayed below, need their per-launch token (emulator-relay.ts).
+  app.decorate('emulatorControlToken', ctx.config.emulatorControlToken);
   app.setNotFoundHandler(async () => {
     throw notFound('Ruta no encontrada');
   });
@@ -116,6 +120,7 @@ export async function buildPanelApi(ctx: EngineContext, token: string, options: 
         entornos: ['test', 'live'],
         clavesFinal: { ...(test ? { test } : {}), ...(live ? { live } : {}) },
         rol: caller?.rol ?? 'administrador',
+        liveEnEmulador: ctx.config.liveToEmulator,
         ...(caller?.rol === 'caja'
           ? { nifEmisor: caller.nifEmisor, idDispositivo: caller.idMaquina }
           : {
