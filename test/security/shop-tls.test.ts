@@ -135,6 +135,24 @@ describe('TLS on the engine’s ports beyond loopback, the certificate pinned by
   });
 });
 
+describe('Beyond loopback the panel lists its routes to token holders only', () => {
+  it('GET /openapi.json of the panel: 401 without a token, 200 with a till’s; the billing API’s stays public', async () => {
+    const anon = await engine.apps.panel.inject({ method: 'GET', url: '/openapi.json', headers: { host: new URL(engine.urls.panel).host } });
+    expect(anon.statusCode).toBe(401);
+    const withTill = await engine.apps.panel.inject({ method: 'GET', url: '/openapi.json', headers: { host: new URL(engine.urls.panel).host, authorization: `Bearer ${till.token}` } });
+    expect(withTill.statusCode).toBe(200);
+    expect((await engine.apps.billing.inject({ method: 'GET', url: '/openapi.json' })).statusCode).toBe(200);
+  });
+});
+
+describe('Files with secrets are the engine user’s only', () => {
+  it('the database (and its WAL) and the generated keys are 0600, the data dir’s TLS folder 0700', () => {
+    expect(statSync(path.join(dataDir, 'engine.sqlite')).mode & 0o777).toBe(0o600);
+    expect(statSync(path.join(dataDir, 'engine.sqlite-wal')).mode & 0o777).toBe(0o600);
+    expect(statSync(path.join(dataDir, 'tls')).mode & 0o777).toBe(0o700);
+  });
+});
+
 describe('A wildcard listen address prints usable URLs', () => {
   it('0.0.0.0 becomes the first LAN name, or loopback without one; a real address stays', () => {
     expect(urlHostOf({ host: '0.0.0.0', allowedHosts: ['caja-principal.local', '192.168.1.10'] })).toBe('caja-principal.local');

@@ -9,7 +9,7 @@ import { notFound } from './errors';
 import { hostNamesOf } from './keyed-api';
 import { panelRelayRoutes, type RelayTargets } from './panel-relay';
 import { buildApiServer } from './server';
-import { panelGate, type ThrottleOptions, type TillTokenLookup } from './panel-auth';
+import { isLoopbackBind, panelGate, type ThrottleOptions, type TillTokenLookup } from './panel-auth';
 import { TILL_UI_CSP } from '../../../src-shared/csp';
 import { syncPanelRoutes } from '../submission/panel-routes';
 import { accountPanelRoutes } from '../account/panel-routes';
@@ -58,6 +58,7 @@ declare module 'fastify' {
  * start-up URL, or handed to the Electron renderer through the bridge), never by API keys.
  */
 export async function buildPanelApi(ctx: EngineContext, token: string, options: PanelApiOptions = {}): Promise<FastifyInstance> {
+  const beyondLoopback = !isLoopbackBind(ctx.config.host) || ctx.serverTls !== undefined;
   const admit = panelGate({
     adminToken: token,
     host: ctx.config.host,
@@ -72,7 +73,8 @@ export async function buildPanelApi(ctx: EngineContext, token: string, options: 
     logger: ctx.logger,
     allowedHosts: hostNamesOf(ctx.config, () => ctx.urls.panel),
     tls: ctx.serverTls,
-    gate: (request) => admit(request, request.routeOptions.config?.public === true || isUiRequest(request)),
+    // Its route list (/openapi.json) is public on loopback only: on a LAN it needs a token too.
+    gate: (request) => admit(request, isUiRequest(request) || (request.routeOptions.config?.public === true && !beyondLoopback)),
   });
   app.decorateRequest('panelCaller', null);
   // The emulators' fault controls, relayed below, need their per-launch token (emulator-relay.ts).
