@@ -129,6 +129,10 @@ async function main(): Promise<void> {
   });
   host.onChange((state, urls) => {
     tray.setState(state);
+    // This till's own engine on HTTPS (POS_HOST beyond loopback): its certificate, by fingerprint.
+    if (state === 'listo' && urls && host instanceof EngineHost && host.fingerprint256) {
+      session.defaultSession.setCertificateVerifyProc(pinnedCertificateVerifier(new URL(urls.panel).hostname, host.fingerprint256));
+    }
     // Every ready engine of its own learns this till (again after a restart: registering is
     // idempotent); a shared engine registered it when it issued the till's credential.
     if (state === 'listo' && urls && !shared) {

@@ -46,6 +46,7 @@ beforeEach(() => {
   mock.utilityProcess.fork.mockClear();
   mock.ipcMain.handle.mockClear();
   mock.app.removeAllListeners();
+  mock.session.defaultSession.setCertificateVerifyProc.mockClear();
   FakeBrowserWindow.instances = [];
   FakeUtilityProcess.instances = [];
   FakeTray.instances = [];
@@ -104,6 +105,23 @@ describe('Each installed till registers itself once its engine is ready', () => 
     } finally {
       vi.unstubAllGlobals();
     }
+  });
+});
+
+describe('A till’s own engine on HTTPS (POS_HOST beyond loopback)', () => {
+  it('the window trusts the certificate its engine reports, by fingerprint; on loopback (no fingerprint) nothing changes', async () => {
+    await import('../../src-main/main');
+    await flush();
+    const child = FakeUtilityProcess.instances[0]!;
+    child.emit('message', { type: 'ready', urls: URLS });
+    await flush();
+    expect(mock.session.defaultSession.setCertificateVerifyProc).not.toHaveBeenCalled();
+    child.emit('message', { type: 'ready', urls: { billing: 'https://caja-principal.local:8780', manage: 'https://caja-principal.local:8781', panel: 'https://caja-principal.local:8782' }, fingerprint256: FINGERPRINT });
+    await flush();
+    expect(mock.session.defaultSession.setCertificateVerifyProc).toHaveBeenCalledTimes(1);
+    const verify = mock.session.defaultSession.setCertificateVerifyProc.mock.calls[0]![0] as (r: { hostname: string; certificate: { data: string } }, cb: (v: number) => void) => void;
+    const verdict = await new Promise<number>((resolve) => verify({ hostname: 'caja-principal.local', certificate: { data: 'not the pinned one' } }, resolve));
+    expect(verdict).toBe(-2);
   });
 });
 
