@@ -112,6 +112,31 @@ describe('A credential per till: its own token and keys, bound to its idMaquina,
     expect((await t.billing('POST', '/v1/verifactu/crear', { body: factura() })).statusCode).toBe(200);
   });
 
+  it('on the management API a till (its key, or its token through the relay) only reads, checks NIFs and registers itself', async () => {
+    const asTill = { key: caja2.claves.test };
+    const refusedWrites: [string, string, object?][] = [
+      ['POST', '/v1/clientes/crear', { nif: 'B20123451', nombre: 'OTRA SL' }],
+      ['PATCH', `/v1/clientes/${t.nifEmisor}/estado`, { estado: 'inactivo' }],
+      ['PATCH', `/v1/clientes/${t.nifEmisor}`, { nombre: 'CAMBIADA SL' }],
+      ['DELETE', `/v1/clientes/${t.nifEmisor}/dispositivos/TPV-OTRA-CAJA`],
+      ['POST', `/v1/clientes/${t.nifEmisor}/dispositivos`, { idMaquina: 'TPV-INTRUSA' }],
+      ['POST', `/v1/clientes/${t.nifEmisor}/dispositivos/series-centralizadas`, { series: ['Z'] }],
+      ['POST', '/v1/webhooks', { url: 'https://example.org/hook', eventos: ['factura.registrada'] }],
+    ];
+    for (const [method, url, body] of refusedWrites) {
+      const res = await t.manage(method, url, { ...asTill, ...(body ? { body } : {}) });
+      expect(res.statusCode, `${method} ${url}`).toBe(403);
+      expect(res.json()).toMatchObject({ code: 'ADMIN_REQUIRED' });
+      const relayed = await panel(method, `/panel/v1/api/manage${url}`, caja2.token, body);
+      expect(relayed.statusCode, `relayed ${method} ${url}`).toBe(403);
+    }
+    expect((await t.manage('GET', '/v1/clientes', asTill)).statusCode).toBe(200);
+    const own = await t.manage('POST', `/v1/clientes/${t.nifEmisor}/dispositivos`, { ...asTill, body: { idMaquina: 'TPV-CAJA2' } });
+    expect(own.json()).toMatchObject({ code: 'MACHINE_ALREADY_REGISTERED' });
+    const nif = await panel('POST', '/panel/v1/api/manage/v1/nif/validar', caja2.token, { nifs: [{ nif: 'B00000000', nombre: 'X' }] });
+    expect(nif.statusCode).not.toBe(403);
+  });
+
   it('revoking the till refuses its token and keys at once', async () => {
     const revoke = await t.engine.apps.panel.inject({ method: 'DELETE', url: '/panel/v1/cajas/TPV-CAJA2', headers: ADMIN });
     expect(revoke.statusCode).toBe(200);
