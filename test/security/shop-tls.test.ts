@@ -1,10 +1,12 @@
-import { readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import net from 'node:net';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { seedDemoAccount } from '../../engine/src/account/demo';
 import { createEngine, urlHostOf, type Engine } from '../../engine/src/index';
 import { PinnedCertificateError, pinnedFetch } from '../../src-main/pinned-tls';
+import { loadSharedEngineConfig } from '../../src-main/shared-engine';
 import { hostedExample01 } from '../fixtures/hosted-examples';
 import { migratedDataDir, testEngineConfig } from '../support/engine';
 
@@ -84,6 +86,13 @@ describe('TLS on the engine’s ports beyond loopback, the certificate pinned by
     expect(statSync(path.join(dataDir, 'tls', 'server-key.pem')).mode & 0o777).toBe(0o600);
     expect(statSync(path.join(dataDir, 'tls', 'ca-key.pem')).mode & 0o777).toBe(0o600);
     expect(readFileSync(path.join(dataDir, 'tls', 'server.pem'), 'utf8')).toContain('BEGIN CERTIFICATE');
+    // What the engine hands over is exactly what a till's app accepts as its engine.json.
+    const userData = mkdtempSync(path.join(tmpdir(), 'till-userdata-'));
+    writeFileSync(path.join(userData, 'engine.json'), JSON.stringify(till.engineJson), { mode: 0o600 });
+    const warn = vi.fn();
+    expect(loadSharedEngineConfig(userData, warn)).toEqual(till.engineJson);
+    expect(warn).not.toHaveBeenCalled();
+    rmSync(userData, { recursive: true, force: true });
   });
 
   it('a capture of a till’s traffic with the server holds no token, key or invoice data in clear', async () => {
