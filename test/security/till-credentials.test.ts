@@ -2,6 +2,7 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hostedExample01 } from '../fixtures/hosted-examples';
+import { admin } from '../support/admin-cli';
 import { makeTestEngine, type TestEngine } from '../support/engine';
 
 const ADMIN = { authorization: 'Bearer panel-test-token' };
@@ -163,4 +164,17 @@ describe('A credential per till: its own token and keys, bound to its idMaquina,
     expect((await panel('GET', '/panel/v1/sync', second.token)).statusCode).toBe(200);
     expect(second.dispositivo.test).toBe('ya_registrado');
   });
+
+  it('the admin command line issues, lists and revokes a till’s credential on the running engine’s data dir', async () => {
+    const added = (await admin(t.dataDir, 'till', 'add', t.nifEmisor, 'Caja CLI', 'TPV-CLI1')) as Issued & { engineJson: Record<string, string> };
+    expect(added.engineJson).toMatchObject({ idMaquina: 'TPV-CLI1', tillToken: added.token, nifEmisor: t.nifEmisor });
+    // Another process wrote it: the engine sees it from the next request on.
+    expect((await panel('GET', '/panel/v1/arranque', added.token)).json()).toMatchObject({ rol: 'caja', idDispositivo: 'TPV-CLI1' });
+    const list = JSON.stringify(await admin(t.dataDir, 'till', 'list', t.nifEmisor));
+    expect(list).toContain('TPV-CLI1');
+    expect(list).not.toContain(added.token);
+    expect(await admin(t.dataDir, 'till', 'revoke', t.nifEmisor, 'TPV-CLI1')).toEqual({ idMaquina: 'TPV-CLI1', revocada: true });
+    expect((await panel('GET', '/panel/v1/arranque', added.token)).statusCode).toBe(401);
+    expect((await t.billing('GET', '/v1/cuenta', { key: added.claves.live })).statusCode).toBe(403);
+  }, 60_000);
 });

@@ -8,7 +8,7 @@ import type { Account, AccountStore } from '../account/store';
 import { EngineError, notFound } from '../http/errors';
 import type { IdGenerator } from '../platform/ids';
 import type { DeviceService } from './service';
-import type { TillCredentials } from './till-credentials';
+import type { IssuedTillCredential, TillCredentials } from './till-credentials';
 
 const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 
@@ -24,6 +24,43 @@ export interface TillCredentialPanelDeps {
 }
 
 type Outcome = 'registrado' | 'reactivado' | 'ya_registrado' | 'sin_alta_capacidad' | 'sin_emisor';
+
+function newIdMaquina(ids: IdGenerator): string {
+  const random = ids.secret(12);
+  let id = 'TPV-';
+  for (let i = 0; i < 12; i++) id += CROCKFORD[random.charCodeAt(i % random.length) % 32];
+  return id;
+}
+
+function registerDevice(devices: DeviceService, account: Account, entorno: Entorno, nif: string, idMaquina: string, etiqueta: string): Outcome {
+  try {
+    return devices.register({ account, entorno }, nif, { idMaquina, etiqueta }).status === 201 ? 'registrado' : 'reactivado';
+  } catch (error) {
+    if (!(error instanceof EngineError)) throw error;
+    if (error.code === 'MACHINE_ALREADY_REGISTERED') return 'ya_registrado';
+    if (error.code === 'SHARDING_NOT_ENABLED') return 'sin_alta_capacidad';
+    if (error.httpStatus === 404) return 'sin_emisor';
+    throw error;
+  }
+}
+
+/**
+ * A till's credential (token and keys, shown once) and its registration as a device of the issuer
+ * in TEST and LIVE where the high-capacity mode allows it: the panel route and the admin CLI.
+ */
+export function issueTillCredential(
+  deps: { credentials: TillCredentials; devices: DeviceService; ids: IdGenerator },
+  account: Account,
+  input: { nifEmisor: string; etiqueta: string; idMaquina?: string | undefined },
+): IssuedTillCredential & { dispositivo: { test: Outcome; live: Outcome } } {
+  const idMaquina = input.idMaquina ?? newIdMaquina(deps.ids);
+  const issued = deps.credentials.issue(account, { nifEmisor: input.nifEmisor, idMaquina, etiqueta: input.etiqueta });
+  const dispositivo = {
+    test: registerDevice(deps.devices, account, 'test', input.nifEmisor, idMaquina, input.etiqueta),
+    live: registerDevice(deps.devices, account, 'live', input.nifEmisor, idMaquina, input.etiqueta),
+  };
+  return { ...issued, dispositivo };
+}
 
 const cajaSchema = z.object({
   idCredencial: z.string(),
@@ -49,24 +86,6 @@ export function tillCredentialPanelRoutes(app: FastifyInstance, deps: TillCreden
     if (!account) throw new EngineError(409, 'TILL_KEY_MISSING', 'El servidor no tiene cuenta asociada');
     return account;
   };
-  const newIdMaquina = () => {
-    const random = deps.ids.secret(12);
-    let id = 'TPV-';
-    for (let i = 0; i < 12; i++) id += CROCKFORD[random.charCodeAt(i % random.length) % 32];
-    return id;
-  };
-  const register = (account: Account, entorno: Entorno, nif: string, idMaquina: string, etiqueta: string): Outcome => {
-    try {
-      return deps.devices.register({ account, entorno }, nif, { idMaquina, etiqueta }).status === 201 ? 'registrado' : 'reactivado';
-    } catch (error) {
-      if (!(error instanceof EngineError)) throw error;
-      if (error.code === 'MACHINE_ALREADY_REGISTERED') return 'ya_registrado';
-      if (error.code === 'SHARDING_NOT_ENABLED') return 'sin_alta_capacidad';
-      if (error.httpStatus === 404) return 'sin_emisor';
-      throw error;
-    }
-  };
-
   api.post(
     '/panel/v1/cajas',
     {
@@ -92,10 +111,8 @@ export function tillCredentialPanelRoutes(app: FastifyInstance, deps: TillCreden
     async (request, reply) => {
       const account = await shopAccount();
       const nifEmisor = normalizeNif(request.body.nifEmisor ?? account.nif);
-      const idMaquina = request.body.idMaquina ?? newIdMaquina();
-      const { etiqueta } = request.body;
-      const issued = deps.credentials.issue(account, { nifEmisor, idMaquina, etiqueta });
-      const dispositivo = { test: register(account, 'test', nifEmisor, idMaquina, etiqueta), live: register(account, 'live', nifEmisor, idMaquina, etiqueta) };
+      const issued = issueTillCredential(deps, account, { nifEmisor, etiqueta: request.body.etiqueta, idMaquina: request.body.idMaquina });
+      const { idMaquina, etiqueta } = issued;
       return reply.code(201).send({
         idCredencial: issued.idCredencial,
         idMaquina,
@@ -103,7 +120,7 @@ export function tillCredentialPanelRoutes(app: FastifyInstance, deps: TillCreden
         nifEmisor,
         token: issued.token,
         claves: issued.claves,
-        dispositivo,
+        dispositivo: issued.dispositivo,
         engineJson: { ...deps.engineJsonBase(), idMaquina, tillToken: issued.token, nifEmisor },
         nota: 'Se muestran una sola vez: el motor solo guarda su huella SHA-256. Copie engineJson a <userData>/engine.json de la caja (modo 0600).',
       });
