@@ -11,7 +11,7 @@ import { EngineHost, type EngineChild } from './engine-host';
 import { appInfoHandler } from './ipc/app-info';
 import { deviceInfoHandler } from './ipc/device';
 import { printHandler } from './ipc/printing';
-import { pinnedCertificateVerifier } from './pinned-tls';
+import { pinnedCertificateVerifier, pinnedFetch } from './pinned-tls';
 import { loadSharedEngineConfig, SharedEngine } from './shared-engine';
 import { etiquetaFrom, registerTill, registrationTargets } from './till-registration';
 import { registerTillIpc } from './ipc/register';
@@ -137,7 +137,9 @@ async function main(): Promise<void> {
     // idempotent); a shared engine registered it when it issued the till's credential.
     if (state === 'listo' && urls && !shared) {
       for (const target of registrationTargets({ dataDir, manageUrl: urls.manage })) {
-        void registerTill(target, { idMaquina: identity.idMaquina, etiqueta }, { fetch, log });
+        // Its own engine on HTTPS (POS_HOST beyond loopback) is trusted by its fingerprint only.
+        const engineFetch = host instanceof EngineHost && host.fingerprint256 ? pinnedFetch(host.fingerprint256) : fetch;
+        void registerTill(target, { idMaquina: identity.idMaquina, etiqueta }, { fetch: engineFetch, log });
       }
     }
     // A restarted engine may listen elsewhere (ports 0): follow it.
