@@ -41,7 +41,7 @@ async function main(): Promise<void> {
   const identity = loadDeviceIdentity(userData, { warn: (m) => log.warn(m) });
   const printer = loadPrinterConfig(userData, (m) => log.warn(m));
   // One token per launch, kept across engine restarts so the loaded page stays authorised.
-  const panelToken = randomBytes(24).toString('base64url');
+  const panelToken = randomBytes(32).toString('base64url');
   log.info('till starting', { version: app.getVersion(), idMaquina: identity.idMaquina, dataDir });
 
   const etiqueta = etiquetaFrom(hostname());
