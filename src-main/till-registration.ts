@@ -71,13 +71,11 @@ export async function registerTill(
 const demoKeysSchema = z.object({ test: z.string().optional(), live: z.string().optional(), nifEmisor: z.string().optional() });
 
 /**
- * Where this till registers: the shared engine's key, or — with its own engine — the till's TEST
- * and LIVE keys from the data dir's keys file (both registries, one per environment).
+ * Where a till with its own engine registers: with the till's TEST and LIVE keys from the data
+ * dir's keys file (both registries, one per environment). A till of a shared engine does not: the
+ * server registered it when it issued the till's credential (POST /panel/v1/cajas).
  */
-export function registrationTargets(
-  input: { shared?: { manageUrl: string; url: string; apiKey: string; nifEmisor?: string | undefined } | undefined; dataDir: string; manageUrl: string },
-): RegistrationTarget[] {
-  if (input.shared) return [{ manageUrl: input.shared.manageUrl, apiKey: input.shared.apiKey, nifEmisor: input.shared.nifEmisor, billingUrl: input.shared.url }];
+export function registrationTargets(input: { dataDir: string; manageUrl: string }): RegistrationTarget[] {
   let keys: z.infer<typeof demoKeysSchema>;
   try {
     keys = demoKeysSchema.parse(JSON.parse(readFileSync(path.join(input.dataDir, 'demo-keys.json'), 'utf8')));

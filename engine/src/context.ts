@@ -8,6 +8,8 @@ import type { Database } from './db/database';
 import { DeviceRouting } from './devices/routing';
 import { DeviceService } from './devices/service';
 import { DeviceStore } from './devices/store';
+import { TillCredentials } from './devices/till-credentials';
+import type { ServerTls } from './http/tls';
 import { installValue } from './db/settings';
 import { CursorCodec } from './http/pagination';
 import { InvoiceStore } from './invoices/store';
@@ -60,6 +62,10 @@ export interface EngineContext {
   devices: DeviceService;
   /** Addresses known once the servers listen (ports may be 0 in tests). */
   urls: { billing: string; manage: string; panel: string };
+  /** TLS of the engine's own ports (beyond loopback, or POS_TLS=on): set before the APIs are built. */
+  serverTls?: ServerTls;
+  /** Each till's own credential on a shared engine (token and keys bound to its idMaquina). */
+  tillCredentials: TillCredentials;
   /** Per-launch secret the panel relay sends so the till's own UI is not metered like POS traffic. */
   relaySecret: string;
 }
@@ -109,11 +115,14 @@ export function buildContext(config: ResolvedConfig, db: Database, logger: Logge
   webhooks.afterChange = () => filing.webhooksChanged();
   const cursors = new CursorCodec(installValue(db, 'cursorSecret', () => ids.secret(32)));
   const clientsModule = buildClientsModule({ config, db, logger, issuers, cursors });
+  const accounts = new AccountStore(db, clock, ids);
+  const tillCredentials = new TillCredentials(db, accounts, clock, ids);
   const context: EngineContext = {
     config,
     db,
     logger,
-    accounts: new AccountStore(db, clock, ids),
+    accounts,
+    tillCredentials,
     usage: new UsageMeter(db, clock),
     issuers,
     invoices,
@@ -129,7 +138,15 @@ export function buildContext(config: ResolvedConfig, db: Database, logger: Logge
     webhookDeliveries: workers?.webhookDeliveries ?? inFilingThread('webhookDeliveries'),
     ...clientsModule,
     deviceStore,
-    devices: new DeviceService({ db, devices: deviceStore, issuers, clients: clientsModule.clients, clock }),
+    devices: new DeviceService({
+      db,
+      devices: deviceStore,
+      issuers,
+      clients: clientsModule.clients,
+      clock,
+      // Deactivating a till revokes its own credential (token and keys) in the same transaction.
+      onDeactivated: (accountId, idMaquina) => void tillCredentials.revokeMachine(accountId, idMaquina),
+    }),
     declarations: new DeclarationService(db, clock, ids, config.assetsDir, config.software),
     relaySecret: ids.secret(24),
     urls: {

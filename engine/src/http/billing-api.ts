@@ -6,6 +6,8 @@ import { bloqueoDeFactura } from '../submission/blocked';
 import { ticketbaiRoutes } from '../ticketbai/routes';
 import { verifactuRoutes } from '../verifactu/routes';
 import { buildKeyedApi } from './keyed-api';
+import { liveEmulatorNoticeHook } from './live-emulator-notice';
+import { tillBindingHook } from './till-binding';
 
 /** The billing API (`{base_url}`): issuing, reads and /v1/cuenta. */
 export async function buildBillingApi(ctx: EngineContext): Promise<FastifyInstance> {
@@ -14,6 +16,8 @@ export async function buildBillingApi(ctx: EngineContext): Promise<FastifyInstan
     description: 'Emisión VeriFactu/TicketBAI y lecturas de facturas y registros',
     api: 'billing',
   });
+  tillBindingHook(app, { credentials: ctx.tillCredentials, relaySecret: ctx.relaySecret });
+  if (ctx.config.liveToEmulator) liveEmulatorNoticeHook(app);
   accountRoutes(app, { usage: ctx.usage, clock: ctx.config.clock });
   verifactuRoutes(app, ctx.verifactu);
   ticketbaiRoutes(app, ctx.ticketbai);

@@ -5,6 +5,7 @@ import type { EngineContext } from '../context';
 import { deviceRoutes } from '../devices/routes';
 import { webhookRoutes } from '../webhooks/routes';
 import { buildKeyedApi } from './keyed-api';
+import { tillManageGuard } from './till-binding';
 
 /** The management API (`{manage_url}`): clients, webhooks, devices, NIF checks, compliance. */
 export async function buildManageApi(ctx: EngineContext): Promise<FastifyInstance> {
@@ -13,6 +14,7 @@ export async function buildManageApi(ctx: EngineContext): Promise<FastifyInstanc
     description: 'Clientes emisores, webhooks, dispositivos, validación de NIF y cumplimiento',
     api: 'manage',
   });
+  tillManageGuard(app, { credentials: ctx.tillCredentials, relaySecret: ctx.relaySecret });
   complianceRoutes(app, { declarations: ctx.declarations, publicBaseUrl: () => ctx.urls.manage });
   webhookRoutes(app, ctx.webhooks);
   registerClientsManageRoutes(app, ctx);
