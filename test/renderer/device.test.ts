@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { useSession } from '../../src-renderer/app/session';
 import { asegurarRegistro, newTillId, useDevice } from '../../src-renderer/features/device/store';
 import { memoryStore } from '../../src-renderer/platform/storage';
+import type { DispositivosResponse } from '../../src-shared/api/dispositivos';
 import type { TillBridge } from '../../src-shared/bridge';
 import { fakeEngine, ok, type Call } from './support/fake-engine';
 
@@ -169,5 +170,22 @@ describe('Issue 29: a till registered silently is named as staff tell tills apar
     useSession.setState({ store: memoryStore() });
     await useSession.getState().boot();
     expect(useSession.getState()).toMatchObject({ state: 'ready', idMaquina: 'TPV-0123456789AB', etiqueta: 'Caja 1' });
+  });
+});
+
+describe('Issue 29: every view names a till by its label', () => {
+  it('this till by its own label, another by the engine’s, an unnamed one by when it was registered — never its identity', async () => {
+    const { nombreCaja } = await import('../../src-renderer/features/device/names');
+    useSession.setState({ idMaquina: 'WEB-PROPIAAAAA', etiqueta: 'Caja 1', settings: { ...useSession.getState().settings, zonaHoraria: 'Europe/Madrid' } });
+    useDevice.setState({
+      lista: lista('activa', [
+        { idMaquina: 'WEB-PROPIAAAAA', etiqueta: 'Caja 1', activo: true },
+        { idMaquina: 'TPV-0123456789AB', etiqueta: 'Caja principal', activo: true },
+        { idMaquina: 'WEB-SINNOMBREE', etiqueta: '', activo: true },
+      ]) as DispositivosResponse,
+    });
+    expect(nombreCaja('WEB-PROPIAAAAA')).toBe('Caja 1');
+    expect(nombreCaja('TPV-0123456789AB')).toBe('Caja principal');
+    expect(nombreCaja('WEB-SINNOMBREE')).toBe('Caja registrada el 25/11/2026 11:00:00');
   });
 });
