@@ -63,7 +63,7 @@ describe('The till’s registration against a real engine (src-main/till-registr
     expect(log.warn).toHaveBeenCalled();
   });
 
-  it('the label is the computer’s name as plain text of at most 120 characters', () => {
+  it('the label is plain text of at most 120 characters', () => {
     expect(etiquetaFrom('caja\u0007-1')).toBe('caja-1');
     expect(etiquetaFrom('n'.repeat(200))).toHaveLength(120);
   });
