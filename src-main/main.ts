@@ -6,6 +6,7 @@ import { hostname } from 'node:os';
 import path from 'node:path';
 import { app, ipcMain, session, utilityProcess, type BrowserWindow } from 'electron';
 import type { Receipt } from '../src-shared/bridge';
+import { PRIMERA_CAJA } from '../src-shared/nombre-caja';
 import { loadDeviceIdentity } from './device-identity';
 import { EngineHost, type EngineChild } from './engine-host';
 import { appInfoHandler } from './ipc/app-info';
@@ -13,7 +14,7 @@ import { deviceInfoHandler } from './ipc/device';
 import { printHandler } from './ipc/printing';
 import { pinnedCertificateVerifier, pinnedFetch } from './pinned-tls';
 import { loadSharedEngineConfig, SharedEngine } from './shared-engine';
-import { etiquetaFrom, registerTill, registrationTargets } from './till-registration';
+import { registerTill, registrationTargets } from './till-registration';
 import { registerTillIpc } from './ipc/register';
 import { createTillIpcRouter } from './ipc/router';
 import { createMainLog } from './log';
@@ -44,7 +45,8 @@ async function main(): Promise<void> {
   const panelToken = randomBytes(32).toString('base64url');
   log.info('till starting', { version: app.getVersion(), idMaquina: identity.idMaquina, dataDir });
 
-  const etiqueta = etiquetaFrom(hostname());
+  // Staff tell tills apart by name, not by the computer's: «Caja 1», or the next free one (registerTill).
+  const etiqueta = PRIMERA_CAJA;
   // userData/engine.json: this till uses the shop's shared engine instead of forking its own.
   const shared = loadSharedEngineConfig(userData, (m) => log.warn(m));
   // A shared engine's certificate is trusted by its pinned fingerprint only (its CA is the engine's own).

@@ -117,7 +117,7 @@ export function App() {
             {emisor ? `${emisor.nombre} · ${emisor.nif}` : '—'} · {emisor ? t(`regimen.${emisor.hacienda}`) : ''}
           </span>
           <span className="small" title={t('app.caja')} data-testid="caja">
-            {etiqueta || idMaquina}
+            {etiqueta || t('app.caja')}
           </span>
         </div>
       </header>

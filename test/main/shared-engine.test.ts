@@ -62,7 +62,8 @@ describe('Each installed till registers itself once its engine is ready', () => 
       const child = FakeUtilityProcess.instances[0]!;
       const env = child.options.env;
       expect(env.POS_TILL_ID).toMatch(/^TPV-[0-9A-Z]{12}$/);
-      expect(env.POS_TILL_LABEL).toEqual(expect.any(String));
+      // Named as staff tell tills apart (issue 29), never the computer's name.
+      expect(env.POS_TILL_LABEL).toBe('Caja 1');
       const dataDir = path.join(userData, 'datos');
       mkdirSync(dataDir, { recursive: true });
       writeFileSync(path.join(dataDir, 'demo-keys.json'), JSON.stringify({ test: 'sk_test_a', live: 'sk_live_b', nifEmisor: 'B12345674' }));

@@ -6,13 +6,12 @@
  */
 import { randomBytes } from 'node:crypto';
 import { chmod, writeFile } from 'node:fs/promises';
-import { hostname } from 'node:os';
 import path from 'node:path';
 import { CENSUS_SOAP_PATH, startEmulators, type RunningEmulators } from '../../emulators/index';
 import { DEMO_TICKETBAI_ISSUERS, seedDemoAccount, seedDemoShop } from '../account/demo';
 import { idMaquina } from '../../../src-shared/primitives';
 import { configFromEnv } from '../config';
-import { seedDemoDevices } from '../devices/demo';
+import { DEMO_TILL_LABEL, seedDemoDevices } from '../devices/demo';
 import { loadHeadlessTillIdentity } from '../devices/till-identity';
 import { readDemoKeys } from '../http/panel-api';
 import { resolvePanelToken } from '../http/panel-auth';
@@ -125,8 +124,8 @@ export async function startEngine(options: StartOptions): Promise<StartedEngine>
     const seeded = seedDemoAccount(engine.context);
     const ctx = engine.context;
     const till = idMaquina.safeParse(env.POS_TILL_ID).success && env.POS_TILL_ID
-      ? { idMaquina: env.POS_TILL_ID, etiqueta: env.POS_TILL_LABEL ?? hostname() }
-      : { idMaquina: loadHeadlessTillIdentity(ctx.config.dataDir, ctx.config).idMaquina, etiqueta: hostname() };
+      ? { idMaquina: env.POS_TILL_ID, etiqueta: env.POS_TILL_LABEL ?? DEMO_TILL_LABEL }
+      : { idMaquina: loadHeadlessTillIdentity(ctx.config.dataDir, ctx.config).idMaquina, etiqueta: env.POS_TILL_LABEL ?? DEMO_TILL_LABEL };
     if (seeded) seedDemoDevices(ctx, { nifEmisor: seeded.nifEmisor, till });
     if (seeded) await seedDemoShop(engine.context, seeded.nifEmisor);
     const urls = await engine.start();

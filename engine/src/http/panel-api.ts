@@ -85,7 +85,7 @@ export async function buildPanelApi(ctx: EngineContext, token: string, options: 
   });
 
   accountPanelRoutes(app, { accounts: ctx.accounts, dataDir: ctx.config.dataDir, tillKeys: () => readDemoKeys(ctx.config.dataDir) });
-  syncPanelRoutes(app, { db: ctx.db, filing: ctx.filing, emulatorUrl: () => ctx.config.emulatorUrl });
+  syncPanelRoutes(app, { db: ctx.db, filing: ctx.filing, emulatorUrl: () => ctx.config.emulatorUrl, clock: ctx.config.clock });
   reachabilityRoute(app, {
     clock: ctx.config.clock,
     emulatorUrl: () => ctx.config.emulatorUrl,

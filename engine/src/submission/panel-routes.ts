@@ -14,6 +14,7 @@ import { mountEmulatorFaultRelay } from '../http/emulator-relay';
 import { notFound } from '../http/errors';
 import { bloqueoOf } from './blocked';
 import type { Filing } from '../filing/workers';
+import type { Clock } from '../platform/clock';
 
 const lote = (b: SubmissionBatchesTable) => ({
   idLote: b.id,
@@ -39,6 +40,8 @@ export interface SyncPanelDeps {
   filing: Pick<Filing, 'wakeSubmissions'>;
   /** The emulators' control base URL, when the authorities are played by them. */
   emulatorUrl: () => string | undefined;
+  /** The engine's clock: a next attempt already due reads as now. */
+  clock: Clock;
 }
 
 /** Sync view for support staff: the queue, its batches and replies, retry now, pause, faults. */
@@ -83,18 +86,23 @@ export function syncPanelRoutes(app: FastifyInstance, deps: SyncPanelDeps): void
         )
         .map((r) => [r.queueKey, { n: Number(r.n), desde: r.desde as string | null }]),
     );
+    const now = deps.clock.now().toISOString();
     const colas = db.all(db.kysely.selectFrom('submission_queues').selectAll().orderBy('queueKey')).map((q) => {
+      // When the worker tries next: the later of the authority's wait and the back-off; with records
+      // waiting, not paused and neither ahead (after «Reintentar ahora», say), now — never a time already past.
       const times = [q.siguienteEnvioEn, q.reintentoEn].filter((x): x is string => x !== null).sort();
+      const proximo = times[times.length - 1] ?? null;
+      const pendientes = esperando.get(q.queueKey)?.n ?? 0;
       return {
         queueKey: q.queueKey,
         entorno: q.entorno,
         autoridad: q.autoridad,
         obligado: q.obligado,
-        pendientes: esperando.get(q.queueKey)?.n ?? 0,
+        pendientes,
         masAntiguoEn: esperando.get(q.queueKey)?.desde ?? null,
         siguienteEnvioEn: q.siguienteEnvioEn,
         reintentoEn: q.reintentoEn,
-        proximoIntentoEn: times[times.length - 1] ?? null,
+        proximoIntentoEn: pendientes > 0 && !paused.has(q.entorno) && (proximo === null || proximo < now) ? now : proximo,
         fallosSeguidos: q.fallosSeguidos,
         alcanzable: q.alcanzable === null ? null : q.alcanzable === 1,
         ultimoError: q.ultimoError,
