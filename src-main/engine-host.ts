@@ -41,7 +41,7 @@ export interface EngineHostOptions {
 }
 
 const childMessage = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('ready'), urls: z.object({ billing: z.string(), manage: z.string(), panel: z.string() }) }),
+  z.object({ type: z.literal('ready'), urls: z.object({ billing: z.string(), manage: z.string(), panel: z.string() }), fingerprint256: z.string().optional() }),
   z.object({ type: z.literal('error'), message: z.string() }),
 ]);
 
@@ -58,6 +58,8 @@ export class EngineHost {
   private readonly now: () => number;
   state: EngineState = 'detenido';
   urls: EngineUrls | undefined;
+  /** SHA-256 of the engine's certificate when it answers HTTPS (POS_HOST beyond loopback). */
+  fingerprint256: string | undefined;
   /** How many times the engine was restarted after dying (for support staff and tests). */
   restarts = 0;
 
@@ -132,6 +134,7 @@ export class EngineHost {
       if (!parsed.success) return;
       if (parsed.data.type === 'ready') {
         this.urls = parsed.data.urls;
+        this.fingerprint256 = parsed.data.fingerprint256;
         this.options.log.info('engine ready', { ...parsed.data.urls, pid: child.pid });
         this.setState('listo');
         this.firstReady?.resolve(parsed.data.urls);

@@ -4,15 +4,17 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import path from 'node:path';
-import { app, ipcMain, utilityProcess, type BrowserWindow } from 'electron';
+import { app, ipcMain, session, utilityProcess, type BrowserWindow } from 'electron';
 import type { Receipt } from '../src-shared/bridge';
+import { PRIMERA_CAJA } from '../src-shared/nombre-caja';
 import { loadDeviceIdentity } from './device-identity';
 import { EngineHost, type EngineChild } from './engine-host';
 import { appInfoHandler } from './ipc/app-info';
 import { deviceInfoHandler } from './ipc/device';
 import { printHandler } from './ipc/printing';
+import { pinnedCertificateVerifier, pinnedFetch } from './pinned-tls';
 import { loadSharedEngineConfig, SharedEngine } from './shared-engine';
-import { etiquetaFrom, registerTill, registrationTargets } from './till-registration';
+import { registerTill, registrationTargets } from './till-registration';
 import { registerTillIpc } from './ipc/register';
 import { createTillIpcRouter } from './ipc/router';
 import { createMainLog } from './log';
@@ -40,12 +42,17 @@ async function main(): Promise<void> {
   const identity = loadDeviceIdentity(userData, { warn: (m) => log.warn(m) });
   const printer = loadPrinterConfig(userData, (m) => log.warn(m));
   // One token per launch, kept across engine restarts so the loaded page stays authorised.
-  const panelToken = randomBytes(24).toString('base64url');
+  const panelToken = randomBytes(32).toString('base64url');
   log.info('till starting', { version: app.getVersion(), idMaquina: identity.idMaquina, dataDir });
 
-  const etiqueta = etiquetaFrom(hostname());
+  // Staff tell tills apart by name, not by the computer's: «Caja 1», or the next free one (registerTill).
+  const etiqueta = PRIMERA_CAJA;
   // userData/engine.json: this till uses the shop's shared engine instead of forking its own.
   const shared = loadSharedEngineConfig(userData, (m) => log.warn(m));
+  // A shared engine's certificate is trusted by its pinned fingerprint only (its CA is the engine's own).
+  if (shared) session.defaultSession.setCertificateVerifyProc(pinnedCertificateVerifier(new URL(shared.panelUrl).hostname, shared.fingerprint256));
+  // With a shared engine this till sells as the identity its credential is bound to.
+  const idMaquina = shared?.idMaquina ?? identity.idMaquina;
   const host = shared ? new SharedEngine(shared) : new EngineHost({
     modulePath: path.join(APP_ROOT, 'out/main/engine-utility.js'),
     env: {
@@ -79,7 +86,7 @@ async function main(): Promise<void> {
   const router = createTillIpcRouter(
     {
       'till:print': printHandler((receipt: Receipt) => printReceipt(receipt, printer, log)),
-      'till:device-info': deviceInfoHandler({ idMaquina: identity.idMaquina, hostname: hostname(), platform: process.platform, printer: () => printer }),
+      'till:device-info': deviceInfoHandler({ idMaquina, hostname: hostname(), platform: process.platform, printer: () => printer }),
       'till:app-info': appInfoHandler({
         nombre: app.getName(),
         version: app.getVersion(),
@@ -124,10 +131,17 @@ async function main(): Promise<void> {
   });
   host.onChange((state, urls) => {
     tray.setState(state);
-    // Every ready engine learns this till (again after a restart: registering is idempotent).
-    if (state === 'listo' && urls) {
-      for (const target of registrationTargets({ shared, dataDir, manageUrl: urls.manage })) {
-        void registerTill(target, { idMaquina: identity.idMaquina, etiqueta }, { fetch, log });
+    // This till's own engine on HTTPS (POS_HOST beyond loopback): its certificate, by fingerprint.
+    if (state === 'listo' && urls && host instanceof EngineHost && host.fingerprint256) {
+      session.defaultSession.setCertificateVerifyProc(pinnedCertificateVerifier(new URL(urls.panel).hostname, host.fingerprint256));
+    }
+    // Every ready engine of its own learns this till (again after a restart: registering is
+    // idempotent); a shared engine registered it when it issued the till's credential.
+    if (state === 'listo' && urls && !shared) {
+      for (const target of registrationTargets({ dataDir, manageUrl: urls.manage })) {
+        // Its own engine on HTTPS (POS_HOST beyond loopback) is trusted by its fingerprint only.
+        const engineFetch = host instanceof EngineHost && host.fingerprint256 ? pinnedFetch(host.fingerprint256) : fetch;
+        void registerTill(target, { idMaquina: identity.idMaquina, etiqueta }, { fetch: engineFetch, log });
       }
     }
     // A restarted engine may listen elsewhere (ports 0): follow it.

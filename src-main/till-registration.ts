@@ -1,10 +1,13 @@
 // Each installed till registers itself as a device of its issuer (spec: Devices) once its engine
-// is ready: the identity from till-identity.json, the label from the computer's name. Reactivates
-// a deactivated registration; 409 MACHINE_ALREADY_REGISTERED means it is done, 409
-// SHARDING_NOT_ENABLED that the issuer is not in high-capacity mode (nothing to do).
+// is ready: the identity from till-identity.json, the label «Caja 1» (never the computer's name,
+// which staff cannot tell apart), or the next free «Caja N» when another active till of the issuer
+// has it (409 DEVICE_LABEL_TAKEN). Reactivates a deactivated registration; 409
+// MACHINE_ALREADY_REGISTERED means it is done, 409 SHARDING_NOT_ENABLED that the issuer is not in
+// high-capacity mode (nothing to do).
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
+import { nombreLibre } from '../src-shared/nombre-caja';
 
 export type RegistrationOutcome = 'registrado' | 'reactivado' | 'ya_registrado' | 'sin_alta_capacidad' | 'error';
 
@@ -24,6 +27,9 @@ export interface RegistrationDeps {
 
 const errorBody = z.object({ code: z.string().optional() });
 const cuentaBody = z.object({ nifClientePrincipal: z.string() });
+const dispositivosBody = z.object({ dispositivos: z.array(z.object({ etiqueta: z.string(), activo: z.boolean() })) });
+/** Enough tries for tills starting together; each one reads the names taken again. */
+const LABEL_TRIES = 5;
 
 /** The spec's etiqueta: plain text, at most 120 characters. */
 export function etiquetaFrom(computerName: string): string {
@@ -43,12 +49,18 @@ export async function registerTill(
       nif = cuentaBody.parse(await cuenta.json()).nifClientePrincipal;
     }
     if (!nif) throw new Error('no issuer to register with');
-    const res = await deps.fetch(`${target.manageUrl}/v1/clientes/${encodeURIComponent(nif)}/dispositivos`, {
-      method: 'POST',
-      headers,
-      body: JSON.stringify({ idMaquina: till.idMaquina, etiqueta: etiquetaFrom(till.etiqueta) }),
-    });
-    const code = res.status === 409 ? errorBody.safeParse(await res.json()).data?.code : undefined;
+    const url = `${target.manageUrl}/v1/clientes/${encodeURIComponent(nif)}/dispositivos`;
+    let etiqueta = etiquetaFrom(till.etiqueta);
+    let res: Response;
+    let code: string | undefined;
+    for (let attempt = 1; ; attempt++) {
+      res = await deps.fetch(url, { method: 'POST', headers, body: JSON.stringify({ idMaquina: till.idMaquina, etiqueta }) });
+      code = res.status === 409 ? errorBody.safeParse(await res.json()).data?.code : undefined;
+      if (code !== 'DEVICE_LABEL_TAKEN' || attempt === LABEL_TRIES) break;
+      // Another till of the issuer goes by this name: the next free one like it («Caja 2»…).
+      const lista = dispositivosBody.parse(await (await deps.fetch(url, { headers: { 'x-api-key': target.apiKey } })).json());
+      etiqueta = nombreLibre(lista.dispositivos, etiqueta);
+    }
     const outcome: RegistrationOutcome =
       res.status === 201
         ? 'registrado'
@@ -60,7 +72,7 @@ export async function registerTill(
               ? 'sin_alta_capacidad'
               : 'error';
     if (outcome === 'error') deps.log.warn('till registration refused', { status: res.status, nif, idMaquina: till.idMaquina });
-    else deps.log.info('till registration', { outcome, nif, idMaquina: till.idMaquina });
+    else deps.log.info('till registration', { outcome, nif, idMaquina: till.idMaquina, etiqueta });
     return outcome;
   } catch (error) {
     deps.log.warn('till registration failed', { error: error instanceof Error ? error.message : String(error), idMaquina: till.idMaquina });
@@ -71,13 +83,11 @@ export async function registerTill(
 const demoKeysSchema = z.object({ test: z.string().optional(), live: z.string().optional(), nifEmisor: z.string().optional() });
 
 /**
- * Where this till registers: the shared engine's key, or — with its own engine — the till's TEST
- * and LIVE keys from the data dir's keys file (both registries, one per environment).
+ * Where a till with its own engine registers: with the till's TEST and LIVE keys from the data
+ * dir's keys file (both registries, one per environment). A till of a shared engine does not: the
+ * server registered it when it issued the till's credential (POST /panel/v1/cajas).
  */
-export function registrationTargets(
-  input: { shared?: { manageUrl: string; url: string; apiKey: string; nifEmisor?: string | undefined } | undefined; dataDir: string; manageUrl: string },
-): RegistrationTarget[] {
-  if (input.shared) return [{ manageUrl: input.shared.manageUrl, apiKey: input.shared.apiKey, nifEmisor: input.shared.nifEmisor, billingUrl: input.shared.url }];
+export function registrationTargets(input: { dataDir: string; manageUrl: string }): RegistrationTarget[] {
   let keys: z.infer<typeof demoKeysSchema>;
   try {
     keys = demoKeysSchema.parse(JSON.parse(readFileSync(path.join(input.dataDir, 'demo-keys.json'), 'utf8')));

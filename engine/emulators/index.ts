@@ -14,7 +14,7 @@ export { createAeatEmulator, AEAT_SOAP_PATH } from './aeat/index';
 export type { AeatEmulator, AeatEmulatorOptions, AeatConfig } from './aeat/index';
 export { CensusDirectory, SEED_TAXPAYERS, TaxpayerSchema } from './census-data';
 export type { Taxpayer, TaxpayerEstado } from './census-data';
-export { createRouter } from './router';
+export { CONTROL_TOKEN_HEADER, createRouter } from './router';
 export type { EmulatorRouter, SubHandler, TlsOptions } from './router';
 export type { Clock, IdSource } from './types';
 export { CENSUS_SOAP_PATH, CENSUS_SEED, createCensusEmulator } from './census/index';
@@ -46,6 +46,8 @@ export interface StartEmulatorsOptions {
   clock?: Clock;
   ids?: IdSource;
   tls?: TlsOptions;
+  /** Guard /__control/: Host checked, changes only as application/json with this per-launch token. */
+  controlToken?: string;
   census?: CensusDirectory;
   /** Extra options for the AEAT VeriFactu emulator. */
   aeat?: Omit<AeatEmulatorOptions, 'router' | 'tls' | 'census' | 'clock' | 'ids' | 'dataDir'>;
@@ -75,7 +77,7 @@ export async function startEmulators(opts: StartEmulatorsOptions = {}): Promise<
   const host = opts.host ?? '127.0.0.1';
   const dataDir = path.resolve(opts.dataDir ?? process.env.POS_EMULATOR_DATA_DIR ?? './data/emulators');
   const census = opts.census ?? new CensusDirectory(CENSUS_SEED);
-  const router = createRouter(opts.tls ? { tls: opts.tls } : {});
+  const router = createRouter({ ...(opts.tls ? { tls: opts.tls } : {}), ...(opts.controlToken ? { control: { token: opts.controlToken } } : {}) });
   router.mount(censusControlHandler(census));
   const censusService = createCensusEmulator({ router, directory: census });
   const aeat = createAeatEmulator({

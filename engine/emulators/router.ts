@@ -1,3 +1,4 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
 import https from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -42,7 +43,44 @@ export interface EmulatorRouter {
   close(): Promise<void>;
 }
 
-export function createRouter(opts: { tls?: TlsOptions } = {}): EmulatorRouter {
+/** The header that carries the per-launch control token. */
+export const CONTROL_TOKEN_HEADER = 'x-control-token';
+
+export interface ControlGuard {
+  /** Per-launch secret every change under /__control/ must carry (CONTROL_TOKEN_HEADER). */
+  token: string;
+}
+
+function sameSecret(a: string, b: string): boolean {
+  const ha = createHash('sha256').update(a).digest();
+  const hb = createHash('sha256').update(b).digest();
+  return timingSafeEqual(ha, hb);
+}
+
+/**
+ * Whether a /__control/ request may go on (issue 30: the controls trusted any local page). The Host
+ * must name the emulator itself with its port (no DNS rebinding); reads need nothing more (no CORS:
+ * another origin cannot read them); every change needs `application/json` (no "simple" cross-site
+ * form or no-cors POST) and the per-launch token, which a page never has.
+ */
+export function controlRefusal(
+  req: IncomingMessage,
+  guard: ControlGuard,
+  bound: { host: string; port: number },
+): { status: number; error: string } | undefined {
+  const host = (req.headers.host ?? '').toLowerCase();
+  const names = new Set(['127.0.0.1', 'localhost', '[::1]', bound.host.includes(':') ? `[${bound.host}]` : bound.host]);
+  const allowed = [...names].some((name) => host === `${name}:${bound.port}`);
+  if (!allowed) return { status: 421, error: 'host_not_allowed' };
+  if (req.method === 'GET' || req.method === 'HEAD') return undefined;
+  const type = (req.headers['content-type'] ?? '').toLowerCase();
+  if (!type.startsWith('application/json')) return { status: 415, error: 'content_type_must_be_application_json' };
+  const token = req.headers[CONTROL_TOKEN_HEADER];
+  if (typeof token !== 'string' || !sameSecret(token, guard.token)) return { status: 403, error: 'control_token_required' };
+  return undefined;
+}
+
+export function createRouter(opts: { tls?: TlsOptions; control?: ControlGuard } = {}): EmulatorRouter {
   const handlers: SubHandler[] = [];
   const sockets = new Set<Socket>();
   const startedAt = Date.now();
@@ -51,6 +89,13 @@ export function createRouter(opts: { tls?: TlsOptions } = {}): EmulatorRouter {
 
   const dispatch = (req: IncomingMessage, res: ServerResponse): void => {
     const path = (req.url ?? '/').split('?')[0] ?? '/';
+    if (opts.control && path.startsWith('/__control/')) {
+      const refusal = controlRefusal(req, opts.control, { host: boundHost, port: boundPort });
+      if (refusal) {
+        sendJson(res, refusal.status, { error: refusal.error });
+        return;
+      }
+    }
     if (path === '/__control/health') {
       sendJson(res, 200, {
         ok: true,

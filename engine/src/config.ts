@@ -28,6 +28,12 @@ export interface EngineConfig {
   billingPort?: number;
   managePort?: number;
   panelPort?: number;
+  /**
+   * TLS on the three ports (core/tls.ts): `auto` (default) when POS_HOST is beyond loopback, `on`
+   * always (POS_TLS=on); a configured certificate and key (POS_TLS_CERT, POS_TLS_KEY) or one the
+   * engine makes from its own local CA in the data dir.
+   */
+  serverTls?: { mode?: 'auto' | 'on'; certFile?: string; keyFile?: string };
   /** Static files of the built till UI, served beside the panel API when present. */
   uiDir?: string;
   assetsDir?: string;
@@ -55,6 +61,13 @@ export interface EngineConfig {
     politicasFirma?: Partial<Record<Provincia, PoliticaFirma>>;
   };
   emulatorUrl?: string;
+  /**
+   * LIVE is filed to the shipped emulators (npm start with emulators on and no real LIVE endpoints):
+   * every LIVE issuing answer says so in `avisos`, and so do the banner and the panel.
+   */
+  liveToEmulator?: boolean;
+  /** The emulators' per-launch control token (their /__control/ changes need it; the panel relays faults with it). */
+  emulatorControlToken?: string;
   /** The census NIF check service (default: the shipped emulator), its time-out and verdict cache. */
   census?: Partial<CensusConfig>;
   /** The IAE catalogue CSV for `epigrafeIAE` (default assets/iae/epigrafes-lroe.csv). */
@@ -86,6 +99,7 @@ export interface ResolvedConfig {
   billingPort: number;
   managePort: number;
   panelPort: number;
+  serverTls: { mode: 'auto' | 'on'; certFile?: string | undefined; keyFile?: string | undefined };
   uiDir: string | undefined;
   assetsDir: string;
   clock: Clock;
@@ -97,6 +111,8 @@ export interface ResolvedConfig {
   submitAutomatically: boolean;
   webhooks: WebhookDeliveryConfig;
   emulatorUrl: string | undefined;
+  liveToEmulator: boolean;
+  emulatorControlToken: string | undefined;
   census: CensusConfig;
   iaeCatalogue: string;
   representacionCas: string[];
@@ -122,6 +138,7 @@ export function resolveConfig(config: EngineConfig): ResolvedConfig {
     billingPort: config.billingPort ?? 8780,
     managePort: config.managePort ?? 8781,
     panelPort: config.panelPort ?? 8782,
+    serverTls: { mode: config.serverTls?.mode ?? 'auto', certFile: config.serverTls?.certFile, keyFile: config.serverTls?.keyFile },
     uiDir: config.uiDir,
     assetsDir: config.assetsDir ?? path.join(REPO_ROOT, 'assets'),
     clock: config.clock ?? systemClock,
@@ -145,6 +162,8 @@ export function resolveConfig(config: EngineConfig): ResolvedConfig {
     submitAutomatically: config.submitAutomatically ?? true,
     webhooks: { ...DEFAULT_WEBHOOK_DELIVERY, ...config.webhooks },
     emulatorUrl: config.emulatorUrl,
+    liveToEmulator: config.liveToEmulator ?? false,
+    emulatorControlToken: config.emulatorControlToken,
     ticketbai: {
       endpoints: {
         base: tbaiEmulatorBases(config.emulatorUrl ?? 'http://127.0.0.1:8790'),
@@ -183,6 +202,9 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): EngineConfi
     if (!Number.isInteger(n) || n < 0 || n > 65535) throw new Error(`${name} must be a port number`);
     return n;
   };
+  if (env.POS_TLS !== undefined && env.POS_TLS !== '' && env.POS_TLS !== 'on' && env.POS_TLS !== 'auto') {
+    throw new Error(`POS_TLS must be "on" or "auto" (got "${env.POS_TLS}"): TLS cannot be turned off for an engine beyond loopback`);
+  }
   const emulatorPort = port('POS_EMULATOR_PORT', 8790);
   const emulatorAeat = `http://127.0.0.1:${emulatorPort}/wlpl/TIKE-CONT/ws/SistemaFacturacion/VerifactuSOAP`;
   const tls = aeatTlsFromEnv(env);
@@ -199,6 +221,11 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): EngineConfi
     billingPort: port('POS_BILLING_PORT', 8780),
     managePort: port('POS_MANAGE_PORT', 8781),
     panelPort: port('POS_PANEL_PORT', 8782),
+    serverTls: {
+      mode: env.POS_TLS === 'on' ? 'on' : 'auto',
+      ...(env.POS_TLS_CERT ? { certFile: env.POS_TLS_CERT } : {}),
+      ...(env.POS_TLS_KEY ? { keyFile: env.POS_TLS_KEY } : {}),
+    },
     census: { url: env.POS_CENSUS_URL ?? `http://127.0.0.1:${emulatorPort}/wlpl/BURT-JDIT/ws/VNifV2SOAP` },
     // Paths separated like PATH (':' here, ';' on Windows).
     representacionCas: (env.POS_REPRESENTACION_CAS ?? '').split(path.delimiter).filter((p) => p.trim() !== ''),

@@ -10,6 +10,8 @@ import type { Database } from './db/database';
 import { DeviceRouting } from './devices/routing';
 import { DeviceService } from './devices/service';
 import { DeviceStore } from './devices/store';
+import { TillCredentials } from './devices/till-credentials';
+import type { ServerTls } from './core/tls';
 import { installValue } from './db/settings';
 import { CursorCodec } from './core/pagination';
 import { InvoiceStore } from './invoices/store';
@@ -64,6 +66,10 @@ export interface EngineContext {
   devices: DeviceService;
   /** Addresses known once the servers listen (ports may be 0 in tests). */
   urls: { billing: string; manage: string; panel: string };
+  /** TLS of the engine's own ports (beyond loopback, or POS_TLS=on): set before the APIs are built. */
+  serverTls?: ServerTls;
+  /** Each till's own credential on a shared engine (token and keys bound to its idMaquina). */
+  tillCredentials: TillCredentials;
   /** Per-launch secret the panel relay sends so the till's own UI is not metered like POS traffic. */
   relaySecret: string;
 }
@@ -127,11 +133,14 @@ export function buildContext(config: ResolvedConfig, db: Database, logger: Logge
     softwareName: `${config.software.nombreSistema} ${config.software.version}`,
     cas: config.representacionCas,
   });
+  const accounts = new AccountStore(db, clock, ids);
+  const tillCredentials = new TillCredentials(db, accounts, clock, ids);
   const context: EngineContext = {
     config,
     db,
     logger,
-    accounts: new AccountStore(db, clock, ids),
+    accounts,
+    tillCredentials,
     usage: new UsageMeter(db, clock),
     issuers,
     invoices,
@@ -149,7 +158,15 @@ export function buildContext(config: ResolvedConfig, db: Database, logger: Logge
     clients,
     representation,
     deviceStore,
-    devices: new DeviceService({ db, devices: deviceStore, issuers, clients, clock }),
+    devices: new DeviceService({
+      db,
+      devices: deviceStore,
+      issuers,
+      clients,
+      clock,
+      // Deactivating a till revokes its own credential (token and keys) in the same transaction.
+      onDeactivated: (accountId, idMaquina) => void tillCredentials.revokeMachine(accountId, idMaquina),
+    }),
     declarations: new DeclarationService(db, clock, ids, config.assetsDir, config.software),
     relaySecret: ids.secret(24),
     urls: {

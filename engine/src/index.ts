@@ -6,6 +6,8 @@ import { FilingThread } from './filing/filing-thread';
 import { buildBillingApi } from './http/billing-api';
 import { buildManageApi } from './http/manage-api';
 import { buildPanelApi } from './http/panel-api';
+import { isLoopbackBind } from './http/panel-auth';
+import { certificateNames, loadServerTls } from './core/tls';
 import { fileLogger } from './platform/logger';
 import { portsOf } from './webhooks/address-policy';
 
@@ -25,6 +27,17 @@ export interface Engine {
   /** Not listening until start(): tests use `inject()` on these. */
   readonly apps: { billing: FastifyInstance; manage: FastifyInstance; panel: FastifyInstance };
   readonly context: EngineContext;
+}
+
+/**
+ * The host name of the printed URLs: the listen address, or — for a wildcard (`0.0.0.0`), which
+ * no client can reach — the first LAN name (POS_ALLOWED_HOSTS), else loopback.
+ */
+export function urlHostOf(config: { host: string; allowedHosts: readonly string[] }): string {
+  const bracket = (h: string) => (h.includes(':') && !h.startsWith('[') ? `[${h}]` : h);
+  const wildcard = ['0.0.0.0', '::', '[::]'].includes(config.host);
+  if (!wildcard) return bracket(config.host);
+  return bracket(config.allowedHosts[0] ?? '127.0.0.1');
 }
 
 export interface EngineUrls {
@@ -51,7 +64,19 @@ export async function createEngine(input: EngineConfig): Promise<Engine> {
     throw error;
   }
   const ctx = buildContext(config, db, logger, { ...(filingThread ? { filingThread } : {}) });
-  const panelToken = input.panelToken ?? config.ids.secret(24);
+  const panelToken = input.panelToken ?? config.ids.secret(32);
+  // Beyond loopback the three ports answer HTTPS only (a certificate configured, or made once).
+  if (!isLoopbackBind(config.host) || config.serverTls.mode === 'on' || config.serverTls.certFile !== undefined) {
+    ctx.serverTls = loadServerTls({
+      dataDir: config.dataDir,
+      names: certificateNames(config.host, config.allowedHosts),
+      certFile: config.serverTls.certFile,
+      keyFile: config.serverTls.keyFile,
+      now: config.clock.now(),
+    });
+  }
+  const scheme = ctx.serverTls ? 'https' : 'http';
+  const urlHost = urlHostOf(config);
   const billing = await buildBillingApi(ctx);
   const manage = await buildManageApi(ctx);
   // The panel relays the till UI's calls to these two in-process (http/panel-relay.ts).
@@ -62,7 +87,7 @@ export async function createEngine(input: EngineConfig): Promise<Engine> {
     await app.listen({ host: config.host, port });
     const address = app.server.address();
     const real = typeof address === 'object' && address ? address.port : port;
-    return `http://${config.host}:${real}`;
+    return `${scheme}://${urlHost}:${real}`;
   };
 
   return {

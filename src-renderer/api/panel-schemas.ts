@@ -8,7 +8,12 @@ export const arranqueSchema = z.object({
   manageUrl: z.string(),
   panelUrl: z.string(),
   entornos: z.array(z.string()).optional(),
-  claves: z.object({ test: z.string().optional(), live: z.string().optional() }),
+  /** Each key's ending only (`…abcd`): the raw keys never reach the page. */
+  clavesFinal: z.object({ test: z.string().optional(), live: z.string().optional() }),
+  /** `caja` (a till's own credential): the administrator's controls answer 403 ADMIN_REQUIRED. */
+  rol: z.enum(['administrador', 'caja']).optional(),
+  /** LIVE is filed to the emulators: the UI says so on every screen while in LIVE. */
+  liveEnEmulador: z.boolean().optional(),
   nifEmisor: z.string().optional(),
   idDispositivo: z.string().optional(),
   carpetaDatos: z.string().optional(),

@@ -29,6 +29,7 @@ export function App() {
   const idMaquina = useSession((s) => s.idMaquina);
   const etiqueta = useSession((s) => s.etiqueta);
   const setScreen = useSession((s) => s.setScreen);
+  const liveEnEmulador = useSession((s) => s.arranque?.liveEnEmulador === true);
 
   // Away from the sync view (which polls every second), the authorities' reachability is read
   // every few seconds so the sale screen can say when one is unreachable.
@@ -116,10 +117,15 @@ export function App() {
             {emisor ? `${emisor.nombre} · ${emisor.nif}` : '—'} · {emisor ? t(`regimen.${emisor.hacienda}`) : ''}
           </span>
           <span className="small" title={t('app.caja')} data-testid="caja">
-            {etiqueta || idMaquina}
+            {etiqueta || t('app.caja')}
           </span>
         </div>
       </header>
+      {entorno === 'live' && liveEnEmulador ? (
+        <p className="banner banner-error no-print" role="alert" data-testid="live-en-emulador">
+          {t('app.liveEnEmulador')}
+        </p>
+      ) : null}
       <main>
         {screen === 'venta' ? <SaleScreen /> : null}
         {screen === 'facturas' ? <InvoicesScreen /> : null}

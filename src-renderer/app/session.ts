@@ -12,6 +12,7 @@ import { DEFAULT_TIME_ZONE, formatAge, formatDateTime, formatDecimal, formatMone
 import { tillBridge } from '../platform/bridge';
 import { pageHash, pageHref, replacePageUrl, sessionGet, sessionSet, setPageLang } from '../platform/page';
 import { browserStore, type KeyValueStore } from '../platform/storage';
+import { PRIMERA_CAJA } from '../../src-shared/nombre-caja';
 import { defaultSerie } from './serie';
 
 export const SCREENS = ['venta', 'facturas', 'sync', 'ajustes'] as const;
@@ -48,7 +49,7 @@ export interface SessionState {
   screen: Screen;
   emisor: Emisor | undefined;
   idMaquina: string;
-  /** The till's name as staff gave it (the desktop: the computer's name). */
+  /** The till's name as staff gave it or the engine registered it (never the computer's name). */
   etiqueta: string;
   deviceInfo: DeviceInfo | undefined;
   appInfo: AppInfo | undefined;
@@ -58,6 +59,8 @@ export interface SessionState {
   setScreen(screen: Screen): void;
   /** The till's identity, chosen or created on the first run; kept from then on. */
   identify(idMaquina: string, etiqueta: string): void;
+  /** The till's name as the engine has it (the desktop's is given on its registration). */
+  rename(etiqueta: string): void;
   setLang(lang: Lang): void;
   setEntorno(entorno: Entorno): Promise<void>;
   setEmisor(nif: string): Promise<void>;
@@ -141,7 +144,9 @@ export const useSession = create<SessionState>((set, get) => {
         const deviceInfo = bridge ? await bridge.deviceInfo() : undefined;
         // The desktop app has its installation's identity; a browser till keeps the one chosen on its first run.
         const idMaquina = deviceInfo?.idMaquina ?? store.get('till.idMaquina') ?? '';
-        const etiqueta = deviceInfo?.nombreEquipo ?? store.get('till.etiqueta') ?? '';
+        // Its name is the engine's label of it, never the computer's name (staff could not tell
+        // «vm» from «DESKTOP-7Q2»): until the engine says, the one kept, or «Caja 1» for a new desktop till.
+        const etiqueta = store.get('till.etiqueta') ?? (deviceInfo ? PRIMERA_CAJA : '');
         const client = createEngineClient({ token: found.token, entorno: () => get().entorno, t: (key, vars) => get().t(key, vars) });
         const arranque = await client.panel.get('/panel/v1/arranque', arranqueSchema);
         const settings = loadSettings(store, idMaquina);
@@ -161,6 +166,11 @@ export const useSession = create<SessionState>((set, get) => {
       kept.set('till.idMaquina', idMaquina);
       kept.set('till.etiqueta', etiqueta);
       set({ idMaquina, etiqueta, settings: loadSettings(kept, idMaquina), state: 'ready' });
+    },
+
+    rename(etiqueta) {
+      get().store.set('till.etiqueta', etiqueta);
+      set({ etiqueta });
     },
 
     setScreen(screen) {

@@ -271,3 +271,21 @@ describe('5 and 6. Receipts in the shop’s document language; dates and times i
     await page.getByTestId('sync-actualizado').filter({ hasText: /\d{2}:\d{2}:\d{2}$/ }).waitFor();
   });
 });
+
+describe('Issue 30: LIVE filed to the emulators is never shown as filed with the AEAT', () => {
+  it('in LIVE every screen says, in Spanish, that LIVE goes to the emulators; in TEST nothing is said', async () => {
+    const banner = page.getByTestId('live-en-emulador');
+    await app.goTo('ajustes');
+    expect(await banner.count()).toBe(0);
+    await page.getByTestId('settings-entorno').selectOption('live');
+    await banner.waitFor();
+    for (const screen of ['venta', 'facturas', 'sync', 'ajustes'] as const) {
+      await app.goTo(screen);
+      expect(await banner.textContent(), screen).toContain('no a la AEAT');
+      await expectSpanishOnly(screen);
+    }
+    await app.goTo('ajustes');
+    await page.getByTestId('settings-entorno').selectOption('test');
+    await banner.waitFor({ state: 'detached' });
+  });
+});

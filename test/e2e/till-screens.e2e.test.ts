@@ -7,6 +7,7 @@
  * reload; a duplicate till name is refused with a free one offered; the outage banner shows before
  * any send fails. Every wait is on the UI's own markers, never a sleep.
  */
+import { hostname } from 'node:os';
 import type { Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { esFinal, estadoMostrado } from '../../src-renderer/features/invoices/estado';
@@ -58,6 +59,19 @@ async function check(p: Page, name: string): Promise<void> {
   expect(await seriousViolations(p), name).toEqual([]);
 }
 
+/** This till's raw identity, which staff never read (only Ajustes shows it). */
+async function ownId(p: Page): Promise<string> {
+  return (await p.evaluate(`localStorage.getItem('till.idMaquina')`)) as string;
+}
+
+/** No till named by its raw identity (TPV-…, WEB-…) nor by its computer's name. */
+function noRawTill(texts: string[]): void {
+  for (const text of texts) {
+    expect(text).not.toMatch(/\b(TPV|WEB)-[0-9A-Z]{6,}/);
+    if (hostname().length >= 3) expect(text).not.toContain(hostname());
+  }
+}
+
 /** The invoice as the engine has it, in the till's one vocabulary (the same function the views use). */
 async function engineEstado(idFactura: string): Promise<string> {
   const detalle = await page.evaluate(
@@ -86,6 +100,11 @@ describe('1024×600: first run, a sale kept across a reload, every field whole',
   it('the first-run question at 1024×600 (en-US/UTC browser): whole fields, no serious violation', async () => {
     await page.goto(server.keys.panelUrl);
     await page.getByTestId('identity').waitFor();
+    // The demo's own till is offered by a name a cashier understands, never «vm» or its identity.
+    await page.getByTestId('identity-elegir').first().waitFor();
+    const offered = await page.getByTestId('identity-elegir').allTextContents();
+    expect(offered).toEqual(['Es esta: Caja principal']);
+    noRawTill([...offered, ...(await page.getByTestId('identity-rasgos').allTextContents())]);
     await check(page, '29-1024-00-identidad');
     await app.identifyAsNew('Caja 1');
   });
@@ -146,6 +165,9 @@ describe('1024×600: first run, a sale kept across a reload, every field whole',
     await sale.waitForStatus('registrada');
     expect(await sale.focusedField()).toBe('entry-descripcion');
     expect(await page.getByTestId('sale-result').getByTestId('receipt-qr').getAttribute('alt')).toMatch(/^Código QR tributario de la factura /);
+    // The receipt's footer names the till by its label, not its identity.
+    expect(await sale.receipt().getByTestId('receipt-caja').textContent()).toBe('Caja 1');
+    expect(await sale.receipt().textContent()).not.toContain(await ownId(page));
     await check(page, '29-1024-02-venta-registrada');
   });
 
@@ -157,6 +179,9 @@ describe('1024×600: first run, a sale kept across a reload, every field whole',
     expect(await page.getByTestId('invoice-refund').isDisabled()).toBe(true);
     expect(await page.getByTestId('invoice-refund').getAttribute('aria-describedby')).toBe('motivo-refund');
     expect(await page.getByTestId('invoice-refund-motivo').textContent()).toContain('R5');
+    // The detail names the till by its label; its raw identity is nowhere in it.
+    expect(await page.getByTestId('invoice-caja').textContent()).toBe('Caja 1');
+    expect(await invoices.detail().textContent()).not.toContain(await ownId(page));
     // One line each: a number never wraps (its height is a single line of its font).
     const wrapped = (await page.evaluate(
       `[...document.querySelectorAll('[data-testid="invoice-open"], .invoice-detail h2 .numero')].filter((e) => e.getBoundingClientRect().height > parseFloat(getComputedStyle(e).fontSize) * 1.9).map((e) => e.textContent)`,
@@ -253,13 +278,29 @@ describe('After anular, subsanar and a refund, every open view shows the engine�
 });
 
 describe('Sync at 1024×600: the outage said before a send fails, retry answered, batches told apart', () => {
-  it('AEAT taken down: the sale screen says it before any sale is sent', async () => {
+  it('AEAT taken down: the sale screen says it before any sale is sent; after «Reintentar ahora», «Próximo intento» is what the engine now says', async () => {
     await app.goTo('sync');
     await sync.waitLoaded();
     await sync.takeAeatDown();
     await app.goTo('venta');
     await page.getByTestId('sale-autoridad-caida').waitFor({ timeout: 10_000 });
+    // A sale while it is down: its send fails, and the sync view says so and when it tries next.
+    await sale.typeLine('Agua', '1', '1,00', '21');
+    await sale.completeWithEnter();
     await app.goTo('sync');
+    const aeat = page.locator('[data-testid="sync-authority"][data-autoridad="aeat"][data-entorno="test"]');
+    await aeat.getByTestId('sync-authority-error').waitFor({ timeout: 30_000 });
+    await page.getByTestId('sync-batch-estado').filter({ hasText: 'No se pudo enviar (sin conexión)' }).first().waitFor({ timeout: 10_000 });
+    expect(await page.getByTestId('sync-batch-estado').allTextContents()).not.toContain('Esperando respuesta');
+    const proximo = aeat.getByTestId('sync-authority-proximo');
+    const antes = await proximo.getAttribute('data-en');
+    expect(antes).toBeTruthy();
+    const pulsado = new Date(Date.now() - 1000).toISOString();
+    await sync.retryNow();
+    await page.getByTestId('sync-reintentado').waitFor();
+    // The engine tries again at once: the next attempt shown moves, and it is never a time already past.
+    await expect.poll(async () => proximo.getAttribute('data-en'), { timeout: 5000, interval: 200 }).not.toBe(antes);
+    expect((await proximo.getAttribute('data-en'))! >= pulsado).toBe(true);
     await sync.bringAeatUp();
     await app.goTo('venta');
     await page.getByTestId('sale-autoridad-caida').waitFor({ state: 'detached', timeout: 10_000 });
@@ -276,6 +317,12 @@ describe('Sync at 1024×600: the outage said before a send fails, retry answered
     await page.getByTestId('sync-batch-id').first().click();
     await page.getByTestId('sync-batch-xml').waitFor();
     expect(await page.getByTestId('sync-batch-xml').getAttribute('open')).toBeNull();
+    // «Verificar cadenas» names this till's chain by its label, no chain by an identity.
+    await page.getByTestId('sync-verificar').click();
+    await page.getByTestId('sync-cadenas').waitFor();
+    const cadenas = await page.getByTestId('sync-cadena').allTextContents();
+    expect(cadenas.some((c) => c.includes('caja Caja 1'))).toBe(true);
+    noRawTill(cadenas);
     await check(page, '29-1024-08-sync');
   });
 
@@ -302,6 +349,8 @@ describe('A second till at 1366×768: the name taken is refused with a free one,
     await p2.getByTestId('identity-elegir').first().waitFor();
     // Each known till with what tells it apart: its series and since when.
     for (const rasgos of await p2.getByTestId('identity-rasgos').allTextContents()) expect(rasgos).toMatch(/^serie .+ · (última venta|sin ventas todavía).* · registrada el /);
+    // Every known till by its label: the demo's own one and the first browser's.
+    expect(await p2.getByTestId('identity-elegir').allTextContents()).toEqual(['Es esta: Caja principal', 'Es esta: Caja 1']);
     // «Caja 1» has sold: when, it says.
     await p2.getByRole('listitem').filter({ hasText: 'Es esta: Caja 1' }).getByTestId('identity-rasgos').filter({ hasText: 'última venta' }).waitFor();
     await p2.getByTestId('identity-nombre').fill('caja 1');

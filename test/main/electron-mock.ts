@@ -101,6 +101,7 @@ export function electronMock(userData: string, lock = true) {
     webRequest: { onHeadersReceived: vi.fn() },
     setPermissionRequestHandler: vi.fn(),
     setPermissionCheckHandler: vi.fn(),
+    setCertificateVerifyProc: vi.fn(),
   };
   return {
     app: {

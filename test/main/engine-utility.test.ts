@@ -5,7 +5,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 const root = path.resolve(import.meta.dirname, '../..');
-const TOKEN = 'token-from-the-host';
+const TOKEN = 'token-from-the-host-0123456789abcdefghijklmnop';
 
 interface Ready {
   type: 'ready';

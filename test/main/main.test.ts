@@ -59,7 +59,7 @@ describe('Electron main: composition', () => {
       POS_DATA_DIR: path.join(userData, 'datos'),
       POS_ASSETS_DIR: '/app/assets',
       POS_UI_DIR: '/app/out/renderer',
-      POS_PANEL_TOKEN: expect.stringMatching(/^[A-Za-z0-9_-]{32}$/),
+      POS_PANEL_TOKEN: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
     });
     expect(mock.ipcMain.handle.mock.calls.map((c) => c[0]).sort()).toEqual(['till:app-info', 'till:device-info', 'till:print']);
     const win = FakeBrowserWindow.instances[0]!;

@@ -30,6 +30,24 @@ describe('The till’s registration against a real engine (src-main/till-registr
     ]);
   });
 
+  it('issue 29: a name another active till has is not a failure: the next free «Caja N», read from the engine', async () => {
+    await t.setFase('activa');
+    expect(await registerTill(target, { idMaquina: 'TPV-AAAAAAAAAAAA', etiqueta: 'Caja 1' }, { fetch, log })).toBe('registrado');
+    expect(await registerTill(target, { idMaquina: 'TPV-BBBBBBBBBBBB', etiqueta: 'Caja 2' }, { fetch, log })).toBe('registrado');
+    // Two more desktop tills, both starting as «Caja 1».
+    expect(await registerTill(target, { idMaquina: 'TPV-CCCCCCCCCCCC', etiqueta: 'Caja 1' }, { fetch, log })).toBe('registrado');
+    expect(await registerTill(target, { idMaquina: 'TPV-DDDDDDDDDDDD', etiqueta: 'Caja 1' }, { fetch, log })).toBe('registrado');
+    expect((await t.status()).dispositivos.map((d) => [d.idMaquina, d.etiqueta])).toEqual([
+      ['TPV-AAAAAAAAAAAA', 'Caja 1'],
+      ['TPV-BBBBBBBBBBBB', 'Caja 2'],
+      ['TPV-CCCCCCCCCCCC', 'Caja 3'],
+      ['TPV-DDDDDDDDDDDD', 'Caja 4'],
+    ]);
+    // Already registered under its own name: nothing renamed.
+    expect(await registerTill(target, { idMaquina: 'TPV-DDDDDDDDDDDD', etiqueta: 'Caja 1' }, { fetch, log })).toBe('ya_registrado');
+    expect((await t.status()).dispositivos.map((d) => d.etiqueta)).toEqual(['Caja 1', 'Caja 2', 'Caja 3', 'Caja 4']);
+  });
+
   it('a deactivated till is reactivated on its next start', async () => {
     await t.setFase('preparacion');
     await registerTill(target, { idMaquina: 'TPV-AAAAAAAAAAAA', etiqueta: 'caja-1' }, { fetch, log });
@@ -45,7 +63,7 @@ describe('The till’s registration against a real engine (src-main/till-registr
     expect(log.warn).toHaveBeenCalled();
   });
 
-  it('the label is the computer’s name as plain text of at most 120 characters', () => {
+  it('the label is plain text of at most 120 characters', () => {
     expect(etiquetaFrom('caja\u0007-1')).toBe('caja-1');
     expect(etiquetaFrom('n'.repeat(200))).toHaveLength(120);
   });

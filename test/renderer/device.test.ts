@@ -1,10 +1,12 @@
 // Issue 14 part 7 / issue 13 part 4 at the device store: the till registers itself with an
 // identity it makes up (never typed), is reactivated when deactivated, and an issuer without the
 // high-capacity mode keeps the identity as the invoices' metadata (nothing to register).
-import { beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { useSession } from '../../src-renderer/app/session';
 import { asegurarRegistro, newTillId, useDevice } from '../../src-renderer/features/device/store';
 import { memoryStore } from '../../src-renderer/platform/storage';
+import type { DispositivosResponse } from '../../src-shared/api/dispositivos';
+import type { TillBridge } from '../../src-shared/bridge';
 import { fakeEngine, ok, type Call } from './support/fake-engine';
 
 const BASE = '/panel/v1/api/manage/v1/clientes/B12345674/dispositivos';
@@ -29,7 +31,12 @@ function engine(fase: 'no_contratada' | 'preparacion' | 'activa', initial: { idM
       const body = call.body as { idMaquina: string; etiqueta?: string };
       const known = devices.find((d) => d.idMaquina === body.idMaquina);
       if (known?.activo) return { status: 409, body: { code: 'MACHINE_ALREADY_REGISTERED', message: 'ya' } };
-      if (known) known.activo = true;
+      // The engine's rule: names unique among the issuer's active tills (trimmed, any case).
+      const nombre = (body.etiqueta ?? known?.etiqueta ?? '').trim().toLowerCase();
+      if (nombre && devices.some((d) => d.activo && d.idMaquina !== body.idMaquina && d.etiqueta.trim().toLowerCase() === nombre)) {
+        return { status: 409, body: { code: 'DEVICE_LABEL_TAKEN', message: 'nombre usado', campo: 'etiqueta' } };
+      }
+      if (known) Object.assign(known, { activo: true }, body.etiqueta ? { etiqueta: body.etiqueta } : {});
       else devices.push({ idMaquina: body.idMaquina, etiqueta: body.etiqueta ?? '', activo: true });
       const d = devices.find((x) => x.idMaquina === body.idMaquina)!;
       return { status: known ? 200 : 201, body: { message: 'ok', entorno: 'test', dispositivo: { ...d, creadoEn: TS }, ...(known ? { reactivado: true } : {}) } };
@@ -115,5 +122,70 @@ describe('Every start: registered again if the engine does not have it active', 
     await useDevice.getState().asegurar();
     expect(useDevice.getState().error?.mensaje).toBe('Este emisor no pertenece a la cuenta de la caja: elija otro en Ajustes.');
     expect(useSession.getState().state).toBe('ready');
+  });
+});
+
+describe('Issue 29: a till registered silently is named as staff tell tills apart, never by its computer', () => {
+  afterEach(() => {
+    vi.unstubAllGlobals();
+  });
+
+  it('the desktop till whose «Caja 1» is taken registers as the next free «Caja N», and every view shows the engine’s name', async () => {
+    const e = engine('activa', [
+      { idMaquina: 'WEB-AAAAAAAAAA', etiqueta: 'Caja 1', activo: true },
+      { idMaquina: 'WEB-BBBBBBBBBB', etiqueta: 'caja 2', activo: true },
+    ]);
+    useSession.setState({ client: e.client, idMaquina: 'TPV-0123456789AB', etiqueta: 'Caja 1', state: 'ready' });
+    await useDevice.getState().asegurar();
+    expect(e.calls.filter((c) => c.method === 'POST').map((c) => c.body)).toEqual([
+      { idMaquina: 'TPV-0123456789AB', etiqueta: 'Caja 1' },
+      { idMaquina: 'TPV-0123456789AB', etiqueta: 'Caja 3' },
+    ]);
+    expect(useDevice.getState().error).toBeUndefined();
+    expect(useSession.getState().etiqueta).toBe('Caja 3');
+    expect(useSession.getState().store.get('till.etiqueta')).toBe('Caja 3');
+  });
+
+  it('an active till the engine knows by another name takes the engine’s name', async () => {
+    const e = engine('activa', [{ idMaquina: 'TPV-0123456789AB', etiqueta: 'Barra', activo: true }]);
+    useSession.setState({ client: e.client, idMaquina: 'TPV-0123456789AB', etiqueta: 'Caja 1', state: 'ready' });
+    await useDevice.getState().asegurar();
+    expect(e.calls.filter((c) => c.method === 'POST')).toEqual([]);
+    expect(useSession.getState().etiqueta).toBe('Barra');
+  });
+
+  it('the desktop app’s boot: the till is «Caja 1» until the engine names it, never the computer’s name', async () => {
+    const bridge = {
+      appInfo: async () => ({ panelToken: 'tok', version: '1.0.0' }),
+      deviceInfo: async () => ({ idMaquina: 'TPV-0123456789AB', nombreEquipo: 'vm', plataforma: 'linux', impresora: { tipo: 'ninguna', nombre: '', ancho: 80 } }),
+    } as unknown as TillBridge;
+    vi.stubGlobal('till', bridge);
+    vi.stubGlobal('fetch', async (input: string | URL) => {
+      const url = String(input);
+      const body = url.endsWith('/panel/v1/arranque')
+        ? { billingUrl: 'http://b', manageUrl: 'http://m', panelUrl: 'http://p', claves: {}, nifEmisor: 'B12345674' }
+        : { cliente: { nif: 'B12345674', nombre: 'DEMO', hacienda: 'verifactu' } };
+      return new Response(JSON.stringify(body), { status: 200, headers: { 'content-type': 'application/json' } });
+    });
+    useSession.setState({ store: memoryStore() });
+    await useSession.getState().boot();
+    expect(useSession.getState()).toMatchObject({ state: 'ready', idMaquina: 'TPV-0123456789AB', etiqueta: 'Caja 1' });
+  });
+});
+
+describe('Issue 29: every view names a till by its label', () => {
+  it('this till by its own label, another by the engine’s, an unnamed one by when it was registered — never its identity', async () => {
+    const { nombreCaja } = await import('../../src-renderer/features/device/names');
+    useSession.setState({ idMaquina: 'WEB-PROPIAAAAA', etiqueta: 'Caja 1', settings: { ...useSession.getState().settings, zonaHoraria: 'Europe/Madrid' } });
+    useDevice.setState({
+      lista: lista('activa', [
+        { idMaquina: 'WEB-PROPIAAAAA', etiqueta: 'Caja 1', activo: true },
+        { idMaquina: 'TPV-0123456789AB', etiqueta: 'Caja principal', activo: true },
+        { idMaquina: 'WEB-SINNOMBREE', etiqueta: '', activo: true },
+      ]) as DispositivosResponse,
+    });
+    expect(nombreCaja('WEB-PROPIAAAAA')).toBe('Caja 1');
+    expect(nombreCaja('TPV-0123456789AB')).toBe('Caja principal');
+    expect(nombreCaja('WEB-SINNOMBREE')).toBe('Caja registrada el 25/11/2026 11:00:00');
   });
 });

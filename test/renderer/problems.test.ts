@@ -127,3 +127,15 @@ describe('A queue held back by a fault only a person can fix (AEAT 4104…): wha
     expect(explainBloqueo('es', null)).toBeUndefined();
   });
 });
+
+describe('Shop-server refusals (issue 30) reach staff in their words', () => {
+  it.each([
+    [403, 'ADMIN_REQUIRED', 'Esto solo lo puede hacer el administrador, en el servidor de la tienda.'],
+    [403, 'MACHINE_CREDENTIAL_REQUIRED', 'Esta caja no puede vender con la identidad de otra: revise su configuración con el administrador.'],
+    [403, 'MACHINE_CREDENTIAL_MISMATCH', 'Esta caja no puede vender con la identidad de otra: revise su configuración con el administrador.'],
+    [429, 'TOO_MANY_ATTEMPTS', 'Demasiados intentos con un acceso no válido: espere un minuto y vuelva a abrir la caja.'],
+  ])('%i %s', (status, code, mensaje) => {
+    expect(explainError('es', refused(status, code, 'engine text')).mensaje).toBe(mensaje);
+    expect(explainError('en', refused(status, code, 'engine text')).mensaje).not.toBe(mensaje);
+  });
+});

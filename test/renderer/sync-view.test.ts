@@ -2,7 +2,7 @@
 // controls only for the authorities in use; and «Verificar cadenas» shown in the staff's words.
 import { beforeEach, describe, expect, it } from 'vitest';
 import { useSession } from '../../src-renderer/app/session';
-import { autoridadesCaidas, autoridadesVista, emuladoresDeEmisores, enVuelo, useSync, type SyncResumen } from '../../src-renderer/features/sync/store';
+import { autoridadesCaidas, autoridadesVista, avisoSinPendientes, emuladoresDeEmisores, enVuelo, estadoLote, useSync, type SyncResumen } from '../../src-renderer/features/sync/store';
 import { translate } from '../../src-renderer/i18n';
 import { fakeEngine, ok } from './support/fake-engine';
 
@@ -115,5 +115,27 @@ describe('«Verificar cadenas» (POST /panel/v1/sync/verificar-cadenas) in the s
     useSession.setState({ client, lang: 'es' });
     await useSync.getState().verificarCadenas();
     expect(useSync.getState().error?.mensaje).toBe('No se ha encontrado en el motor.');
+  });
+});
+
+describe('Issue 29 point 12: batches and an empty queue in words that match the counts beside them', () => {
+  const lote = { estado: 'pendiente_respuesta', ultimoError: 'connect ECONNREFUSED 127.0.0.1:8790', respondidoEn: null };
+
+  it('a batch that could not connect reads «No se pudo enviar (sin conexión)», not «Esperando respuesta»', () => {
+    expect(translate('es', estadoLote(lote) as 'lote.sinConexion')).toBe('No se pudo enviar (sin conexión): se reintenta solo');
+    expect(translate('en', estadoLote(lote) as 'lote.sinConexion')).toBe('Could not be sent (no connection): retried on its own');
+    // Sent and waiting for its answer (no error): still «waiting»; answered: its state.
+    expect(estadoLote({ ...lote, ultimoError: null })).toBe('lote.pendiente_respuesta');
+    expect(estadoLote({ ...lote, estado: 'respondido', respondidoEn: '2026-11-25T10:00:00.000Z' })).toBe('lote.respondido');
+  });
+
+  it('«Nada pendiente» never says «todo enviado» beside «Rechazados sin corregir» above zero', () => {
+    const vacia = { ...resumen, porEstadoEnvio: { test: { rechazada: 1 }, live: {} }, colas: [cola({})] };
+    expect(avisoSinPendientes(vacia, 'test')).toBe('sync.vaciaConRechazos');
+    expect(translate('es', avisoSinPendientes(vacia, 'test'), { n: 1 })).toBe('Nada pendiente de envío, pero queda 1 factura rechazada sin corregir: subsánela desde Facturas.');
+    expect(translate('es', avisoSinPendientes({ ...vacia, rechazados: { test: 3, live: 0 } }, 'test'), { n: 3 })).toBe('Nada pendiente de envío, pero quedan 3 facturas rechazadas sin corregir: subsánelas desde Facturas.');
+    // LIVE has none rejected: all sent there.
+    expect(avisoSinPendientes(vacia, 'live')).toBe('sync.vacia');
+    expect(translate('es', avisoSinPendientes(vacia, 'live'), { n: 0 })).toBe('Nada pendiente: todo enviado.');
   });
 });

@@ -146,9 +146,10 @@ function keyedRoutes(): { app: 'billing' | 'manage'; method: string; url: string
   );
 }
 
-async function send(app: 'billing' | 'manage' | 'panel', method: string, req: Req, headers: Record<string, string | string[]>): Promise<LightMyRequestResponse> {
+async function send(app: 'billing' | 'manage' | 'panel', method: string, req: Req, headers: Record<string, string | string[]>, remoteAddress?: string): Promise<LightMyRequestResponse> {
   return t.engine.apps[app].inject({
     method: method as 'GET',
+    ...(remoteAddress ? { remoteAddress } : {}),
     url: req.url,
     headers: { ...(req.body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers },
     ...(req.body !== undefined ? { payload: JSON.stringify(req.body) } : {}),
@@ -282,9 +283,12 @@ describe('The panel without its token → 401 on every panel route, API keys are
   it('no token, a wrong token, the token in the query, an API key, Basic auth', async () => {
     const panelRoutes = allRoutes().filter((r) => r.app === 'panel' && r.url !== '/openapi.json');
     expect(panelRoutes.length).toBeGreaterThan(10);
+    // Each attempt from its own address: past 10 failures an address is throttled (429; tokens.test.ts).
+    let attempt = 0;
     for (const r of panelRoutes) {
       for (const headers of [{}, { authorization: 'Bearer wrong' }, { authorization: 'bearer panel-test-token' }, { authorization: 'Bearer panel-test-token ' + 'x' }, { 'x-api-key': t.keys.test }, { authorization: `Basic ${Buffer.from('panel:panel-test-token').toString('base64')}` }] as Record<string, string>[]) {
-        const res = await send('panel', r.method, { url: `${r.url}${r.url.includes('?') ? '&' : '?'}token=panel-test-token` }, headers);
+        attempt++;
+        const res = await send('panel', r.method, { url: `${r.url}${r.url.includes('?') ? '&' : '?'}token=panel-test-token` }, headers, `10.9.${attempt >> 8}.${attempt & 255}`);
         expect(res.statusCode, `${r.method} ${r.url} ${JSON.stringify(headers)}`).toBe(401);
         expect(res.json()).toMatchObject({ code: 'PANEL_TOKEN_REQUIRED' });
       }

@@ -233,6 +233,11 @@ const SAMPLES: [string, Sample][] = [
     (c, s) => c('panel', 'PUT', `/panel/v1/cuentas/${s.idCuenta}/clientes/${s.keys.nifEmisor}/fase`, { body: { faseAltaCapacidad: 'no_contratada' } }),
   ],
   ['panel GET /panel/v1/cadena', (c, s) => c('panel', 'GET', `/panel/v1/cadena?entorno=test&nif=${s.keys.nifEmisor}`)],
+  ['panel GET /panel/v1/sync/alcance', (c) => c('panel', 'GET', '/panel/v1/sync/alcance?entorno=test&autoridad=aeat')],
+  // A shop server's till credential: issued, listed, revoked.
+  ['panel POST /panel/v1/cajas', (c) => c('panel', 'POST', '/panel/v1/cajas', { body: { etiqueta: 'Caja barrido', idMaquina: 'SWEEP-CAJA' } })],
+  ['panel GET /panel/v1/cajas', (c) => c('panel', 'GET', '/panel/v1/cajas')],
+  ['panel DELETE /panel/v1/cajas/{idMaquina}', (c) => c('panel', 'DELETE', '/panel/v1/cajas/SWEEP-CAJA')],
   // Last: a state change of the client, a new API key.
   ['manage PATCH /v1/clientes/{nif}/estado', (c) => c('manage', 'PATCH', `/v1/clientes/${AUTONOMO.nif}/estado`, { body: { estado: 'inactivo' } })],
   ['panel POST /panel/v1/claves', (c) => c('panel', 'POST', '/panel/v1/claves', { body: { entorno: 'test' } })],

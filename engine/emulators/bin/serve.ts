@@ -5,7 +5,9 @@ import type { TlsOptions } from '../router';
 // Usage: tsx engine/emulators/bin/serve.ts
 // Env: POS_EMULATOR_PORT (8790), POS_EMULATOR_DATA_DIR (./data/emulators),
 // POS_EMULATOR_WAIT_S (60), POS_REFERENCE_DIR, and for mutual TLS
-// POS_EMULATOR_TLS_KEY / _CERT / _CA (PEM files, see scripts/make-test-ca.sh).
+// POS_EMULATOR_TLS_KEY / _CERT / _CA (PEM files, see scripts/make-test-ca.sh);
+// POS_EMULATOR_CONTROL_TOKEN: when set, /__control/ checks Host and takes changes only as
+// application/json with `x-control-token: <it>` (npm start always guards them with a per-launch one).
 
 function tlsFromEnv(): TlsOptions | undefined {
   const key = process.env.POS_EMULATOR_TLS_KEY;
@@ -22,7 +24,8 @@ function tlsFromEnv(): TlsOptions | undefined {
 
 async function main(): Promise<void> {
   const tls = tlsFromEnv();
-  const emus = await startEmulators(tls ? { tls } : {});
+  const controlToken = process.env.POS_EMULATOR_CONTROL_TOKEN || undefined;
+  const emus = await startEmulators({ ...(tls ? { tls } : {}), ...(controlToken ? { controlToken } : {}) });
   process.stdout.write(
     `AEAT VeriFactu emulator: ${emus.url}${AEAT_SOAP_PATH}\n` +
       `control API: ${emus.url}/__control/health\n`,

@@ -3,6 +3,7 @@
  * declaration, for the service team and support staff. Works on the same data dir as the engine
  * (POS_DATA_DIR), also while it runs.
  */
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { entornoSchema, haciendaSchema } from '../../../src-shared/api/common';
@@ -14,6 +15,7 @@ import type { Account } from '../account/store';
 import { configFromEnv, resolveConfig } from '../config';
 import { buildContext, type EngineContext } from '../context';
 import { Database } from '../db/database';
+import { issueTillCredential } from '../devices/till-credential-panel-routes';
 import { EngineError } from '../core/errors';
 import { silentLogger } from '../platform/logger';
 import { systemClock } from '../platform/clock';
@@ -33,7 +35,10 @@ const USAGE = `Usage: npm run admin -- <command> [options]
   declaration show
   devices phase NIF no_contratada|preparacion|activa   (the issuer's high-capacity phase, TEST and LIVE)
   devices list NIF                                      (phase, devices, series and observed ids per environment)
-  verify-chains [--nif NIF] [--entorno test|live] [--json]   (exit 0 only when every chain verifies)`;
+  verify-chains [--nif NIF] [--entorno test|live] [--json]   (exit 0 only when every chain verifies)
+  till add NIF ETIQUETA [ID_MAQUINA]   (a till of a shop server: its own token and keys, shown once, and its engine.json)
+  till list NIF
+  till revoke NIF ID_MAQUINA           (its token and keys refused at once)`;
 
 function fail(message: string): never {
   process.stderr.write(`${message}\n\n${USAGE}\n`);
@@ -91,9 +96,50 @@ function devices(ctx: EngineContext, verb: string | undefined, positionals: stri
   }
 }
 
+/** What a till's engine.json needs of the server: its URLs and pinned fingerprint (the keys file of its start). */
+async function serverForTills(dataDir: string): Promise<Record<string, string>> {
+  let keys: Record<string, unknown> = {};
+  try {
+    keys = JSON.parse(await readFile(path.join(dataDir, 'demo-keys.json'), 'utf8')) as Record<string, unknown>;
+  } catch {
+    // Not started yet: the till's engine.json is completed by hand.
+  }
+  const text = (name: string) => (typeof keys[name] === 'string' ? (keys[name] as string) : undefined);
+  const panel = text('panelUrl');
+  return {
+    ...(text('billingUrl') ? { url: text('billingUrl')! } : {}),
+    ...(text('manageUrl') ? { manageUrl: text('manageUrl')! } : {}),
+    ...(panel ? { panelUrl: new URL(panel).origin } : {}),
+    ...(text('fingerprint256') ? { fingerprint256: text('fingerprint256')! } : {}),
+  };
+}
+
+async function tills(ctx: EngineContext, verb: string | undefined, positionals: string[]): Promise<unknown> {
+  const { account, nif } = accountOfIssuer(ctx, positionals[0]);
+  if (verb === 'list') return ctx.tillCredentials.list(account.id).filter((c) => c.nifEmisor === nif);
+  if (verb === 'revoke') {
+    const id = positionals[1] ?? fail('the till’s ID_MAQUINA is required');
+    return { idMaquina: id, revocada: ctx.tillCredentials.revokeMachine(account.id, id) };
+  }
+  const etiqueta = positionals[1] ?? fail('ETIQUETA (the till’s name) is required');
+  const idMaquina = positionals[2];
+  if (idMaquina !== undefined && !/^[A-Za-z0-9._-]{1,64}$/.test(idMaquina)) fail('ID_MAQUINA: 1–64 characters of A-Z a-z 0-9 . _ -');
+  try {
+    const issued = issueTillCredential({ credentials: ctx.tillCredentials, devices: ctx.devices, ids: ctx.config.ids }, account, { nifEmisor: nif, etiqueta: etiqueta.slice(0, 120), idMaquina });
+    return {
+      ...issued,
+      engineJson: { ...(await serverForTills(ctx.config.dataDir)), idMaquina: issued.idMaquina, tillToken: issued.token, nifEmisor: nif },
+      note: 'shown once: only their hashes are stored; engineJson goes to the till’s <userData>/engine.json (mode 0600)',
+    };
+  } catch (error) {
+    refused(error);
+  }
+}
+
 async function run(ctx: EngineContext, args: string[]): Promise<unknown> {
   const [noun, verb, ...rest] = args;
   if (noun === 'devices' && (verb === 'phase' || verb === 'list')) return devices(ctx, verb, rest);
+  if (noun === 'till' && (verb === 'add' || verb === 'list' || verb === 'revoke')) return tills(ctx, verb, rest);
   const { values } = parseArgs({
     args: rest,
     options: {

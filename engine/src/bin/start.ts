@@ -4,16 +4,17 @@
  * (unless POS_EMULATORS=off), the engine on the POS_* environment pointed at them, the demo account
  * on an empty data dir, demo-keys.json, and a banner with the URLs and keys.
  */
+import { randomBytes } from 'node:crypto';
 import { chmod, writeFile } from 'node:fs/promises';
-import { hostname } from 'node:os';
 import path from 'node:path';
 import { CENSUS_SOAP_PATH, startEmulators, type RunningEmulators } from '../../emulators/index';
 import { DEMO_TICKETBAI_ISSUERS, seedDemoAccount, seedDemoShop } from '../demo/account';
 import { idMaquina } from '../../../src-shared/primitives';
 import { configFromEnv } from '../config';
-import { seedDemoDevices } from '../demo/devices';
+import { DEMO_TILL_LABEL, seedDemoDevices } from '../demo/devices';
 import { loadHeadlessTillIdentity } from '../devices/till-identity';
 import { readDemoKeys } from '../http/panel-api';
+import { resolvePanelToken } from '../http/panel-auth';
 import { createEngine, type Engine, type EngineUrls } from '../index';
 import { fileLogger, type Logger } from '../platform/logger';
 
@@ -27,6 +28,8 @@ export interface DemoKeysFile {
   manageUrl: string;
   panelUrl: string;
   emulatorUrl?: string;
+  /** SHA-256 of the engine's TLS certificate (beyond loopback), pinned by each till. */
+  fingerprint256?: string;
 }
 
 export interface StartOptions {
@@ -56,14 +59,32 @@ export interface StartedEngine {
   stop(): Promise<void>;
 }
 
+/** HTTPS beyond loopback: the fingerprint every till pins, the local CA, the names it answers to. */
+function tlsBanner(engine: Engine, allowedHosts: readonly string[]): string[] {
+  const tls = engine.context.serverTls;
+  if (!tls) return [];
+  return [
+    `  TLS             certificate SHA-256 ${tls.fingerprint256}`,
+    '                  (each till pins it: its engine.json from POST /panel/v1/cajas carries it)',
+    ...(tls.caFile ? [`  TLS CA          ${tls.caFile} (the engine's own local CA)`] : []),
+    ...(allowedHosts.length > 0 ? [`  LAN names       ${allowedHosts.join(', ')} (same ports)`] : []),
+  ];
+}
+
 export const AEAT_EMULATOR_PATH = '/wlpl/TIKE-CONT/ws/SistemaFacturacion/VerifactuSOAP';
 
 export async function startEngine(options: StartOptions): Promise<StartedEngine> {
   const { env } = options;
   const config = configFromEnv(env);
+  // At least 128 bits: a configured token is refused when weaker (before anything starts), a
+  // generated one is kept in the data dir (0600).
+  const panelToken = resolvePanelToken(env.POS_PANEL_TOKEN, path.resolve(config.dataDir), () => randomBytes(32).toString('base64url'));
   const logger = fileLogger(path.resolve(config.dataDir), options.consoleLog ?? false);
   // The authorities are played by the shipped emulators unless real endpoints are configured.
-  const emulators = env.POS_EMULATORS === 'off' ? undefined : await startEmulators({ dataDir: path.join(path.resolve(config.dataDir), 'emulators') });
+  // Their /__control/ changes need a per-launch token, which only this engine (its panel relay) holds.
+  const emulatorControlToken = randomBytes(32).toString('base64url');
+  const emulators =
+    env.POS_EMULATORS === 'off' ? undefined : await startEmulators({ dataDir: path.join(path.resolve(config.dataDir), 'emulators'), controlToken: emulatorControlToken });
   const aeatUrl = emulators ? `${emulators.url}${AEAT_EMULATOR_PATH}` : undefined;
   // Emulators run elsewhere (POS_EMULATORS=off, POS_EMULATOR_URL): the panel still relays their fault controls.
   const emulatorUrl = emulators?.url ?? (env.POS_EMULATOR_URL || undefined);
@@ -75,9 +96,13 @@ export async function startEngine(options: StartOptions): Promise<StartedEngine>
       logger,
       ...(uiDir ? { uiDir } : {}),
       // The desktop host keeps one token across engine restarts, so its window stays authorised.
-      ...(env.POS_PANEL_TOKEN ? { panelToken: env.POS_PANEL_TOKEN } : {}),
+      panelToken,
       ...(env.POS_ASSETS_DIR ? { assetsDir: env.POS_ASSETS_DIR } : {}),
       ...(emulatorUrl ? { emulatorUrl } : {}),
+      ...(emulators ? { emulatorControlToken } : {}),
+      // TicketBAI LIVE has no real endpoint configured here, and AEAT LIVE defaults to the emulator:
+      // with emulators, LIVE is theirs, and every LIVE answer, the banner and the panel say so.
+      liveToEmulator: emulatorUrl !== undefined,
       // The census NIF check: the started emulator unless POS_CENSUS_URL points elsewhere.
       census: { ...config.census, ...(emulators && !env.POS_CENSUS_URL ? { url: `${emulators.url}${CENSUS_SOAP_PATH}` } : {}) },
       submission: {
@@ -99,8 +124,8 @@ export async function startEngine(options: StartOptions): Promise<StartedEngine>
     const seeded = seedDemoAccount(engine.context);
     const ctx = engine.context;
     const till = idMaquina.safeParse(env.POS_TILL_ID).success && env.POS_TILL_ID
-      ? { idMaquina: env.POS_TILL_ID, etiqueta: env.POS_TILL_LABEL ?? hostname() }
-      : { idMaquina: loadHeadlessTillIdentity(ctx.config.dataDir, ctx.config).idMaquina, etiqueta: hostname() };
+      ? { idMaquina: env.POS_TILL_ID, etiqueta: env.POS_TILL_LABEL ?? DEMO_TILL_LABEL }
+      : { idMaquina: loadHeadlessTillIdentity(ctx.config.dataDir, ctx.config).idMaquina, etiqueta: env.POS_TILL_LABEL ?? DEMO_TILL_LABEL };
     if (seeded) seedDemoDevices(ctx, { nifEmisor: seeded.nifEmisor, till });
     if (seeded) await seedDemoShop(engine.context, seeded.nifEmisor);
     const urls = await engine.start();
@@ -115,6 +140,7 @@ export async function startEngine(options: StartOptions): Promise<StartedEngine>
       manageUrl: urls.manage,
       panelUrl,
       ...(emulatorUrl ? { emulatorUrl } : {}),
+      ...(engine.context.serverTls ? { fingerprint256: engine.context.serverTls.fingerprint256 } : {}),
     };
     const keysPath = path.join(engine.context.config.dataDir, 'demo-keys.json');
     // The keys and the panel token: readable by the till's user only.
@@ -122,9 +148,16 @@ export async function startEngine(options: StartOptions): Promise<StartedEngine>
     await chmod(keysPath, 0o600);
     const banner = [
       'Till compliance engine ready',
+      ...(emulatorUrl
+        ? [
+            '  !!!!!!!!!!!!!!  LIVE GOES TO THE EMULATORS, NOT TO THE AEAT OR THE TREASURIES: NOTHING IS REALLY FILED  !!!!!!!!!!!!!!',
+            '  (a shop server: POS_EMULATORS=off and the real endpoints, README "A shop with several tills")',
+          ]
+        : []),
       `  billing API     ${urls.billing}`,
       `  management API  ${urls.manage}`,
       `  till UI         open ${panelUrl} in a browser (Chromium, Firefox, Edge) on this computer`,
+      ...tlsBanner(engine, config.allowedHosts ?? []),
       ...(emulators ? [`  emulators       ${emulators.url} (AEAT VeriFactu, TicketBAI, census; control at /__control/)`] : []),
       `  TEST key        ${keys.test}`,
       `  LIVE key        ${keys.live}`,

@@ -8,7 +8,7 @@
  * Environment: the headless start's POS_* variables, plus POS_PANEL_TOKEN (kept by the host across
  * restarts, so the window's token stays valid), POS_ASSETS_DIR (inside the packaged app) and
  * POS_UI_DIR (the built till UI). Messages to the host:
- * {type:'ready', urls, dataDir, panelUrl, keysPath, emulatorUrl?} | {type:'error', message};
+ * {type:'ready', urls, dataDir, panelUrl, keysPath, emulatorUrl?, fingerprint256?} | {type:'error', message};
  * from the host: {type:'stop'} → stop cleanly and exit 0.
  */
 import { startEngine } from './start';
@@ -54,6 +54,8 @@ async function main(): Promise<void> {
     panelUrl: started.panelUrl,
     keysPath: started.keysPath,
     ...(started.keys.emulatorUrl ? { emulatorUrl: started.keys.emulatorUrl } : {}),
+    // HTTPS beyond loopback: the window trusts this certificate by its fingerprint (src-main/pinned-tls.ts).
+    ...(started.keys.fingerprint256 ? { fingerprint256: started.keys.fingerprint256 } : {}),
   });
 }
 

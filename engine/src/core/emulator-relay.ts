@@ -3,6 +3,16 @@ import type { ZodTypeProvider } from '@fastify/type-provider-zod';
 import { z } from 'zod';
 import { EngineError, validation } from './errors';
 
+/** The emulators' guard header (engine/emulators/router.ts; the engine never imports the emulators). */
+const CONTROL_TOKEN_HEADER = 'x-control-token';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The emulators' per-launch control token (panel-api.ts decorates it when there is one). */
+    emulatorControlToken: string | undefined;
+  }
+}
+
 /**
  * Relays an emulator's fault controls (`<emulator>/__control/<ruta>/faults`) under the panel API,
  * so the till UI can rehearse an outage of any authority. Each emulator mounts its own explicit
@@ -18,9 +28,10 @@ export function mountEmulatorFaultRelay(
   const relay = async (method: 'GET' | 'PUT', body?: unknown) => {
     const base = emulatorUrl();
     if (!base) throw new EngineError(404, 'EMULATORS_NOT_RUNNING', 'Los emuladores no están en marcha');
+    const token = app.hasDecorator('emulatorControlToken') ? app.emulatorControlToken : undefined;
     const res = await fetch(`${base}${controlPath}`, {
       method,
-      headers: { 'content-type': 'application/json' },
+      headers: { 'content-type': 'application/json', ...(token ? { [CONTROL_TOKEN_HEADER]: token } : {}) },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
     const text = await res.text();

@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { chmodSync, closeSync, mkdirSync, openSync } from 'node:fs';
 import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import {
@@ -67,7 +67,13 @@ export class Database {
    * error that hits the file later is reported to this connection too.
    */
   constructor(readonly file: string, options: { otherWriters?: boolean } = {}) {
-    if (file !== ':memory:') mkdirSync(path.dirname(file), { recursive: true });
+    if (file !== ':memory:') {
+      mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+      // Invoices, customers' tax IDs, key hashes: readable by the engine's user only. SQLite gives
+      // the -wal and -shm files the database file's mode.
+      closeSync(openSync(file, 'a', 0o600));
+      chmodSync(file, 0o600);
+    }
     this.sqlite = new BetterSqlite3(file);
     // An acknowledged invoice must be on disk: WAL with a full fsync on every commit (issuing's
     // group commit fsyncs too, off the event loop: transactionDurableLater).

@@ -3,6 +3,9 @@ import type { EngineContext } from '../context';
 /** The second demo issuer: a self-employed VeriFactu issuer that stays without the mode. */
 export const DEMO_ISSUER_SIN_ALTA_CAPACIDAD = { nif: '00000014Z', nombre: 'ARTEAGA RUIZ NEREA (DEMO)' } as const;
 
+/** The demo's own till as staff read it (never the computer's name, «vm» means nothing to a cashier). */
+export const DEMO_TILL_LABEL = 'Caja principal';
+
 /**
  * The promise on show on an empty data dir: the demo account's own company in `activa`
  * (`por_dispositivo`) with this till registered as its device in TEST and LIVE, and a second

@@ -34,6 +34,8 @@ export interface DeviceServiceDeps {
   issuers: IssuerStore;
   clients: ClientService;
   clock: Clock;
+  /** Called inside the deactivation's transaction (a till's own credential is revoked with it). */
+  onDeactivated?: (accountId: string, idMaquina: string) => void;
 }
 
 type Motivo = 'no_existe' | 'dado_de_baja' | 'ya_registrado';
@@ -122,6 +124,7 @@ export class DeviceService {
       this.writablePhase(who, issuer.nif);
       if (!this.deps.devices.device(who.entorno, issuer.nif, idMaquina)) throw machineNotFound(idMaquina);
       this.deps.devices.deactivate(who.entorno, issuer.nif, idMaquina, this.now());
+      this.deps.onDeactivated?.(who.account.id, idMaquina);
       return this.mustFind(who.entorno, issuer.nif, idMaquina);
     });
   }

@@ -7,6 +7,8 @@ import { SyncViewStore } from '../submission/sync-view-store';
 import { ticketbaiRoutes } from '../regimes/ticketbai/routes';
 import { verifactuRoutes } from '../regimes/verifactu/routes';
 import { buildKeyedApi } from './keyed-api';
+import { liveEmulatorNoticeHook } from './live-emulator-notice';
+import { tillBindingHook } from './till-binding';
 
 /** The billing API (`{base_url}`): issuing, reads and /v1/cuenta. */
 export async function buildBillingApi(ctx: EngineContext): Promise<FastifyInstance> {
@@ -15,6 +17,8 @@ export async function buildBillingApi(ctx: EngineContext): Promise<FastifyInstan
     description: 'Emisión VeriFactu/TicketBAI y lecturas de facturas y registros',
     api: 'billing',
   });
+  tillBindingHook(app, { credentials: ctx.tillCredentials, relaySecret: ctx.relaySecret });
+  if (ctx.config.liveToEmulator) liveEmulatorNoticeHook(app);
   accountRoutes(app, { usage: ctx.usage, clock: ctx.config.clock });
   verifactuRoutes(app, ctx.verifactu);
   ticketbaiRoutes(app, ctx.ticketbai);

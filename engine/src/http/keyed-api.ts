@@ -15,6 +15,7 @@ export async function buildKeyedApi(
     ids: ctx.config.ids,
     logger: ctx.logger,
     allowedHosts: hostNamesOf(ctx.config, () => ctx.urls[api]),
+    tls: ctx.serverTls,
     gate: keyAuthGate({ accounts: ctx.accounts, usage: ctx.usage, limits: ctx.config.limits, relaySecret: ctx.relaySecret }),
   });
   declareCaller(app);

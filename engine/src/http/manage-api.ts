@@ -7,6 +7,7 @@ import { deviceRoutes } from '../devices/routes';
 import { representationRoutes } from '../representation/routes';
 import { webhookRoutes } from '../webhooks/routes';
 import { buildKeyedApi } from './keyed-api';
+import { tillManageGuard } from './till-binding';
 
 /** The management API (`{manage_url}`): clients, webhooks, devices, NIF checks, compliance. */
 export async function buildManageApi(ctx: EngineContext): Promise<FastifyInstance> {
@@ -15,6 +16,7 @@ export async function buildManageApi(ctx: EngineContext): Promise<FastifyInstanc
     description: 'Clientes emisores, webhooks, dispositivos, validación de NIF y cumplimiento',
     api: 'manage',
   });
+  tillManageGuard(app, { credentials: ctx.tillCredentials, relaySecret: ctx.relaySecret });
   complianceRoutes(app, { declarations: ctx.declarations, publicBaseUrl: () => ctx.urls.manage });
   webhookRoutes(app, ctx.webhooks);
   // POST /v1/nif/validar, the /v1/clientes endpoints and representation.

@@ -5,11 +5,11 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from '@fastify/type-provider-zod';
 import { z } from 'zod';
 import type { EngineContext } from '../context';
-import { EngineError, notFound } from '../core/errors';
+import { notFound } from '../core/errors';
 import { hostNamesOf } from './keyed-api';
 import { panelRelayRoutes, type RelayTargets } from './panel-relay';
 import { buildApiServer } from './server';
-import { safeEqual } from '../platform/secrets';
+import { isLoopbackBind, panelGate, type ThrottleOptions, type TillTokenLookup } from './panel-auth';
 import { TILL_UI_CSP } from '../../../src-shared/csp';
 import { syncPanelRoutes } from '../submission/panel-routes';
 import { SyncViewStore } from '../submission/sync-view-store';
@@ -18,6 +18,7 @@ import { accountPanelRoutes } from '../account/panel-routes';
 import { clientPanelRoutes } from '../clients/panel-routes';
 import { devicePanelRoutes } from '../devices/panel-routes';
 import { chainPanelRoute } from '../devices/chain-panel-route';
+import { tillCredentialPanelRoutes } from '../devices/till-credential-panel-routes';
 import { webhookPanelRoutes } from '../webhooks/panel-routes';
 import { verificationPanelRoutes } from '../verification/panel-routes';
 
@@ -26,7 +27,12 @@ export const arranqueSchema = z.object({
   manageUrl: z.string(),
   panelUrl: z.string(),
   entornos: z.array(z.string()),
-  claves: z.object({ test: z.string().optional(), live: z.string().optional() }),
+  /** The ending of each of the till's keys (`…abcd`): the keys themselves never leave the engine. */
+  clavesFinal: z.object({ test: z.string().optional(), live: z.string().optional() }),
+  /** Who holds the token: the server's administrator, or a till with its own credential. */
+  rol: z.enum(['administrador', 'caja']),
+  /** LIVE is filed to the emulators, not to the AEAT or the treasuries: the UI must say so. */
+  liveEnEmulador: z.boolean(),
   nifEmisor: z.string().optional(),
   idDispositivo: z.string().optional(),
   /** The engine's data folder (database, logs), for the settings screen. */
@@ -36,6 +42,10 @@ export const arranqueSchema = z.object({
 export interface PanelApiOptions {
   /** The billing and management apps the same-origin relay forwards to (panel-relay.ts). */
   relay?: RelayTargets;
+  /** A till's own credential → its identity (shop mode). */
+  tillToken?: TillTokenLookup;
+  /** Failed-token throttle (tests shorten it). */
+  throttle?: ThrottleOptions;
 }
 
 declare module 'fastify' {
@@ -50,28 +60,33 @@ declare module 'fastify' {
  * start-up URL, or handed to the Electron renderer through the bridge), never by API keys.
  */
 export async function buildPanelApi(ctx: EngineContext, token: string, options: PanelApiOptions = {}): Promise<FastifyInstance> {
+  const beyondLoopback = !isLoopbackBind(ctx.config.host) || ctx.serverTls !== undefined;
+  const admit = panelGate({
+    adminToken: token,
+    host: ctx.config.host,
+    logger: ctx.logger,
+    tillToken: options.tillToken ?? ((bearer) => ctx.tillCredentials.byToken(bearer)),
+    ...(options.throttle ? { throttle: options.throttle } : {}),
+  });
   const app = await buildApiServer({
     title: 'Panel API',
     description: 'Interfaz local de caja y soporte',
     ids: ctx.config.ids,
     logger: ctx.logger,
     allowedHosts: hostNamesOf(ctx.config, () => ctx.urls.panel),
-    gate: (request) => {
-      if (request.routeOptions.config?.public === true) return;
-      if (isUiRequest(request)) return;
-      const header = request.headers.authorization;
-      const bearer = typeof header === 'string' && header.startsWith('Bearer ') ? header.slice(7) : '';
-      if (!bearer || !safeEqual(bearer, token)) {
-        throw new EngineError(401, 'PANEL_TOKEN_REQUIRED', 'Token de panel ausente o no válido');
-      }
-    },
+    tls: ctx.serverTls,
+    // Its route list (/openapi.json) is public on loopback only: on a LAN it needs a token too.
+    gate: (request) => admit(request, isUiRequest(request) || (request.routeOptions.config?.public === true && !beyondLoopback)),
   });
+  app.decorateRequest('panelCaller', null);
+  // The emulators' fault controls, relayed below, need their per-launch token (emulator-relay.ts).
+  app.decorate('emulatorControlToken', ctx.config.emulatorControlToken);
   app.setNotFoundHandler(async () => {
     throw notFound('Ruta no encontrada');
   });
 
   accountPanelRoutes(app, { accounts: ctx.accounts, dataDir: ctx.config.dataDir, tillKeys: () => readDemoKeys(ctx.config.dataDir) });
-  syncPanelRoutes(app, { view: new SyncViewStore(ctx.db), filing: ctx.filing, emulatorUrl: () => ctx.config.emulatorUrl });
+  syncPanelRoutes(app, { view: new SyncViewStore(ctx.db), filing: ctx.filing, emulatorUrl: () => ctx.config.emulatorUrl, clock: ctx.config.clock });
   reachabilityRoute(app, {
     clock: ctx.config.clock,
     emulatorUrl: () => ctx.config.emulatorUrl,
@@ -87,23 +102,46 @@ export async function buildPanelApi(ctx: EngineContext, token: string, options: 
   clientPanelRoutes(app, { clients: ctx.clients, accounts: ctx.accounts, emulatorUrl: () => ctx.config.emulatorUrl });
   devicePanelRoutes(app, { devices: ctx.devices, accounts: ctx.accounts });
   chainPanelRoute(app, { chains: ctx.invoices });
+  tillCredentialPanelRoutes(app, {
+    credentials: ctx.tillCredentials,
+    devices: ctx.devices,
+    accounts: ctx.accounts,
+    ids: ctx.config.ids,
+    serverKeys: () => readDemoKeys(ctx.config.dataDir),
+    engineJsonBase: () => ({
+      url: ctx.urls.billing,
+      manageUrl: ctx.urls.manage,
+      panelUrl: ctx.urls.panel,
+      ...(ctx.serverTls ? { fingerprint256: ctx.serverTls.fingerprint256 } : {}),
+    }),
+  });
   panelRelayRoutes(app, { targets: options.relay ?? {}, keys: () => readDemoKeys(ctx.config.dataDir), relaySecret: ctx.relaySecret });
   if (ctx.config.uiDir) tillUiRoutes(app, ctx.config.uiDir);
 
   app.withTypeProvider<ZodTypeProvider>().get(
     '/panel/v1/arranque',
     { schema: { tags: ['panel'], summary: 'Lo que la interfaz necesita al arrancar', response: { 200: arranqueSchema } } },
-    async () => {
+    async (request) => {
       const demo = await readDemoKeys(ctx.config.dataDir);
+      const caller = request.panelCaller;
+      const ending = (key: string | undefined) => (key ? `…${key.slice(-4)}` : undefined);
+      const test = ending(demo?.test);
+      const live = ending(demo?.live);
       return {
         billingUrl: ctx.urls.billing,
         manageUrl: ctx.urls.manage,
         panelUrl: ctx.urls.panel,
         entornos: ['test', 'live'],
-        claves: { ...(demo?.test ? { test: demo.test } : {}), ...(demo?.live ? { live: demo.live } : {}) },
-        ...(demo?.nifEmisor ? { nifEmisor: demo.nifEmisor } : {}),
-        // The device this engine's own till is registered as (the headless till or the desktop shell's).
-        ...(demo?.idMaquina ? { idDispositivo: demo.idMaquina } : {}),
+        clavesFinal: { ...(test ? { test } : {}), ...(live ? { live } : {}) },
+        rol: caller?.rol ?? 'administrador',
+        liveEnEmulador: ctx.config.liveToEmulator,
+        ...(caller?.rol === 'caja'
+          ? { nifEmisor: caller.nifEmisor, idDispositivo: caller.idMaquina }
+          : {
+              ...(demo?.nifEmisor ? { nifEmisor: demo.nifEmisor } : {}),
+              // The device this engine's own till is registered as (the headless till or the desktop shell's).
+              ...(demo?.idMaquina ? { idDispositivo: demo.idMaquina } : {}),
+            }),
         carpetaDatos: ctx.config.dataDir,
       };
     },

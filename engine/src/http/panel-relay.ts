@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
 import { RELAY_SECRET_HEADER } from './auth';
 import { EngineError, validation } from '../core/errors';
+import { RELAY_TILL_HEADER } from './till-binding';
 
 /**
  * Same-origin relay from the till UI to the engine's own billing and management APIs.
@@ -65,6 +66,8 @@ export function panelRelayRoutes(app: FastifyInstance, deps: PanelRelayDeps): vo
           'x-api-key': key,
           'x-request-id': request.id,
           ...(deps.relaySecret ? { [RELAY_SECRET_HEADER]: deps.relaySecret } : {}),
+          // A till's own token: the relayed call issues as that till only (till-binding.ts).
+          ...(deps.relaySecret && request.panelCaller?.rol === 'caja' ? { [RELAY_TILL_HEADER]: request.panelCaller.idMaquina } : {}),
         };
         for (const name of REQUEST_HEADERS) {
           const value = request.headers[name];

@@ -32,6 +32,8 @@ export interface ApiOptions {
    */
   gate?: (request: FastifyRequest) => void;
   bodyLimit?: number;
+  /** Certificate and key: the API answers HTTPS only (core/tls.ts). */
+  tls?: { cert: string; key: string } | undefined;
 }
 
 export interface RouteEntry {
@@ -76,6 +78,8 @@ export function jsonDepth(text: string): number {
  */
 export async function buildApiServer(options: ApiOptions): Promise<FastifyInstance> {
   const app = Fastify({
+    // Beyond loopback the API answers HTTPS only (TLS 1.2 or later); the type stays the plain one.
+    ...((options.tls ? { https: { cert: options.tls.cert, key: options.tls.key, minVersion: 'TLSv1.2' } } : {}) as object),
     logger: false,
     bodyLimit: options.bodyLimit ?? 1024 * 1024,
     genReqId: (req) => {

@@ -15,8 +15,10 @@ export function newApiKey(ids: IdGenerator, entorno: Entorno): string {
   return `sk_${entorno}_${ids.secret(32)}`;
 }
 
+/**
+ * Constant-time comparison of two secrets: both are hashed first, so the comparison takes the
+ * same time whatever their lengths (no early return that tells a guesser the token's length).
+ */
 export function safeEqual(a: string, b: string): boolean {
-  const ab = Buffer.from(a);
-  const bb = Buffer.from(b);
-  return ab.length === bb.length && timingSafeEqual(ab, bb);
+  return timingSafeEqual(hash('sha256', a, 'buffer'), hash('sha256', b, 'buffer'));
 }

@@ -12,6 +12,7 @@ import type { SubmissionBatchesTable } from '../db/schema/submission';
 import { mountEmulatorFaultRelay } from '../core/emulator-relay';
 import { notFound } from '../core/errors';
 import { bloqueoOf } from './blocked';
+import type { Clock } from '../platform/clock';
 import type { SyncViewStore } from './sync-view-store';
 
 const lote = (b: SubmissionBatchesTable) => ({
@@ -38,6 +39,8 @@ export interface SyncPanelDeps {
   filing: { wakeSubmissions(): void };
   /** The emulators' control base URL, when the authorities are played by them. */
   emulatorUrl: () => string | undefined;
+  /** The engine's clock: a next attempt already due reads as now. */
+  clock: Clock;
 }
 
 /** Sync view for support staff: the queue, its batches and replies, retry now, pause, faults. */
@@ -57,18 +60,23 @@ export function syncPanelRoutes(app: FastifyInstance, deps: SyncPanelDeps): void
     for (const row of rechazadosRows) rechazados[row.entorno] = Number(row.n);
     // Per queue: how many records wait and since when (the oldest one's creation).
     const esperando = new Map(view.waitingByQueue().map((r) => [r.queueKey, r]));
+    const now = deps.clock.now().toISOString();
     const colas = view.queues().map((q) => {
+      // When the worker tries next: the later of the authority's wait and the back-off; with records
+      // waiting, not paused and neither ahead (after «Reintentar ahora», say), now — never a time already past.
       const times = [q.siguienteEnvioEn, q.reintentoEn].filter((x): x is string => x !== null).sort();
+      const proximo = times[times.length - 1] ?? null;
+      const pendientes = esperando.get(q.queueKey)?.n ?? 0;
       return {
         queueKey: q.queueKey,
         entorno: q.entorno,
         autoridad: q.autoridad,
         obligado: q.obligado,
-        pendientes: esperando.get(q.queueKey)?.n ?? 0,
+        pendientes,
         masAntiguoEn: esperando.get(q.queueKey)?.desde ?? null,
         siguienteEnvioEn: q.siguienteEnvioEn,
         reintentoEn: q.reintentoEn,
-        proximoIntentoEn: times[times.length - 1] ?? null,
+        proximoIntentoEn: pendientes > 0 && !paused.has(q.entorno) && (proximo === null || proximo < now) ? now : proximo,
         fallosSeguidos: q.fallosSeguidos,
         alcanzable: q.alcanzable === null ? null : q.alcanzable === 1,
         ultimoError: q.ultimoError,

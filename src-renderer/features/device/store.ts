@@ -7,6 +7,7 @@ import { dispositivoEnvelopeSchema, dispositivosResponseSchema, type Dispositivo
 import { ApiError, type EngineClient } from '../../api/engine-client';
 import type { Problem } from '../../api/problems';
 import { useSession } from '../../app/session';
+import { nombreLibre } from '../../../src-shared/nombre-caja';
 
 /** GET /panel/v1/cadena: the chain the till writes to (engine/src/devices/chain-panel-route.ts). */
 export const cadenaCajaSchema = z.object({
@@ -26,22 +27,8 @@ export function newTillId(): string {
   return `WEB-${[...bytes].map((b) => alphabet[b % 32]).join('')}`;
 }
 
-const mismoNombre = (a: string, b: string) => a.trim().toLocaleLowerCase('es') === b.trim().toLocaleLowerCase('es');
-
-/** Whether another active till of the issuer already goes by this name (the engine refuses it: DEVICE_LABEL_TAKEN). */
-export function nombreUsado(dispositivos: readonly Pick<Dispositivo, 'etiqueta' | 'activo'>[], nombre: string): boolean {
-  return nombre.trim() !== '' && dispositivos.some((d) => d.activo && mismoNombre(d.etiqueta, nombre));
-}
-
-/** A free name like the one typed: its number counted up («Caja 1» → «Caja 2»), or one added («Mostrador» → «Mostrador 2»). */
-export function nombreLibre(dispositivos: readonly Pick<Dispositivo, 'etiqueta' | 'activo'>[], nombre: string): string {
-  const base = nombre.trim();
-  const m = /^(.*?)(\d+)$/.exec(base);
-  const raiz = m ? m[1]! : `${base} `;
-  let n = m ? Number(m[2]) + 1 : 2;
-  while (nombreUsado(dispositivos, `${raiz}${n}`)) n += 1;
-  return `${raiz}${n}`.slice(0, 120);
-}
+// Names unique per issuer, and a free one offered (shared with the desktop app's registration).
+export { nombreLibre, nombreUsado } from '../../../src-shared/nombre-caja';
 
 const ruta = (nif: string) => `/v1/clientes/${encodeURIComponent(nif)}/dispositivos`;
 
@@ -67,7 +54,14 @@ export async function asegurarRegistro(client: EngineClient, nif: string, idMaqu
   const lista = await client.manage.get(ruta(nif), dispositivosResponseSchema);
   const propio = lista.dispositivos.find((d) => d.idMaquina === idMaquina);
   if (lista.faseAltaCapacidad !== 'no_contratada' && (!propio || !propio.activo)) {
-    await registrarCaja(client, nif, idMaquina, propio?.etiqueta || etiqueta);
+    const nombre = propio?.etiqueta || etiqueta;
+    try {
+      await registrarCaja(client, nif, idMaquina, nombre);
+    } catch (error) {
+      // Registered silently, so nobody is there to pick another name: the next free one like it.
+      if (!(error instanceof ApiError && error.code === 'DEVICE_LABEL_TAKEN')) throw error;
+      await registrarCaja(client, nif, idMaquina, nombreLibre(lista.dispositivos, nombre));
+    }
     return client.manage.get(ruta(nif), dispositivosResponseSchema);
   }
   return lista;
@@ -163,6 +157,9 @@ export const useDevice = create<DeviceState>((set, get) => {
       try {
         const lista = await asegurarRegistro(client, emisor.nif, idMaquina, etiqueta);
         set({ lista, error: undefined });
+        // The engine's name for this till is the one every view shows (it may have picked a free one).
+        const propio = lista.dispositivos.find((d) => d.idMaquina === idMaquina);
+        if (propio?.etiqueta && propio.etiqueta !== etiqueta) session().rename(propio.etiqueta);
       } catch (error) {
         // Selling goes on (the identity travels with every sale); the settings card shows why.
         set({ error: session().problem(error) });

@@ -82,7 +82,11 @@ export function ReceiptPreview({ receipt, qrBase64 }: ReceiptPreviewProps) {
         <span data-testid="receipt-total">{money(receipt.importeTotal)} €</span>
       </div>
       {receipt.pie ? <div className="receipt-center receipt-pie">{receipt.pie}</div> : null}
-      {receipt.caja ? <div className="receipt-center receipt-sub">{receipt.caja}</div> : null}
+      {receipt.caja ? (
+        <div className="receipt-center receipt-sub" data-testid="receipt-caja">
+          {receipt.caja}
+        </div>
+      ) : null}
     </div>
   );
 }

@@ -17,8 +17,9 @@ const LANG_NAMES: Record<Lang, string> = { es: 'Español', eu: 'Euskara', en: 'E
 
 const nuevaClaveSchema = z.object({ entorno: z.string(), clave: z.string() });
 
-function mask(key: string | undefined): string {
-  return key ? `${key.slice(0, 8)}…${key.slice(-4)}` : '—';
+/** The engine sends only each key's ending (`…abcd`): the keys never reach the page. */
+function mask(ending: string | undefined): string {
+  return ending ?? '—';
 }
 
 export function SettingsScreen() {
@@ -178,9 +179,9 @@ export function SettingsScreen() {
           <h2>{t('ajustes.claves')}</h2>
           <dl className="facts">
             <dt>{t('entorno.test')}</dt>
-            <dd className="mono">{mask(s.arranque?.claves.test)}</dd>
+            <dd className="mono">{mask(s.arranque?.clavesFinal.test)}</dd>
             <dt>{t('entorno.live')}</dt>
-            <dd className="mono">{mask(s.arranque?.claves.live)}</dd>
+            <dd className="mono">{mask(s.arranque?.clavesFinal.live)}</dd>
           </dl>
           <p className="hint">{t('ajustes.clavesNota')}</p>
           <p>

@@ -10,13 +10,7 @@ import { ProblemBanner } from '../../app/ProblemBanner';
 import { useFormat, useSession, useT } from '../../app/session';
 import { hasMessage } from '../../i18n';
 import { useNombreCaja } from '../device/names';
-import { autoridadesVista, emuladoresDeEmisores, emuladoresVisibles, enVuelo, errorVigente, LENTO_MS, useSync, type Falla, type Lote, type SyncResumen } from './store';
-
-/** A batch's state in words: a batch whose send could not connect is not «waiting for the answer». */
-function estadoLote(l: Pick<Lote, 'estado' | 'ultimoError' | 'respondidoEn'>): string {
-  if (l.estado === 'pendiente_respuesta' && l.ultimoError && !l.respondidoEn) return 'lote.sinConexion';
-  return `lote.${l.estado}`;
-}
+import { autoridadesVista, avisoSinPendientes, emuladoresDeEmisores, emuladoresVisibles, enVuelo, errorVigente, estadoLote, LENTO_MS, useSync, type Falla, type SyncResumen } from './store';
 
 /** A batch told apart from the others: its time-ordered ids share their start, so their end is shown. */
 function idLoteCorto(idLote: string): string {
@@ -123,7 +117,9 @@ export function SyncScreen() {
                       {a.proximoIntentoEn ? (
                         <>
                           <dt>{t('sync.proximoIntento')}</dt>
-                          <dd>{fmt.dateTime(a.proximoIntentoEn)}</dd>
+                          <dd data-testid="sync-authority-proximo" data-en={a.proximoIntentoEn}>
+                            {fmt.dateTime(a.proximoIntentoEn)}
+                          </dd>
                         </>
                       ) : null}
                       {error ? (
@@ -250,7 +246,7 @@ export function SyncScreen() {
         </table>
         {r && r.colas.every((c) => c.pendientes === 0) ? (
           <p className="hint" data-testid="sync-vacia">
-            {rechazadosActual > 0 ? t('sync.vaciaConRechazos', { n: rechazadosActual }) : t('sync.vacia')}
+            {t(avisoSinPendientes(r, entornoActual), { n: rechazadosActual })}
           </p>
         ) : null}
       </section>
@@ -306,7 +302,7 @@ export function SyncScreen() {
                   </td>
                   <td>{fmt.dateTime(l.creadoEn)}</td>
                   <td className="col-num">{l.numRegistros}</td>
-                  <td>
+                  <td data-testid="sync-batch-estado">
                     {hasMessage(estadoLote(l)) ? t(estadoLote(l) as `lote.${string}`) : t('estado.desconocido')}
                     {l.estadoEnvio ? ` · ${hasMessage(`respuesta.${l.estadoEnvio}`) ? t(`respuesta.${l.estadoEnvio}`) : l.estadoEnvio}` : ''}
                     {l.incidencia ? ` · ${t('sync.incidencia')}` : ''}

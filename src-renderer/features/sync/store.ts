@@ -158,6 +158,17 @@ export function emuladoresDeEmisores(haciendas: readonly Hacienda[]): EmuladorId
   return EMULADORES.map((e) => e.id).filter((id) => ids.has(id));
 }
 
+/** A batch's state as a message key: a batch whose send could not connect is not «waiting for the answer». */
+export function estadoLote(l: Pick<Lote, 'estado' | 'ultimoError' | 'respondidoEn'>): string {
+  if (l.estado === 'pendiente_respuesta' && l.ultimoError && !l.respondidoEn) return 'lote.sinConexion';
+  return `lote.${l.estado}`;
+}
+
+/** With nothing left to send: «todo enviado» only when no rejected invoice of the environment still waits for a correction. */
+export function avisoSinPendientes(resumen: SyncResumen | undefined, entorno: Entorno): 'sync.vacia' | 'sync.vaciaConRechazos' {
+  return (resumen?.rechazados[entorno] ?? 0) > 0 ? 'sync.vaciaConRechazos' : 'sync.vacia';
+}
+
 /** Records still in flight for an environment (everything not concluded). */
 export function enVuelo(resumen: SyncResumen | undefined, entorno: Entorno): number {
   const estados = resumen?.porEstadoEnvio[entorno] ?? {};

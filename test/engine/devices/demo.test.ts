@@ -1,5 +1,5 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { hostname, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { startEngine, type StartedEngine } from '../../../engine/src/bin/start';
@@ -23,11 +23,12 @@ describe('Demo data on an empty data dir shows the promise', () => {
       const identity = JSON.parse(readFileSync(path.join(dataDir, 'till-identity.json'), 'utf8')) as { idMaquina: string };
       expect(identity.idMaquina).toMatch(/^TPV-[0-9A-Z]{12}$/);
       expect(started.keys.idMaquina).toBe(identity.idMaquina);
-      expect(started.banner).toContain(identity.idMaquina);
+      expect(started.banner).toContain(`${identity.idMaquina} (Caja principal)`);
       for (const entorno of ['test', 'live'] as const) {
         const own = await dispositivos(started, started.keys.nifEmisor, entorno);
         expect(own).toMatchObject({ faseAltaCapacidad: 'activa', modoCadena: 'por_dispositivo' });
-        expect(own.dispositivos).toEqual([expect.objectContaining({ idMaquina: identity.idMaquina, etiqueta: hostname().slice(0, 120), activo: true })]);
+        // Named as a cashier reads it, never the computer's name (issue 29: «vm» meant nothing).
+        expect(own.dispositivos).toEqual([expect.objectContaining({ idMaquina: identity.idMaquina, etiqueta: 'Caja principal', activo: true })]);
         const second = await dispositivos(started, DEMO_ISSUER_SIN_ALTA_CAPACIDAD.nif, entorno);
         expect(second).toMatchObject({ faseAltaCapacidad: 'no_contratada', modoCadena: 'unica', dispositivos: [] });
       }

@@ -105,6 +105,37 @@ describe('Sync view: the queue by estadoEnvio, batches with replies, next attemp
     expect((await panel('GET', '/panel/v1/cadena?entorno=prod&nif=B12345674')).statusCode).toBe(400);
   });
 
+  it('«Reintentar ahora»: the next attempt becomes what the engine will do now, never the back-off lifted nor a wait already over', async () => {
+    const cola = async () => ((await panel('GET', '/panel/v1/sync')).json().colas as { entorno: string; obligado: string; siguienteEnvioEn: string | null; reintentoEn: string | null; proximoIntentoEn: string | null }[]).find((c) => c.entorno === 'test' && c.obligado === 'B12345674')!;
+    // Whatever waits goes, so the AEAT's wait (TiempoEsperaEnvio) is set; then it is over.
+    clock.advance(120_000);
+    await t.engine.context.submissions.drainDue();
+    clock.advance(120_000);
+    await panel('PUT', '/panel/v1/emuladores/aeat/faults', { mode: 'down' });
+    await issue('20');
+    await t.engine.context.submissions.tick();
+    const antes = await cola();
+    expect(antes.siguienteEnvioEn! < clock.now().toISOString()).toBe(true);
+    expect(antes.reintentoEn! > clock.now().toISOString()).toBe(true);
+    expect(antes.proximoIntentoEn).toBe(antes.reintentoEn);
+    clock.advance(1000);
+    expect((await panel('POST', '/panel/v1/sync/reintentar', {})).json()).toEqual({ colas: expect.any(Number) });
+    const ahora = await cola();
+    expect(ahora.reintentoEn).toBeNull();
+    expect(ahora.proximoIntentoEn).toBe(clock.now().toISOString());
+    // It tried and failed again: the new back-off is what it says.
+    await t.engine.context.submissions.tick();
+    const despues = await cola();
+    expect(despues.proximoIntentoEn).toBe(despues.reintentoEn);
+    expect(despues.proximoIntentoEn! > clock.now().toISOString()).toBe(true);
+    // Paused, nothing is due: no «now».
+    await panel('POST', '/panel/v1/sync/reintentar', {});
+    await panel('POST', '/panel/v1/sync/pausa', { entorno: 'test', pausado: true });
+    expect((await cola()).proximoIntentoEn).toBe(despues.siguienteEnvioEn);
+    await panel('POST', '/panel/v1/sync/pausa', { entorno: 'test', pausado: false });
+    await panel('PUT', '/panel/v1/emuladores/aeat/faults', { mode: 'none' });
+  });
+
   it('bad bodies are 400 naming the field', async () => {
     const res = await panel('POST', '/panel/v1/sync/pausa', { entorno: 'prod', pausado: true });
     expect(res.statusCode).toBe(400);

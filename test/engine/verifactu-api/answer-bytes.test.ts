@@ -1,5 +1,5 @@
 // The issuing answers leave through a serializer compiled from the response schema
-// (http/response-serializer.ts) instead of zod's check-then-stringify: the bytes must be exactly
+// (core/response-serializer.ts) instead of zod's check-then-stringify: the bytes must be exactly
 // those the zod serializer writes, for every kind of answer, and an answer that breaks its schema
 // must still fail.
 import { serializerCompiler } from '@fastify/type-provider-zod';

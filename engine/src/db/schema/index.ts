@@ -4,6 +4,7 @@ import type { DevicesTables } from './devices';
 import type { ApiKeysTable, QuotaUsageTable } from './api-keys';
 import type { DeclarationsTable } from './declarations';
 import type { IssuersTable } from './issuers';
+import type { TillCredentialsTable } from './till-credentials';
 import type { WebhookDeliveriesTable, WebhookDeliveryAttemptsTable, WebhookIssuersTable, WebhooksTable } from './webhooks';
 import type { EventsTable, SubmissionBatchesTable, SubmissionControlTable, SubmissionQueuesTable, SubmissionRequestsTable } from './submission';
 import type {
@@ -40,4 +41,5 @@ export interface Tables extends ClientsTables, DevicesTables {
   webhook_issuers: WebhookIssuersTable;
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_delivery_attempts: WebhookDeliveryAttemptsTable;
+  till_credentials: TillCredentialsTable;
 }
