@@ -28,7 +28,7 @@ import { WebhookAddressPolicy } from './webhooks/address-policy';
 import { WebhookService } from './webhooks/service';
 import { TicketbaiIssuing } from './regimes/ticketbai/service';
 import { tbaiSigner } from './regimes/ticketbai/signing-identity';
-import type { SistemaInformatico } from './regimes/verifactu/registro';
+import type { SistemaInformatico } from './regimes/verifactu/record/registro';
 import { VerifactuIssuing } from './regimes/verifactu/service';
 
 /** Everything the APIs and workers share, built once per engine from its config and database. */

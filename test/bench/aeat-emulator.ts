@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { pathToFileURL } from 'node:url';
-import { buildRegistroAlta, type RegistroAnterior } from '../../engine/src/regimes/verifactu/registro';
+import { buildRegistroAlta, type RegistroAnterior } from '../../engine/src/regimes/verifactu/record/registro';
 import { buildRegFactuSoapEnvelope } from '../../engine/src/regimes/verifactu/authority/soap';
 import { aFacturaF2, aSistemaInformatico } from '../fixtures/verifactu';
 

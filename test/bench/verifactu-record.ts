@@ -6,7 +6,7 @@ import { Decimal } from 'decimal.js';
 import { verifactuCrearBody, type VerifactuCrearBody } from '../../src-shared/api/verifactu';
 import { crearBodyRapido } from '../../src-shared/api/verifactu-rapido';
 import { fechaLocalDdMmAaaa } from '../../engine/src/issuing/fecha-hora';
-import { buildRegistroAlta, type RegistroAnterior, type SistemaInformatico } from '../../engine/src/regimes/verifactu/registro';
+import { buildRegistroAlta, type RegistroAnterior, type SistemaInformatico } from '../../engine/src/regimes/verifactu/record/registro';
 import { validarAlta } from '../../engine/src/regimes/verifactu/reglas';
 import { aDetalle, aFacturaF1, aFacturaF2, aSistemaInformatico } from '../fixtures/verifactu';
 

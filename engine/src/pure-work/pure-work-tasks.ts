@@ -1,9 +1,9 @@
 // The pure work issuing hands to the worker pool: functions of their input only (no clock, no
 // database, no I/O), so a worker thread computes exactly what the main thread would.
 import { qrPng } from '../qr/png';
-import { firmarCadena, type AltaAFirmar } from '../regimes/ticketbai/alta-firmada';
-import type { SignedTicketBai } from '../regimes/ticketbai/xades';
-import type { FacturaAnteriorTbai } from '../regimes/ticketbai/xml';
+import { firmarCadena, type AltaAFirmar } from '../regimes/ticketbai/record/alta-firmada';
+import type { SignedTicketBai } from '../regimes/ticketbai/record/xades';
+import type { FacturaAnteriorTbai } from '../regimes/ticketbai/record/xml';
 
 export const pureWorkTasks = {
   /** The invoice QR (VeriFactu urlValidacion, TicketBAI QR URL) as the PNG's base64. */

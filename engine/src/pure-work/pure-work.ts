@@ -1,9 +1,9 @@
 import { EngineError } from '../core/errors';
 import type { Logger } from '../platform/logger';
 import { WorkerPool, WorkerPoolError } from '../platform/worker-pool';
-import type { AltaAFirmar } from '../regimes/ticketbai/alta-firmada';
-import type { SignedTicketBai } from '../regimes/ticketbai/xades';
-import type { FacturaAnteriorTbai } from '../regimes/ticketbai/xml';
+import type { AltaAFirmar } from '../regimes/ticketbai/record/alta-firmada';
+import type { SignedTicketBai } from '../regimes/ticketbai/record/xades';
+import type { FacturaAnteriorTbai } from '../regimes/ticketbai/record/xml';
 import { pureWorkTasks } from './pure-work-tasks';
 
 /**

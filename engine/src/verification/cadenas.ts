@@ -14,8 +14,8 @@
 import type { Element as XElement } from '@xmldom/xmldom';
 import type { CadenaVerificada, ProblemaCadena } from '../../../src-shared/api/verificacion';
 import type { Entorno, SistemaFiscal } from '../../../src-shared/api/common';
-import { parsearXml, verifyTicketBai } from '../regimes/ticketbai/xades';
-import { huellaAlta, huellaAnulacion } from '../regimes/verifactu/huella';
+import { parsearXml, verifyTicketBai } from '../regimes/ticketbai/record/xades';
+import { huellaAlta, huellaAnulacion } from '../regimes/verifactu/record/huella';
 
 /** One stored record as the snapshot reads it. */
 export interface RegistroLeido {

@@ -5,8 +5,8 @@ import { TransportError } from '../../../engine/src/core/transport';
 import type { Verdict } from '../../../engine/src/core/authority';
 import { identidadDocumento, LroeAdapter, TbaiRestAdapter } from '../../../engine/src/regimes/ticketbai/authority/filing';
 import { POLITICAS_FIRMA } from '../../../engine/src/regimes/ticketbai/politicas';
-import { signTicketBai } from '../../../engine/src/regimes/ticketbai/xades';
-import { buildTicketBaiAlta, buildTicketBaiAnulacion } from '../../../engine/src/regimes/ticketbai/xml';
+import { signTicketBai } from '../../../engine/src/regimes/ticketbai/record/xades';
+import { buildTicketBaiAlta, buildTicketBaiAnulacion } from '../../../engine/src/regimes/ticketbai/record/xml';
 import { aCertificadoTbai, aFacturaTbai, anAnularTbai, aSoftwareTbai, EMISOR_TBAI, GENERADO_EN } from '../ticketbai/fixtures';
 
 const endpoints = { base: { araba: { test: '', live: '' }, bizkaia: { test: '', live: '' }, gipuzkoa: { test: '', live: '' } }, timeoutMs: 1000 };

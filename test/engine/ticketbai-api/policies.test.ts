@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedDemoAccount } from '../../../engine/src/demo/account';
 import { createEngine, type Engine } from '../../../engine/src/index';
 import { POLITICAS_FIRMA } from '../../../engine/src/regimes/ticketbai/politicas';
-import { verifyTicketBai } from '../../../engine/src/regimes/ticketbai/xades';
+import { verifyTicketBai } from '../../../engine/src/regimes/ticketbai/record/xades';
 import { testEngineConfig } from '../../support/engine';
 
 const POLITICA_GIPUZKOA = {

@@ -4,8 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { ticketbaiCrearBody } from '../../../src-shared/api/ticketbai';
 import { buildLroeAlta, buildLroeAnulacion } from '../../../engine/src/regimes/ticketbai/authority/lroe';
 import { POLITICAS_FIRMA } from '../../../engine/src/regimes/ticketbai/politicas';
-import { signTicketBai, verifyTicketBai } from '../../../engine/src/regimes/ticketbai/xades';
-import { buildTicketBaiAlta, buildTicketBaiAnulacion } from '../../../engine/src/regimes/ticketbai/xml';
+import { signTicketBai, verifyTicketBai } from '../../../engine/src/regimes/ticketbai/record/xades';
+import { buildTicketBaiAlta, buildTicketBaiAnulacion } from '../../../engine/src/regimes/ticketbai/record/xml';
 import { validateAgainstTicketbaiXsd } from '../../support/xsd-ticketbai';
 import { aCertificadoTbai, aFacturaTbai, anAnularTbai, aSoftwareTbai, EMISOR_TBAI, GENERADO_EN } from './fixtures';
 

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { FacturaTicketbai } from '../../../src-shared/api/ticketbai';
 import { ticketbaiCrearBody } from '../../../src-shared/api/ticketbai';
-import { identificadorTbai, identificadorTbaiValido } from '../../../engine/src/regimes/ticketbai/identificador';
+import { identificadorTbai, identificadorTbaiValido } from '../../../engine/src/regimes/ticketbai/record/identificador';
 import { POLITICAS_FIRMA } from '../../../engine/src/regimes/ticketbai/politicas';
 import {
   signatureValueDe,
@@ -11,8 +11,8 @@ import {
   signTicketBaiXmlCrypto,
   verifyTicketBai,
   type SignTicketBaiOptions,
-} from '../../../engine/src/regimes/ticketbai/xades';
-import { buildTicketBaiAlta, buildTicketBaiAnulacion, type FacturaAnteriorTbai } from '../../../engine/src/regimes/ticketbai/xml';
+} from '../../../engine/src/regimes/ticketbai/record/xades';
+import { buildTicketBaiAlta, buildTicketBaiAnulacion, type FacturaAnteriorTbai } from '../../../engine/src/regimes/ticketbai/record/xml';
 import { REFERENCE_DIR } from '../../support/xsd';
 import { aCertificadoTbai, aFacturaF1Tbai, aFacturaTbai, anAnularTbai, aSoftwareTbai, EMISOR_TBAI, GENERADO_EN } from './fixtures';
 import { xmlsec1Verify } from './xmlsec';

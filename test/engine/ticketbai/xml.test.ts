@@ -3,14 +3,14 @@ import { describe, expect, it } from 'vitest';
 import type { FacturaTicketbai } from '../../../src-shared/api/ticketbai';
 import { ticketbaiCrearBody } from '../../../src-shared/api/ticketbai';
 import { POLITICAS_FIRMA } from '../../../engine/src/regimes/ticketbai/politicas';
-import { C14nTbai, signTicketBai, type SignTicketBaiOptions } from '../../../engine/src/regimes/ticketbai/xades';
+import { C14nTbai, signTicketBai, type SignTicketBaiOptions } from '../../../engine/src/regimes/ticketbai/record/xades';
 import {
   buildTicketBaiAlta,
   buildTicketBaiAnulacion,
   escapeTexto,
   importe8Canonico,
   type FacturaAnteriorTbai,
-} from '../../../engine/src/regimes/ticketbai/xml';
+} from '../../../engine/src/regimes/ticketbai/record/xml';
 import { validateAgainstTicketbaiXsd } from '../../support/xsd-ticketbai';
 import {
   aCertificadoTbai,

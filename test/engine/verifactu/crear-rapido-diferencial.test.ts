@@ -6,7 +6,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { verifactuCrearBody } from '../../../src-shared/api/verifactu';
 import { crearBodyRapido } from '../../../src-shared/api/verifactu-rapido';
-import { buildRegistroAlta, type RegistroAnterior } from '../../../engine/src/regimes/verifactu/registro';
+import { buildRegistroAlta, type RegistroAnterior } from '../../../engine/src/regimes/verifactu/record/registro';
 import { validarAlta } from '../../../engine/src/regimes/verifactu/reglas';
 import { aFacturaF1, aFacturaF2, aSistemaInformatico, GENERADO_EN } from '../../fixtures/verifactu';
 import { contexto, cuerpoCrear, cuerpoCrearQuizaRoto } from './referencia/arbitrarias';

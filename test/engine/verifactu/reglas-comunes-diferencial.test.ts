@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { verifactuCrearBody } from '../../../src-shared/api/verifactu';
 import { validarAlta, validarAltaGeneral } from '../../../engine/src/regimes/verifactu/reglas';
 import { validarAltaComun } from '../../../engine/src/regimes/verifactu/reglas-comunes';
-import { buildRegistroAlta, type RegistroAnterior } from '../../../engine/src/regimes/verifactu/registro';
+import { buildRegistroAlta, type RegistroAnterior } from '../../../engine/src/regimes/verifactu/record/registro';
 import { crearBodyRapido } from '../../../src-shared/api/verifactu-rapido';
 import { aFacturaF1, aFacturaF2, aSistemaInformatico, GENERADO_EN, HOY } from '../../fixtures/verifactu';
 import { cuotaDe, importeTexto } from './referencia/arbitrarias';

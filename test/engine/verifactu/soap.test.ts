@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildRegistroAlta, buildRegistroAnulacion } from '../../../engine/src/regimes/verifactu/registro';
+import { buildRegistroAlta, buildRegistroAnulacion } from '../../../engine/src/regimes/verifactu/record/registro';
 import { buildRegFactuSoapEnvelope, NS_SOAP_ENVELOPE, NS_SUMINISTRO_LR } from '../../../engine/src/regimes/verifactu/authority/soap';
 import {
   aFacturaF1,

@@ -8,7 +8,7 @@ import { promisify } from 'node:util';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verificacionCadenasSchema, type VerificacionCadenas } from '../../../src-shared/api/verificacion';
-import { huellaAlta } from '../../../engine/src/regimes/verifactu/huella';
+import { huellaAlta } from '../../../engine/src/regimes/verifactu/record/huella';
 import { verificarCadenas } from '../../../engine/src/verification/instantanea.sqlite';
 import { DeviceStore } from '../../../engine/src/devices/store';
 import { aTicketTbai } from '../../fixtures/ticketbai';

@@ -12,9 +12,9 @@ import { EngineError } from '../../../engine/src/core/errors';
 import { silentLogger, type Logger } from '../../../engine/src/platform/logger';
 import { WorkerPool, WorkerPoolError, defaultPoolSize } from '../../../engine/src/platform/worker-pool';
 import { qrPng } from '../../../engine/src/qr/png';
-import { firmarAlta, linkOf, type AltaAFirmar } from '../../../engine/src/regimes/ticketbai/alta-firmada';
+import { firmarAlta, linkOf, type AltaAFirmar } from '../../../engine/src/regimes/ticketbai/record/alta-firmada';
 import { POLITICAS_FIRMA } from '../../../engine/src/regimes/ticketbai/politicas';
-import { verifyTicketBai } from '../../../engine/src/regimes/ticketbai/xades';
+import { verifyTicketBai } from '../../../engine/src/regimes/ticketbai/record/xades';
 import { aCertificadoTbai, aFacturaTbai, aSoftwareTbai, GENERADO_EN } from '../ticketbai/fixtures';
 
 interface FixtureTasks {

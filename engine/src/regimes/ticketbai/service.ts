@@ -21,17 +21,17 @@ import type { Clock } from '../../platform/clock';
 import type { IdGenerator } from '../../platform/ids';
 import { CAMPOS_CANONICOS_TICKETBAI, correctionFingerprint } from '../../issuing/fingerprint';
 import { importeCanonico } from '../../issuing/importes';
-import { identificadorTbai } from './identificador';
+import { identificadorTbai } from './record/identificador';
 import { POLITICAS_FIRMA, type PoliticaFirma } from './politicas';
-import { firmarAlta, linkOf, type AltaAFirmar } from './alta-firmada';
-import { urlQrTbai } from './qr';
-import { signTicketBai, type SignedTicketBai } from './xades';
+import { firmarAlta, linkOf, type AltaAFirmar } from './record/alta-firmada';
+import { urlQrTbai } from './record/qr';
+import { signTicketBai, type SignedTicketBai } from './record/xades';
 import {
   buildTicketBaiAnulacion,
   importeTotalFacturaTbai,
   type FacturaAnteriorTbai,
   type SoftwareTbai,
-} from './xml';
+} from './record/xml';
 import { buildZuzenduSubsanar } from './authority/zuzendu';
 import { validarAltaTbai } from './reglas';
 import { fechaLocalDdMmAaaa } from '../../issuing/fecha-hora';

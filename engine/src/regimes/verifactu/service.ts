@@ -18,14 +18,14 @@ import type { IdGenerator } from '../../platform/ids';
 import { fechaLocalDdMmAaaa } from '../../issuing/fecha-hora';
 import { CAMPOS_CANONICOS_VERIFACTU, correctionFingerprint } from '../../issuing/fingerprint';
 import { importeCanonico } from '../../issuing/importes';
-import { urlValidacion } from './qr';
+import { urlValidacion } from './record/qr';
 import {
   buildRegistroAlta,
   buildRegistroAnulacion,
   numSerieFactura,
   type RegistroAnterior,
   type SistemaInformatico,
-} from './registro';
+} from './record/registro';
 import { validarAlta } from './reglas';
 
 export type EmisionAnswer = VerifactuEmisionResponse;

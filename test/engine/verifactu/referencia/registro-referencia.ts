@@ -1,5 +1,5 @@
 // Reference builder of RegistroAlta for the differential tests: the production builder as it was
-// before the issuing hot path was tuned (engine/src/regimes/verifactu/registro.ts, then engine/src/verifactu/registro.ts, at commit 1951751), with
+// before the issuing hot path was tuned (engine/src/regimes/verifactu/record/registro.ts, then engine/src/verifactu/registro.ts, at commit 1951751), with
 // its own hash (createHash over the `Name=value&…` string of every field trimmed), its own
 // escaping (one regular-expression replace) and its own canonical amounts and rates (regular
 // expressions), so that a change to any of the production pieces is compared with this one.
@@ -12,7 +12,7 @@ import {
   type RegistroAltaConstruido,
   type RegistroAnterior,
   type SistemaInformatico,
-} from '../../../../engine/src/regimes/verifactu/registro';
+} from '../../../../engine/src/regimes/verifactu/record/registro';
 
 const ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;', '\r': '&#13;' };
 function escapeXml(text: string): string {

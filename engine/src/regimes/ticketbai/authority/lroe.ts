@@ -4,7 +4,7 @@
 // (A00) and Anulación (AN0), per the schemas in xsd/lroe-bizkaia. The request is the XML gzipped,
 // with a JSON header `eus-bizkaia-n3-data` describing it.
 import { gzipSync } from 'node:zlib';
-import { escapeTexto } from '../xml';
+import { escapeTexto } from '../record/xml';
 
 export type ModeloLroe = '240' | '140';
 

@@ -5,8 +5,8 @@
 // SignatureValue. Nothing is re-signed, so the idTbai and the QR the customer holds stay valid.
 import type { Element as XElement } from '@xmldom/xmldom';
 import type { FacturaTicketbai } from '../../../../../src-shared/api/ticketbai';
-import { parsearXml, signatureValueDe } from '../xades';
-import { facturaXml, huellaTbaiXml, NS_TBAI_EMISION, sujetosXml, type FacturaAnteriorTbai, type SoftwareTbai } from '../xml';
+import { parsearXml, signatureValueDe } from '../record/xades';
+import { facturaXml, huellaTbaiXml, NS_TBAI_EMISION, sujetosXml, type FacturaAnteriorTbai, type SoftwareTbai } from '../record/xml';
 
 export const NS_ZUZENDU_ALTA = 'urn:ticketbai:zuzendu-alta';
 

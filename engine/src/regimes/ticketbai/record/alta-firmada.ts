@@ -1,8 +1,8 @@
 // The signed TicketBAI alta as one pure function of its inputs (no clock, no database): what the
 // issuing service runs in the worker pool before its transaction, and in the transaction when the
 // chain head moved under a signature made in advance.
-import type { FacturaTicketbai } from '../../../../src-shared/api/ticketbai';
-import type { PoliticaFirma } from './politicas';
+import type { FacturaTicketbai } from '../../../../../src-shared/api/ticketbai';
+import type { PoliticaFirma } from '../politicas';
 import { signTicketBai, type SignedTicketBai } from './xades';
 import { buildTicketBaiAlta, type FacturaAnteriorTbai, type SoftwareTbai } from './xml';
 

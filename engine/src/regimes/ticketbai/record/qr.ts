@@ -1,9 +1,9 @@
 // QR TBAI (specification §4.3.3): {host}?id={TBAI id}&s={serie}&nf={número}&i={ImporteTotalFactura
 // as written in the XML}&cr={CRC-8 of everything before "&cr"}. Values URL-encoded (UTF-8); the
 // image is ISO/IEC 18004 at error-correction level M, rendered by the one QR renderer.
-import type { Entorno } from '../../../../src-shared/api/common';
-import type { Provincia } from '../../../../src-shared/api/ticketbai';
-import { qrPng } from '../../qr/png';
+import type { Entorno } from '../../../../../src-shared/api/common';
+import type { Provincia } from '../../../../../src-shared/api/ticketbai';
+import { qrPng } from '../../../qr/png';
 import { crc8Digits } from './crc8';
 
 /**

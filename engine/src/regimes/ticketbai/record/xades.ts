@@ -31,8 +31,8 @@ import {
   ExclusiveCanonicalizationWithComments,
   SignedXml,
 } from 'xml-crypto';
-import { fechaHoraHusoGenRegistro } from '../../issuing/fecha-hora';
-import type { PoliticaFirma } from './politicas';
+import { fechaHoraHusoGenRegistro } from '../../../issuing/fecha-hora';
+import type { PoliticaFirma } from '../politicas';
 import { escapeTexto } from './xml';
 
 export const NS_DS = 'http://www.w3.org/2000/09/xmldsig#';

@@ -13,10 +13,10 @@ import type {
   FacturaTicketbai,
   LineaTbai,
   TicketbaiAnularBody,
-} from '../../../../src-shared/api/ticketbai';
-import { fechaHoraHusoGenRegistro } from '../../issuing/fecha-hora';
-import { importeCanonico, tipoCanonico } from '../../issuing/importes';
-import { numSerieDispositivo } from '../../devices/chain-keys';
+} from '../../../../../src-shared/api/ticketbai';
+import { fechaHoraHusoGenRegistro } from '../../../issuing/fecha-hora';
+import { importeCanonico, tipoCanonico } from '../../../issuing/importes';
+import { numSerieDispositivo } from '../../../devices/chain-keys';
 
 export const NS_TBAI_EMISION = 'urn:ticketbai:emision';
 export const NS_TBAI_ANULACION = 'urn:ticketbai:anulacion';

@@ -1,7 +1,7 @@
 // SOAP 1.1 envelope of RegFactuSistemaFacturacion (SuministroLR.xsd): Cabecera + 1–1000
 // RegistroFactura, each wrapping one RegistroAlta or RegistroAnulacion built by registro.ts.
-import { NS_SUMINISTRO_INFORMACION } from '../registro';
-import { escapeXml } from '../xml-escape';
+import { NS_SUMINISTRO_INFORMACION } from '../record/registro';
+import { escapeXml } from '../record/xml-escape';
 
 export const NS_SOAP_ENVELOPE = 'http://schemas.xmlsoap.org/soap/envelope/';
 /** targetNamespace of SuministroLR.xsd, bound to the prefix `sum`. */

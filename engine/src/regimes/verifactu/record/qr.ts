@@ -1,7 +1,7 @@
 // The invoice QR of AEAT's "Detalle de las especificaciones técnicas del código QR": the
 // validation URL (four parameters, URL-encoded as Java's URLEncoder does) as a PNG at error
 // correction level M.
-import { qrPng as renderQrPng } from '../../qr/png';
+import { qrPng as renderQrPng } from '../../../qr/png';
 
 export type Entorno = 'test' | 'live';
 

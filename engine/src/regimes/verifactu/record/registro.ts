@@ -3,10 +3,10 @@
 // no DOM, tags written as literals around each value; every text value goes through escapeXml,
 // every amount through importes.ts, and the hash is computed from the very strings written in the
 // XML.
-import type { FacturaVerifactu, IdFacturaReferida, Persona, VerifactuAnularBody } from '../../../../src-shared/api/verifactu';
-import { fechaHoraHusoGenRegistro } from '../../issuing/fecha-hora';
+import type { FacturaVerifactu, IdFacturaReferida, Persona, VerifactuAnularBody } from '../../../../../src-shared/api/verifactu';
+import { fechaHoraHusoGenRegistro } from '../../../issuing/fecha-hora';
 import { cadenaHuellaAltaDe, huellaAnulacion, huellaDeCadena } from './huella';
-import { importeCanonico, tipoCanonico } from '../../issuing/importes';
+import { importeCanonico, tipoCanonico } from '../../../issuing/importes';
 import { escapeXml } from './xml-escape';
 
 /** targetNamespace of SuministroInformacion.xsd, bound to the prefix `sum1`. */
