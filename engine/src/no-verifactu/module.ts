@@ -1,0 +1,32 @@
+import type { ResolvedConfig } from '../config';
+import type { Database } from '../db/database';
+import { InstallTestCa } from '../representation/test-ca';
+import type { SistemaInformatico } from '../verifactu/registro';
+import { DeteccionAnomalias } from './anomalias';
+import { RegistroEventos } from './eventos';
+import { identidadesFirma } from './firma';
+import { FirmaNoVerifactu } from './issuing';
+import { ModosSif } from './modo';
+
+/** The «NO VERI*FACTU» mode (issue 32): modes, the event log, the signature and anomaly detection. */
+export interface NoVerifactuModule {
+  modos: ModosSif;
+  eventos: RegistroEventos;
+  firma: FirmaNoVerifactu;
+  anomalias: DeteccionAnomalias;
+}
+
+export function buildNoVerifactu(config: ResolvedConfig, db: Database, sistema: SistemaInformatico): NoVerifactuModule {
+  const { clock, ids } = config;
+  const software = config.software;
+  const tls = config.submission.aeat.tls;
+  const identidad = identidadesFirma(
+    db,
+    new InstallTestCa(db, clock, ids),
+    { nif: software.productorNif, nombre: software.productorNombre },
+    tls ? { pfx: tls.pfx, passphrase: tls.passphrase } : undefined,
+  );
+  const eventos = new RegistroEventos({ db, clock, ids, sistema: { ...sistema, tipoUsoPosibleSoloVerifactu: 'N' }, identidad });
+  const modos = new ModosSif({ db, clock, ids, eventos });
+  return { modos, eventos, firma: new FirmaNoVerifactu(modos, identidad, clock), anomalias: new DeteccionAnomalias({ db, eventos }) };
+}
