@@ -29,6 +29,8 @@ const USAGE = `Usage: npm run admin -- <command> [options]
   key revoke --key KEY_ID
   key rotate --key KEY_ID
   issuer add --account ID --entorno test|live --nif NIF --nombre NAME [--hacienda verifactu|tbai-araba|tbai-bizkaia|tbai-gipuzkoa]
+  issuer mode NIF verifactu|no_verifactu [--entorno test|live]   (the installation's SIF mode; default entorno test)
+  anomalias NIF [--entorno test|live]   (NO VERI*FACTU anomaly detection: records and events; the run is logged as events)
   declaration publish
   declaration show
   devices phase NIF no_contratada|preparacion|activa   (the issuer's high-capacity phase, TEST and LIVE)
@@ -91,8 +93,34 @@ function devices(ctx: EngineContext, verb: string | undefined, positionals: stri
   }
 }
 
+/** `issuer mode` and `anomalias`: NIF (and mode) as positionals, `--entorno` (test by default). */
+function noVerifactu(ctx: EngineContext, command: 'mode' | 'anomalias', args: string[]): unknown {
+  let parsed: { values: { entorno?: string | undefined }; positionals: string[] };
+  try {
+    parsed = parseArgs({ args, options: { entorno: { type: 'string' } }, allowPositionals: true, strict: true });
+  } catch (e) {
+    fail(e instanceof Error ? e.message : String(e));
+  }
+  const entorno = entornoSchema.safeParse(parsed.values.entorno ?? 'test');
+  if (!entorno.success) fail('--entorno test|live');
+  const checked = validateNif(parsed.positionals[0] ?? '');
+  if (!checked.valid) fail(`NIF is not a valid Spanish tax ID: ${checked.reason}`);
+  const issuer = ctx.issuers.find(entorno.data, checked.normalized);
+  if (!issuer) fail(`no issuer ${checked.normalized} in ${entorno.data}`);
+  try {
+    if (command === 'anomalias') return ctx.noVerifactu.anomalias.ejecutar(issuer);
+    const modo = parsed.positionals[1];
+    if (modo !== 'verifactu' && modo !== 'no_verifactu') fail('mode: verifactu|no_verifactu');
+    return ctx.noVerifactu.modos.cambiar(issuer, modo);
+  } catch (error) {
+    refused(error);
+  }
+}
+
 async function run(ctx: EngineContext, args: string[]): Promise<unknown> {
   const [noun, verb, ...rest] = args;
+  if (noun === 'issuer' && verb === 'mode') return noVerifactu(ctx, 'mode', rest);
+  if (noun === 'anomalias' && verb !== undefined) return noVerifactu(ctx, 'anomalias', [verb, ...rest]);
   if (noun === 'devices' && (verb === 'phase' || verb === 'list')) return devices(ctx, verb, rest);
   const { values } = parseArgs({
     args: rest,

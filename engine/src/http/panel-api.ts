@@ -15,6 +15,7 @@ import { syncPanelRoutes } from '../submission/panel-routes';
 import { accountPanelRoutes } from '../account/panel-routes';
 import { clientPanelRoutes } from '../clients/panel-routes';
 import { devicePanelRoutes } from '../devices/panel-routes';
+import { noVerifactuPanelRoutes } from '../no-verifactu/panel-routes';
 import { chainPanelRoute } from '../devices/chain-panel-route';
 import { webhookPanelRoutes } from '../webhooks/panel-routes';
 import { verificationPanelRoutes } from '../verification/panel-routes';
@@ -74,6 +75,7 @@ export async function buildPanelApi(ctx: EngineContext, token: string, options: 
   webhookPanelRoutes(app, ctx.webhooks.store);
   clientPanelRoutes(app, { clients: ctx.clients, accounts: ctx.accounts, emulatorUrl: () => ctx.config.emulatorUrl });
   devicePanelRoutes(app, { devices: ctx.devices, accounts: ctx.accounts });
+  noVerifactuPanelRoutes(app, { issuers: ctx.issuers, noVerifactu: ctx.noVerifactu });
   chainPanelRoute(app, { db: ctx.db });
   panelRelayRoutes(app, { targets: options.relay ?? {}, keys: () => readDemoKeys(ctx.config.dataDir), relaySecret: ctx.relaySecret });
   if (ctx.config.uiDir) tillUiRoutes(app, ctx.config.uiDir);
