@@ -31,6 +31,7 @@ const USAGE = `Usage: npm run admin -- <command> [options]
   issuer add --account ID --entorno test|live --nif NIF --nombre NAME [--hacienda verifactu|tbai-araba|tbai-bizkaia|tbai-gipuzkoa]
   issuer mode NIF verifactu|no_verifactu [--entorno test|live]   (the installation's SIF mode; default entorno test)
   anomalias NIF [--entorno test|live]   (NO VERI*FACTU anomaly detection: records and events; the run is logged as events)
+  exportar NIF --desde ISO --hasta ISO [--entorno test|live] [--dir PATH]   (records and events of the period as JSON Lines files, logged as events 08/09; dir default DATA_DIR/exportaciones)
   declaration publish
   declaration show
   devices phase NIF no_contratada|preparacion|activa   (the issuer's high-capacity phase, TEST and LIVE)
@@ -93,11 +94,16 @@ function devices(ctx: EngineContext, verb: string | undefined, positionals: stri
   }
 }
 
-/** `issuer mode` and `anomalias`: NIF (and mode) as positionals, `--entorno` (test by default). */
-function noVerifactu(ctx: EngineContext, command: 'mode' | 'anomalias', args: string[]): unknown {
-  let parsed: { values: { entorno?: string | undefined }; positionals: string[] };
+/** `issuer mode`, `anomalias` and `exportar`: NIF (and mode) as positionals, `--entorno` (test by default). */
+function noVerifactu(ctx: EngineContext, command: 'mode' | 'anomalias' | 'exportar', args: string[]): unknown {
+  let parsed: { values: { entorno?: string | undefined; desde?: string | undefined; hasta?: string | undefined; dir?: string | undefined }; positionals: string[] };
   try {
-    parsed = parseArgs({ args, options: { entorno: { type: 'string' } }, allowPositionals: true, strict: true });
+    parsed = parseArgs({
+      args,
+      options: { entorno: { type: 'string' }, desde: { type: 'string' }, hasta: { type: 'string' }, dir: { type: 'string' } },
+      allowPositionals: true,
+      strict: true,
+    });
   } catch (e) {
     fail(e instanceof Error ? e.message : String(e));
   }
@@ -109,6 +115,16 @@ function noVerifactu(ctx: EngineContext, command: 'mode' | 'anomalias', args: st
   if (!issuer) fail(`no issuer ${checked.normalized} in ${entorno.data}`);
   try {
     if (command === 'anomalias') return ctx.noVerifactu.anomalias.ejecutar(issuer);
+    if (command === 'exportar') {
+      const instant = (name: 'desde' | 'hasta') => {
+        const raw = parsed.values[name];
+        const at = raw === undefined ? Number.NaN : Date.parse(raw);
+        if (!/^\d{4}-\d{2}-\d{2}T/.test(raw ?? '') || Number.isNaN(at)) fail(`--${name} must be an ISO 8601 date-time (e.g. 2026-11-01T00:00:00+01:00)`);
+        return new Date(at);
+      };
+      const dir = parsed.values.dir ?? path.join(ctx.config.dataDir, 'exportaciones');
+      return ctx.noVerifactu.exportaciones.exportar(issuer, { desde: instant('desde'), hasta: instant('hasta') }, dir);
+    }
     const modo = parsed.positionals[1];
     if (modo !== 'verifactu' && modo !== 'no_verifactu') fail('mode: verifactu|no_verifactu');
     return ctx.noVerifactu.modos.cambiar(issuer, modo);
@@ -121,6 +137,7 @@ async function run(ctx: EngineContext, args: string[]): Promise<unknown> {
   const [noun, verb, ...rest] = args;
   if (noun === 'issuer' && verb === 'mode') return noVerifactu(ctx, 'mode', rest);
   if (noun === 'anomalias' && verb !== undefined) return noVerifactu(ctx, 'anomalias', [verb, ...rest]);
+  if (noun === 'exportar' && verb !== undefined) return noVerifactu(ctx, 'exportar', [verb, ...rest]);
   if (noun === 'devices' && (verb === 'phase' || verb === 'list')) return devices(ctx, verb, rest);
   const { values } = parseArgs({
     args: rest,

@@ -40,14 +40,21 @@ export function inicioAnoMadrid(instant: Date): string {
 }
 
 export class ModosSif {
+  // Issuing reads the mode of every VeriFactu request (before and inside its transaction): one
+  // prepared statement on the primary key.
+  private readonly byIssuer;
+
   constructor(
     private readonly deps: { db: Database; clock: Clock; ids: IdGenerator; eventos: RegistroEventos },
-  ) {}
+  ) {
+    const { db } = deps;
+    this.byIssuer = db.prepare<{ modoSif: ModoSif }, 'entorno' | 'nif'>((slot) =>
+      db.kysely.selectFrom('sif_modos').select('modoSif').where('entorno', '=', slot('entorno') as Entorno).where('nif', '=', slot('nif')),
+    );
+  }
 
   modo(entorno: Entorno, nif: string): ModoSif {
-    const { db } = this.deps;
-    const row = db.first(db.kysely.selectFrom('sif_modos').select('modoSif').where('entorno', '=', entorno).where('nif', '=', nif));
-    return row?.modoSif ?? 'verifactu';
+    return this.byIssuer.first({ entorno, nif })?.modoSif ?? 'verifactu';
   }
 
   /** Modes of several issuers at once (lists). */

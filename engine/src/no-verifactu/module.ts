@@ -5,6 +5,7 @@ import type { SistemaInformatico } from '../verifactu/registro';
 import { DeteccionAnomalias } from './anomalias';
 import { RegistroEventos } from './eventos';
 import { identidadesFirma } from './firma';
+import { ExportacionesNoVerifactu } from './exportar';
 import { FirmaNoVerifactu } from './issuing';
 import { ModosSif } from './modo';
 
@@ -14,6 +15,7 @@ export interface NoVerifactuModule {
   eventos: RegistroEventos;
   firma: FirmaNoVerifactu;
   anomalias: DeteccionAnomalias;
+  exportaciones: ExportacionesNoVerifactu;
 }
 
 export function buildNoVerifactu(config: ResolvedConfig, db: Database, sistema: SistemaInformatico): NoVerifactuModule {
@@ -28,5 +30,11 @@ export function buildNoVerifactu(config: ResolvedConfig, db: Database, sistema: 
   );
   const eventos = new RegistroEventos({ db, clock, ids, sistema: { ...sistema, tipoUsoPosibleSoloVerifactu: 'N' }, identidad });
   const modos = new ModosSif({ db, clock, ids, eventos });
-  return { modos, eventos, firma: new FirmaNoVerifactu(modos, identidad, clock), anomalias: new DeteccionAnomalias({ db, eventos }) };
+  return {
+    modos,
+    eventos,
+    firma: new FirmaNoVerifactu(modos, identidad, clock),
+    anomalias: new DeteccionAnomalias({ db, eventos }),
+    exportaciones: new ExportacionesNoVerifactu({ db, eventos }),
+  };
 }

@@ -94,5 +94,14 @@ describe('npm run admin', () => {
     expect(r.anomalias).toEqual([]);
     expect(r.eventosAnotados.map((e) => e.tipoEvento)).toEqual(['03', '05']);
     expect(t.engine.context.noVerifactu.eventos.todos('test', t.nifEmisor).map((e) => e.tipoEvento)).toEqual(['01', '03', '05', '02', '03', '05']);
+    // exportar: a period without records is refused (exit 1, the code said); a bad date names the option (exit 2).
+    await expect(admin(t.dataDir, 'exportar', t.nifEmisor, '--desde', '2026-01-01T00:00:00+01:00', '--hasta', '2026-01-31T23:59:59+01:00')).rejects.toMatchObject({
+      code: 1,
+      stderr: expect.stringContaining('NOT_FOUND'),
+    });
+    await expect(admin(t.dataDir, 'exportar', t.nifEmisor, '--desde', 'ayer', '--hasta', '2026-01-31T23:59:59+01:00')).rejects.toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining('--desde must be an ISO 8601 date-time'),
+    });
   });
 });

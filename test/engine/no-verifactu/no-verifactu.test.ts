@@ -8,8 +8,10 @@ import { issuerChainKey } from '../../../engine/src/devices/chain-keys';
 import { makeTestEngine, type TestEngine } from '../../support/engine';
 import { validateAgainstVerifactuXsd } from '../../support/xsd';
 import { xmlsec1Verify } from '../ticketbai/xmlsec';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { VerificadorCadena } from '../../../engine/src/verification/cadenas';
 
 const NOW = '2026-11-20T10:00:00.000Z';
 
@@ -195,6 +197,40 @@ describe('anomaly detection', () => {
     sqlite.prepare('DELETE FROM sif_eventos WHERE id = ?').run(todos.at(-1)!.id);
     const ultimo = ctx.noVerifactu.anomalias.ejecutar(issuer());
     expect(ultimo.anomalias.filter((a) => a.ambito === 'evento').map((a) => a.tipoAnomalia)).toContain('05');
+  });
+});
+
+describe('exports', () => {
+  it('writes the period\'s records and events as files the chains recompute from, and logs 08 and 09', async () => {
+    const ctx = t.engine.context;
+    setMode('no_verifactu');
+    for (const n of ['1', '2']) {
+      expect((await t.billing('POST', '/v1/verifactu/crear', { body: factura(t.nifEmisor, n) })).statusCode).toBe(200);
+    }
+    const an = await t.billing('POST', '/v1/verifactu/anular', {
+      body: { version: '1.0', facturaAnulada: { nifEmisor: t.nifEmisor, serie: 'N', numero: '2', fechaExpedicion: '20-11-2026' } },
+    });
+    expect(an.statusCode, an.body).toBe(200);
+    const dir = mkdtempSync(path.join(tmpdir(), 'export-'));
+    const periodo = { desde: new Date('2026-11-01T00:00:00+01:00'), hasta: new Date('2026-11-30T23:59:59+01:00') };
+    const r = ctx.noVerifactu.exportaciones.exportar(issuer(), periodo, dir);
+    expect(r.registros).toMatchObject({ altas: 2, anulaciones: 1, sumaCuotaTotalAlta: '4.20', sumaImporteTotalAlta: '24.20' });
+    expect(r.eventos).toMatchObject({ numero: 1 });
+    expect(r.eventosAnotados.map((e) => e.tipoEvento)).toEqual(['08', '09']);
+    const lines = readFileSync(r.registros.fichero, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { idRegistro: string; cadena: string; secuencia: number; xml: string });
+    const v = new VerificadorCadena(lines[0]!.cadena);
+    for (const l of lines) v.add({ id: l.idRegistro, chainKey: l.cadena, chainSeq: l.secuencia, entorno: 'test', nifEmisor: t.nifEmisor, sistemaFiscal: 'verifactu', idMaquina: null, serie: 'N', numero: '', xml: l.xml });
+    expect(v.terminar().problemas).toEqual([]);
+    const eventos = ctx.noVerifactu.eventos.todos('test', t.nifEmisor);
+    for (const e of eventos.filter((x) => x.tipoEvento === '08' || x.tipoEvento === '09')) {
+      expect(await validateAgainstVerifactuXsd(e.xml, 'EventosSIF.xsd')).toEqual({ valid: true, errors: [] });
+    }
+    expect(eventos.find((e) => e.tipoEvento === '08')!.xml).toContain('<sf:NumeroDeRegistrosFacturacionAnulacionExportados>1<');
+    // A period without records: refused, nothing logged.
+    expect(() => ctx.noVerifactu.exportaciones.exportar(issuer(), { desde: new Date('2026-01-01T00:00:00Z'), hasta: new Date('2026-01-02T00:00:00Z') }, dir)).toThrow(
+      expect.objectContaining({ code: 'NOT_FOUND' }),
+    );
+    expect(ctx.noVerifactu.eventos.todos('test', t.nifEmisor)).toHaveLength(eventos.length);
   });
 });
 
