@@ -75,14 +75,26 @@ const FIN_EVENTO = '</sf:Evento>';
  * where it sits inside the document does not change what is signed).
  */
 export function firmarRegistro(xml: string, identidad: IdentidadFirma, signingTime: Date): string {
-  const { signedXml } = signTicketBai(xml, {
+  const opts = {
     privateKeyPem: identidad.privateKeyPem,
     certificatePem: identidad.certificatePem,
     chainPem: identidad.chainPem,
     policy: POLITICA_FIRMA_AGE,
     signingTime,
-  });
-  if (!xml.includes(FIN_EVENTO)) return signedXml;
+  };
+  if (!xml.includes(FIN_EVENTO)) {
+    // Billing records sign on the issuing path: their canonical form is digested as text (no DOM,
+    // ≈ 3× cheaper). The record builders write C14N but for three text entities, which C14N
+    // writes otherwise; the stored document is that canonical form (the same infoset). Anything
+    // else not canonical makes signTicketBai refuse, and the general path signs it.
+    const canonica = xml.replace(/&quot;/g, '"').replace(/&apos;/g, "'").replace(/&#13;/g, '&#xD;');
+    try {
+      return signTicketBai(canonica, { ...opts, canonicalInput: true }).signedXml;
+    } catch {
+      return signTicketBai(xml, opts).signedXml;
+    }
+  }
+  const { signedXml } = signTicketBai(xml, opts);
   const inicio = signedXml.indexOf('<ds:Signature ');
   const fin = signedXml.lastIndexOf('</ds:Signature>') + '</ds:Signature>'.length;
   const firma = signedXml.slice(inicio, fin);

@@ -116,7 +116,10 @@ describe('signed records', () => {
     const ctx = t.engine.context;
     setMode('no_verifactu');
     for (const n of ['1', '2']) {
-      const res = await t.billing('POST', '/v1/verifactu/crear', { body: factura(t.nifEmisor, n) });
+      const body = factura(t.nifEmisor, n);
+      // Quotes, apostrophes and ampersands: entities the record builder writes and C14N does not.
+      if (n === '2') body.cabecera.descripcion = `Venta "especial" de O'Neil & Cía <2>`;
+      const res = await t.billing('POST', '/v1/verifactu/crear', { body });
       expect(res.statusCode, res.body).toBe(200);
       expect(res.json().urlValidacion).toContain('/wlpl/TIKE-CONT/ValidarQRNoVerifactu?nif=');
     }
@@ -126,6 +129,8 @@ describe('signed records', () => {
     expect(an.statusCode, an.body).toBe(200);
     const chain = ctx.invoices.chain(issuerChainKey('verifactu', 'test', t.nifEmisor));
     expect(chain.map((r) => r.tipo)).toEqual(['alta', 'alta', 'anulacion']);
+    // Signed on the canonical path: the stored document is the record's C14N form.
+    expect(chain[1]!.xml).toContain(`Venta "especial" de O'Neil &amp; Cía &lt;2&gt;`);
     for (const r of chain) {
       expect(r.estadoEnvio).toBe('no_remitida');
       expect(r.xml).toContain('<sum1:TipoUsoPosibleSoloVerifactu>N</sum1:TipoUsoPosibleSoloVerifactu>');
