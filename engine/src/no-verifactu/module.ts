@@ -6,6 +6,7 @@ import { DeteccionAnomalias } from './anomalias';
 import { RegistroEventos } from './eventos';
 import { identidadesFirma } from './firma';
 import { ExportacionesNoVerifactu } from './exportar';
+import { RequerimientosNoVerifactu } from './requerimiento';
 import { FirmaNoVerifactu } from './issuing';
 import { ModosSif } from './modo';
 
@@ -16,6 +17,7 @@ export interface NoVerifactuModule {
   firma: FirmaNoVerifactu;
   anomalias: DeteccionAnomalias;
   exportaciones: ExportacionesNoVerifactu;
+  requerimientos: RequerimientosNoVerifactu;
 }
 
 export function buildNoVerifactu(config: ResolvedConfig, db: Database, sistema: SistemaInformatico): NoVerifactuModule {
@@ -36,5 +38,6 @@ export function buildNoVerifactu(config: ResolvedConfig, db: Database, sistema: 
     firma: new FirmaNoVerifactu(modos, identidad, clock),
     anomalias: new DeteccionAnomalias({ db, eventos }),
     exportaciones: new ExportacionesNoVerifactu({ db, eventos }),
+    requerimientos: new RequerimientosNoVerifactu({ db, eventos, aeat: config.submission.aeat }),
   };
 }

@@ -11,6 +11,12 @@ import type { NoVerifactuModule } from './module';
 const nifParams = z.object({ nif: z.string() });
 const modoBody = z.strictObject({ entorno: entornoSchema, modoSif: modoSifSchema });
 const anomaliasBody = z.strictObject({ entorno: entornoSchema, nif: z.string() });
+const requerimientoBody = z.strictObject({
+  entorno: entornoSchema,
+  refRequerimiento: z.string().min(1).max(18),
+  desde: z.iso.datetime({ offset: true }),
+  hasta: z.iso.datetime({ offset: true }),
+});
 
 /**
  * The service team's side of «NO VERI*FACTU» (issue 32): setting an installation's mode (never per
@@ -48,5 +54,20 @@ export function noVerifactuPanelRoutes(app: FastifyInstance, deps: { issuers: Is
       },
     },
     async (request) => deps.noVerifactu.anomalias.ejecutar(issuerOf(request.body.entorno, request.body.nif)),
+  );
+  api.post(
+    '/panel/v1/clientes/:nif/requerimiento',
+    {
+      schema: {
+        tags: ['clientes'],
+        summary: 'Remisión a la AEAT, bajo su requerimiento, de los registros NO VERI*FACTU conservados de un periodo (RemisionRequerimiento)',
+        params: nifParams,
+        body: requerimientoBody,
+      },
+    },
+    async (request) => {
+      const { entorno, refRequerimiento, desde, hasta } = request.body;
+      return deps.noVerifactu.requerimientos.remitir(issuerOf(entorno, request.params.nif), { ref: refRequerimiento, desde: new Date(desde), hasta: new Date(hasta) });
+    },
   );
 }
