@@ -93,7 +93,7 @@ export function buildContext(config: ResolvedConfig, db: Database, logger: Logge
   const groupCommit = new GroupCommit(db, undefined, filing instanceof FilingThread ? filing.priority : undefined);
   invoices.onEnqueued = (queueKey) => filing.enqueued(queueKey);
   const software = config.software;
-  const noVerifactu = buildNoVerifactu(config, db, sistema);
+  const noVerifactu = buildNoVerifactu(config, db, sistema, issuers);
   const ticketbai = new TicketbaiIssuing({
     invoices,
     issuers,

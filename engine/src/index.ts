@@ -7,6 +7,7 @@ import { buildBillingApi } from './http/billing-api';
 import { buildManageApi } from './http/manage-api';
 import { buildPanelApi } from './http/panel-api';
 import { fileLogger } from './platform/logger';
+import { PollLoop } from './platform/poll-loop';
 
 export type { EngineConfig } from './config';
 /** First start of an empty data dir (headless start, desktop engine process): the demo account. */
@@ -56,6 +57,8 @@ export async function createEngine(input: EngineConfig): Promise<Engine> {
   // The panel relays the till UI's calls to these two in-process (http/panel-relay.ts).
   const apps = { billing, manage, panel: await buildPanelApi(ctx, panelToken, { relay: { billing, manage } }) };
   let started = false;
+  // «NO VERI*FACTU» (issue 32): anomaly detection after a start, the summary event every six hours.
+  const noVerifactu = new PollLoop('no-verifactu', async () => ctx.noVerifactu.resumenes.pasada(), () => 60_000, logger);
 
   const listen = async (app: FastifyInstance, port: number): Promise<string> => {
     await app.listen({ host: config.host, port });
@@ -79,6 +82,7 @@ export async function createEngine(input: EngineConfig): Promise<Engine> {
       db.startBackgroundCheckpoints();
       ctx.pureWork.warm();
       await ctx.filing.start();
+      noVerifactu.start();
       started = true;
       logger.info('engine started', { ...ctx.urls });
       return { ...ctx.urls };
@@ -86,6 +90,7 @@ export async function createEngine(input: EngineConfig): Promise<Engine> {
     async stop() {
       await Promise.all([apps.billing.close(), apps.manage.close(), apps.panel.close()]);
       await ctx.filing.stop();
+      await noVerifactu.stop();
       ctx.usage.stop();
       await ctx.pureWork.close();
       await db.close();

@@ -18,6 +18,7 @@ export const POLITICA_FIRMA_AGE: PoliticaFirma = {
   identificador: 'urn:oid:2.16.724.1.3.1.1.2.1.9',
   digestSha256: 'G7roucf600+f03r/o0bAOQ6WAs0=',
   algoritmoDigest: 'http://www.w3.org/2000/09/xmldsig#sha1',
+  spuri: 'https://sede.administracion.gob.es/politica_de_firma_anexo_1.pdf',
 };
 
 export interface IdentidadFirma {

@@ -7,6 +7,8 @@ import { RegistroEventos } from './eventos';
 import { identidadesFirma } from './firma';
 import { ExportacionesNoVerifactu } from './exportar';
 import { RequerimientosNoVerifactu } from './requerimiento';
+import { ResumenesNoVerifactu } from './resumen';
+import type { IssuerStore } from '../clients/store';
 import { FirmaNoVerifactu } from './issuing';
 import { ModosSif } from './modo';
 
@@ -18,9 +20,11 @@ export interface NoVerifactuModule {
   anomalias: DeteccionAnomalias;
   exportaciones: ExportacionesNoVerifactu;
   requerimientos: RequerimientosNoVerifactu;
+  /** The summary event every six hours and detection after a start (the engine's background pass). */
+  resumenes: ResumenesNoVerifactu;
 }
 
-export function buildNoVerifactu(config: ResolvedConfig, db: Database, sistema: SistemaInformatico): NoVerifactuModule {
+export function buildNoVerifactu(config: ResolvedConfig, db: Database, sistema: SistemaInformatico, issuers: IssuerStore): NoVerifactuModule {
   const { clock, ids } = config;
   const software = config.software;
   const tls = config.submission.aeat.tls;
@@ -32,11 +36,13 @@ export function buildNoVerifactu(config: ResolvedConfig, db: Database, sistema: 
   );
   const eventos = new RegistroEventos({ db, clock, ids, sistema: { ...sistema, tipoUsoPosibleSoloVerifactu: 'N' }, identidad });
   const modos = new ModosSif({ db, clock, ids, eventos });
+  const anomalias = new DeteccionAnomalias({ db, eventos });
   return {
     modos,
     eventos,
     firma: new FirmaNoVerifactu(modos, identidad, clock),
-    anomalias: new DeteccionAnomalias({ db, eventos }),
+    anomalias,
+    resumenes: new ResumenesNoVerifactu({ db, clock, issuers, eventos, anomalias }),
     exportaciones: new ExportacionesNoVerifactu({ db, eventos }),
     requerimientos: new RequerimientosNoVerifactu({ db, eventos, aeat: config.submission.aeat }),
   };

@@ -16,6 +16,8 @@ export interface PoliticaFirma {
    * holds that digest).
    */
   algoritmoDigest?: string | undefined;
+  /** The SPURI qualifier when it is not the identifier (the AGE policy: its PDF's URL). */
+  spuri?: string | undefined;
 }
 
 export const POLITICAS_FIRMA: Readonly<Record<Provincia, PoliticaFirma>> = {

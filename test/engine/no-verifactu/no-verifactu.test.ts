@@ -134,7 +134,12 @@ describe('signed records', () => {
     for (const r of chain) {
       expect(r.estadoEnvio).toBe('no_remitida');
       expect(r.xml).toContain('<sum1:TipoUsoPosibleSoloVerifactu>N</sum1:TipoUsoPosibleSoloVerifactu>');
-      expect(r.xml).toContain('urn:oid:2.16.724.1.3.1.1.2.1.9');
+      // The AGE policy of the AEAT's signature document: identifier, SHA-1 digest, SPURI.
+      expect(r.xml).toContain(
+        '<xades:Identifier>urn:oid:2.16.724.1.3.1.1.2.1.9</xades:Identifier><xades:Description></xades:Description></xades:SigPolicyId><xades:SigPolicyHash>' +
+          '<ds:DigestMethod Algorithm="http://www.w3.org/2000/09/xmldsig#sha1"></ds:DigestMethod><ds:DigestValue>G7roucf600+f03r/o0bAOQ6WAs0=</ds:DigestValue></xades:SigPolicyHash>' +
+          '<xades:SigPolicyQualifiers><xades:SigPolicyQualifier><xades:SPURI>https://sede.administracion.gob.es/politica_de_firma_anexo_1.pdf</xades:SPURI>',
+      );
       expect(await validateAgainstVerifactuXsd(r.xml, 'SuministroInformacion.xsd')).toEqual({ valid: true, errors: [] });
       expect(verificarFirma(r.xml)).toMatchObject({ valid: true });
       const check = xmlsec(r.xml);
@@ -236,6 +241,38 @@ describe('exports', () => {
       expect.objectContaining({ code: 'NOT_FOUND' }),
     );
     expect(ctx.noVerifactu.eventos.todos('test', t.nifEmisor)).toHaveLength(eventos.length);
+  });
+});
+
+describe('summary event and the background pass', () => {
+  it('detects after a start, writes the summary six hours after the start in this mode and then every six hours', async () => {
+    const ctx = t.engine.context;
+    setMode('no_verifactu');
+    for (const n of ['1', '2']) expect((await t.billing('POST', '/v1/verifactu/crear', { body: factura(t.nifEmisor, n) })).statusCode).toBe(200);
+    const tipos = () => ctx.noVerifactu.eventos.todos('test', t.nifEmisor).map((e) => e.tipoEvento);
+    // First pass after a start: detection (03, 05); no summary before six hours.
+    expect(ctx.noVerifactu.resumenes.pasada()).toEqual({ deteccion: [`test|${t.nifEmisor}`], resumenes: [] });
+    expect(tipos()).toEqual(['01', '03', '05']);
+    t.clock.set(new Date(Date.parse(NOW) + 6 * 3600_000 - 1000));
+    expect(ctx.noVerifactu.resumenes.pasada()).toEqual({ deteccion: [], resumenes: [] });
+    t.clock.set(new Date(Date.parse(NOW) + 6 * 3600_000));
+    expect(ctx.noVerifactu.resumenes.pasada().resumenes).toEqual([`test|${t.nifEmisor}`]);
+    expect(tipos()).toEqual(['01', '03', '05', '10']);
+    const resumen = ctx.noVerifactu.eventos.todos('test', t.nifEmisor).at(-1)!;
+    expect(await validateAgainstVerifactuXsd(resumen.xml, 'EventosSIF.xsd')).toEqual({ valid: true, errors: [] });
+    expect(verificarFirma(resumen.xml).valid).toBe(true);
+    // Counted since the start event (01 included), the two altas summed.
+    for (const [tipo, n] of [['01', 1], ['03', 1], ['05', 1]] as const) {
+      expect(resumen.xml).toContain(`<sf:TipoEvento><sf:TipoEvento>${tipo}</sf:TipoEvento><sf:NumeroDeEventos>${n}</sf:NumeroDeEventos></sf:TipoEvento>`);
+    }
+    expect(resumen.xml).toContain('<sf:NumeroDeRegistrosFacturacionAltaGenerados>2</sf:NumeroDeRegistrosFacturacionAltaGenerados><sf:SumaCuotaTotalAlta>4.20</sf:SumaCuotaTotalAlta><sf:SumaImporteTotalAlta>24.20</sf:SumaImporteTotalAlta>');
+    // The next one six hours later: an empty period still validates.
+    t.clock.set(new Date(Date.parse(NOW) + 12 * 3600_000));
+    expect(ctx.noVerifactu.resumenes.pasada().resumenes).toHaveLength(1);
+    const vacio = ctx.noVerifactu.eventos.todos('test', t.nifEmisor).at(-1)!;
+    expect(vacio.tipoEvento).toBe('10');
+    expect(await validateAgainstVerifactuXsd(vacio.xml, 'EventosSIF.xsd')).toEqual({ valid: true, errors: [] });
+    expect(vacio.xml).toContain('<sf:NumeroDeRegistrosFacturacionAltaGenerados>0<');
   });
 });
 
