@@ -55,6 +55,32 @@ describe('management API', () => {
     expect(doc.paths).toHaveProperty(['/v1/clientes/{nif}/eventos']);
   });
 
+  it('reads an invoice issued in NO VERI*FACTU: registered, kept (no_remitida), its record and QR URL', async () => {
+    const body = {
+      version: '1.0',
+      emisor: { nif: t.nifEmisor, nombre: 'COMERCIAL DEMO SL' },
+      cabecera: { serie: 'L', numero: '1', fechaExpedicion: '20-11-2026', tipoFactura: 'F2', descripcion: 'Venta' },
+      detalleDesglose: [{ claveRegimen: '01', calificacionOperacion: 'S1', baseImponible: '10.00', tipoImpositivo: '21', cuotaRepercutida: '2.10' }],
+      totales: { cuotaTotal: '2.10', importeTotal: '12.10' },
+    };
+    const res = await t.billing('POST', '/v1/verifactu/crear', { body });
+    expect(res.statusCode, res.body).toBe(200);
+    const id = res.json().idFactura as string;
+    const detalle = await t.billing('GET', `/v1/facturas/${id}?nifEmisor=${t.nifEmisor}`);
+    expect(detalle.statusCode, detalle.body).toBe(200);
+    expect(detalle.json().factura).toMatchObject({ estadoFactura: 'registrada', estadoEnvio: 'no_remitida' });
+    const lista = await t.billing('GET', `/v1/facturas?nifEmisor=${t.nifEmisor}`);
+    expect(lista.statusCode, lista.body).toBe(200);
+    expect(lista.json().facturas.find((f: { idFactura: string }) => f.idFactura === id)).toMatchObject({ estadoEnvio: 'no_remitida' });
+    const registros = await t.billing('GET', `/v1/registros?nifEmisor=${t.nifEmisor}`);
+    expect(registros.statusCode, registros.body).toBe(200);
+    const qr = await t.billing('GET', `/v1/facturas/${id}/qr?nifEmisor=${t.nifEmisor}`);
+    expect(qr.statusCode).toBe(200);
+    expect(qr.headers['content-type']).toContain('image/png');
+    expect(detalle.json().factura.urlQr).toContain(`/v1/facturas/${id}/qr`);
+    expect(res.json().urlValidacion).toContain('/ValidarQRNoVerifactu?');
+  });
+
   it('pages the event log, newest first, each item with its type, time, huella and signed xml', async () => {
     const run = await panel('POST', '/panel/v1/sync/anomalias', { entorno: 'test', nif: t.nifEmisor });
     expect(run.statusCode, run.body).toBe(200);
