@@ -9,6 +9,7 @@ import type { Entorno } from '../../../src-shared/api/common';
 import type { ProblemaCadena } from '../../../src-shared/api/verificacion';
 import type { Issuer } from '../clients/store';
 import type { Database } from '../db/database';
+import type { Clock } from '../platform/clock';
 import type { SifEventosTable } from '../db/schema/no-verifactu';
 import { parsearXml } from '../ticketbai/xades';
 import { VerificadorCadena } from '../verification/cadenas';
@@ -26,6 +27,8 @@ export const TIPOS_ANOMALIA = {
   cadenaRegistroOtros: '06',
   huellaAnteriorNoCoincide: '08',
   cadenaOtros: '10',
+  fechaAnteriorALaPrevia: '11',
+  fechaFutura: '13',
 } as const;
 
 export interface Anomalia {
@@ -69,7 +72,16 @@ const texto = (e: XElement | undefined, ...ruta: string[]) => {
 const el = (name: string, value: string) => '<sf:' + name + '>' + escapeXml(value) + '</sf:' + name + '>';
 
 export class DeteccionAnomalias {
-  constructor(private readonly deps: { db: Database; eventos: RegistroEventos }) {}
+  constructor(private readonly deps: { db: Database; eventos: RegistroEventos; clock: Clock }) {}
+
+  /** Date traceability (TipoAnomalia 11, 13): not before the chain's previous one, not after now. */
+  private fechas(ambito: Anomalia['ambito'], id: string, fecha: string, previa: number | undefined, ahora: number, anomalias: Anomalia[]): number | undefined {
+    const t = Date.parse(fecha);
+    if (Number.isNaN(t)) return previa;
+    if (t > ahora) anomalias.push({ ambito, tipoAnomalia: TIPOS_ANOMALIA.fechaFutura, id, detalle: `generado ${fecha}, posterior a la hora del sistema` });
+    if (previa !== undefined && t < previa) anomalias.push({ ambito, tipoAnomalia: TIPOS_ANOMALIA.fechaAnteriorALaPrevia, id, detalle: `generado ${fecha}, antes que el anterior` });
+    return t;
+  }
 
   /** Runs the check for one installation and records it (and what it found) as events. */
   ejecutar(issuer: Issuer): ResultadoDeteccion {
@@ -90,7 +102,7 @@ export class DeteccionAnomalias {
             el('RealizadoProcesoSobreIntegridadHuellasRegFacturacion', 'S') + el('NumeroDeRegistrosFacturacionProcesadosSobreIntegridadHuellas', n) +
             el('RealizadoProcesoSobreIntegridadFirmasRegFacturacion', 'S') + el('NumeroDeRegistrosFacturacionProcesadosSobreIntegridadFirmas', n) +
             el('RealizadoProcesoSobreTrazabilidadCadenaRegFacturacion', 'S') + el('NumeroDeRegistrosFacturacionProcesadosSobreTrazabilidadCadena', n) +
-            el('RealizadoProcesoSobreTrazabilidadFechasRegFacturacion', 'N') +
+            el('RealizadoProcesoSobreTrazabilidadFechasRegFacturacion', 'S') + el('NumeroDeRegistrosFacturacionProcesadosSobreTrazabilidadFechas', n) +
             '</sf:LanzamientoProcesoDeteccionAnomaliasRegFacturacion>',
         }),
       );
@@ -118,7 +130,7 @@ export class DeteccionAnomalias {
             el('RealizadoProcesoSobreIntegridadHuellasRegEvento', 'S') + el('NumeroDeRegistrosEventoProcesadosSobreIntegridadHuellas', m) +
             el('RealizadoProcesoSobreIntegridadFirmasRegEvento', 'S') + el('NumeroDeRegistrosEventoProcesadosSobreIntegridadFirmas', m) +
             el('RealizadoProcesoSobreTrazabilidadCadenaRegEvento', 'S') + el('NumeroDeRegistrosEventoProcesadosSobreTrazabilidadCadena', m) +
-            el('RealizadoProcesoSobreTrazabilidadFechasRegEvento', 'N') +
+            el('RealizadoProcesoSobreTrazabilidadFechasRegEvento', 'S') + el('NumeroDeRegistrosEventoProcesadosSobreTrazabilidadFechas', m) +
             '</sf:LanzamientoProcesoDeteccionAnomaliasRegEvento>',
         }),
       );
@@ -171,7 +183,11 @@ export class DeteccionAnomalias {
     const anomalias: Anomalia[] = [];
     const facturas = new Map<string, { numeroFactura: string; fechaExpedicion: string }>();
     const verificadores = new Map<string, VerificadorCadena>();
+    const ultimaFecha = new Map<string, number | undefined>();
+    const ahora = this.deps.clock.now().getTime();
     for (const r of rows) {
+      const fecha = r.xml === null ? undefined : /<(?:[\w.-]+:)?FechaHoraHusoGenRegistro>([^<]+)</.exec(r.xml)?.[1];
+      if (fecha !== undefined) ultimaFecha.set(r.chainKey, this.fechas('registro', r.id, fecha, ultimaFecha.get(r.chainKey), ahora, anomalias));
       facturas.set(r.id, { numeroFactura: r.numeroFactura, fechaExpedicion: r.fechaExpedicion });
       let v = verificadores.get(r.chainKey);
       if (v === undefined) verificadores.set(r.chainKey, (v = new VerificadorCadena(r.chainKey)));
@@ -198,7 +214,10 @@ export class DeteccionAnomalias {
   private eventos(entorno: Entorno, nif: string, evs: SifEventosTable[]): Anomalia[] {
     const anomalias: Anomalia[] = [];
     let anterior: { seq: number; huella: string } | undefined;
+    let fechaPrevia: number | undefined;
+    const ahora = this.deps.clock.now().getTime();
     for (const ev of evs) {
+      fechaPrevia = this.fechas('evento', ev.id, ev.fechaHoraHusoGenEvento, fechaPrevia, ahora, anomalias);
       const { doc } = parsearXml(ev.xml);
       const evento = hijo(doc?.documentElement ?? undefined, 'Evento');
       if (evento === undefined) {

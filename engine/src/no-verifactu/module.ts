@@ -36,7 +36,7 @@ export function buildNoVerifactu(config: ResolvedConfig, db: Database, sistema: 
   );
   const eventos = new RegistroEventos({ db, clock, ids, sistema: { ...sistema, tipoUsoPosibleSoloVerifactu: 'N' }, identidad });
   const modos = new ModosSif({ db, clock, ids, eventos });
-  const anomalias = new DeteccionAnomalias({ db, eventos });
+  const anomalias = new DeteccionAnomalias({ db, eventos, clock });
   return {
     modos,
     eventos,

@@ -210,6 +210,31 @@ describe('anomaly detection', () => {
   });
 });
 
+describe('anomaly detection: dates', () => {
+  it('flags records and events generated after the system\'s current time (13), and logs the fecha checks as done', async () => {
+    const ctx = t.engine.context;
+    setMode('no_verifactu');
+    expect((await t.billing('POST', '/v1/verifactu/crear', { body: factura(t.nifEmisor, '1') })).statusCode).toBe(200);
+    const limpio = ctx.noVerifactu.anomalias.ejecutar(issuer());
+    expect(limpio.anomalias).toEqual([]);
+    const lanzamiento = ctx.noVerifactu.eventos.todos('test', t.nifEmisor).find((e) => e.id === limpio.eventosAnotados[0]!.id)!;
+    expect(lanzamiento.xml).toContain('<sf:RealizadoProcesoSobreTrazabilidadFechasRegFacturacion>S</sf:RealizadoProcesoSobreTrazabilidadFechasRegFacturacion><sf:NumeroDeRegistrosFacturacionProcesadosSobreTrazabilidadFechas>1<');
+    // The system clock goes back an hour (a wrong clock, or records written by another one).
+    t.clock.set(new Date(Date.parse(NOW) - 3600_000));
+    const r = ctx.noVerifactu.anomalias.ejecutar(issuer());
+    const registro = ctx.invoices.chain(issuerChainKey('verifactu', 'test', t.nifEmisor))[0]!;
+    expect(r.anomalias).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ ambito: 'registro', tipoAnomalia: '13', id: registro.id }),
+        expect.objectContaining({ ambito: 'evento', tipoAnomalia: '13' }),
+      ]),
+    );
+    // The next events are generated before the previous ones: 11 on the next run.
+    const despues = ctx.noVerifactu.anomalias.ejecutar(issuer());
+    expect(despues.anomalias.some((a) => a.ambito === 'evento' && a.tipoAnomalia === '11')).toBe(true);
+  });
+});
+
 describe('exports', () => {
   it('writes the period\'s records and events as files the chains recompute from, and logs 08 and 09', async () => {
     const ctx = t.engine.context;
