@@ -127,8 +127,12 @@ describe('signed records', () => {
       body: { version: '1.0', facturaAnulada: { nifEmisor: t.nifEmisor, serie: 'N', numero: '1', fechaExpedicion: '20-11-2026' } },
     });
     expect(an.statusCode, an.body).toBe(200);
+    // A correction (subsanación) of invoice 2: signed too, the invoice stays registered and kept.
+    const sub = await t.billing('PUT', '/v1/verifactu/subsanar', { body: { ...factura(t.nifEmisor, '2'), subsanacion: true } });
+    expect(sub.statusCode, sub.body).toBe(200);
+    expect(sub.json().urlValidacion).toContain('/ValidarQRNoVerifactu?');
     const chain = ctx.invoices.chain(issuerChainKey('verifactu', 'test', t.nifEmisor));
-    expect(chain.map((r) => r.tipo)).toEqual(['alta', 'alta', 'anulacion']);
+    expect(chain.map((r) => r.tipo)).toEqual(['alta', 'alta', 'anulacion', 'subsanacion']);
     // Signed on the canonical path: the stored document is the record's C14N form.
     expect(chain[1]!.xml).toContain(`Venta "especial" de O'Neil &amp; Cía &lt;2&gt;`);
     for (const r of chain) {
