@@ -26,6 +26,7 @@ import { TicketbaiIssuing } from './ticketbai/service';
 import { tbaiSigner } from './ticketbai/signing-identity';
 import type { SistemaInformatico } from './verifactu/registro';
 import { VerifactuIssuing } from './verifactu/service';
+import { buildNoVerifactu, type NoVerifactuModule } from './no-verifactu/module';
 
 /** Everything the APIs and workers share, built once per engine from its config and database. */
 export interface EngineContext {
@@ -43,6 +44,8 @@ export interface EngineContext {
   cursors: CursorCodec;
   sistema: SistemaInformatico;
   verifactu: VerifactuIssuing;
+  /** The «NO VERI*FACTU» mode: modes, event log, signatures, anomaly detection (issue 32). */
+  noVerifactu: NoVerifactuModule;
   ticketbai: TicketbaiIssuing;
   /** The submission and webhook workers, on the filing thread or (config.filingThread false) here. */
   filing: Filing;
@@ -99,6 +102,7 @@ export function buildContext(config: ResolvedConfig, db: Database, logger: Logge
   const groupCommit = new GroupCommit(db, undefined, filing instanceof FilingThread ? filing.priority : undefined);
   invoices.onEnqueued = (queueKey) => filing.enqueued(queueKey);
   const software = config.software;
+  const noVerifactu = buildNoVerifactu(config, db, sistema, issuers);
   const ticketbai = new TicketbaiIssuing({
     invoices,
     issuers,
@@ -130,7 +134,8 @@ export function buildContext(config: ResolvedConfig, db: Database, logger: Logge
     pureWork,
     cursors,
     sistema,
-    verifactu: new VerifactuIssuing({ invoices, issuers, clock, ids, sistema, groupCommit, pureWork, routing }),
+    verifactu: new VerifactuIssuing({ invoices, issuers, clock, ids, sistema, groupCommit, pureWork, routing, noVerifactu: noVerifactu.firma }),
+    noVerifactu,
     ticketbai,
     filing,
     submissions: workers?.submissions ?? inFilingThread('submissions'),

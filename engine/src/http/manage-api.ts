@@ -3,6 +3,7 @@ import { registerClientsManageRoutes } from '../clients/module';
 import { complianceRoutes } from '../compliance/routes';
 import type { EngineContext } from '../context';
 import { deviceRoutes } from '../devices/routes';
+import { eventosRoutes } from '../no-verifactu/routes';
 import { webhookRoutes } from '../webhooks/routes';
 import { buildKeyedApi } from './keyed-api';
 import { tillManageGuard } from './till-binding';
@@ -19,5 +20,6 @@ export async function buildManageApi(ctx: EngineContext): Promise<FastifyInstanc
   webhookRoutes(app, ctx.webhooks);
   registerClientsManageRoutes(app, ctx);
   deviceRoutes(app, { devices: ctx.devices });
+  eventosRoutes(app, { issuers: ctx.issuers, noVerifactu: ctx.noVerifactu, cursors: ctx.cursors, clock: ctx.config.clock });
   return app;
 }
