@@ -30,6 +30,7 @@ import { TicketbaiIssuing } from './regimes/ticketbai/service';
 import { tbaiSigner } from './regimes/ticketbai/signing-identity';
 import type { SistemaInformatico } from './regimes/verifactu/record/registro';
 import { VerifactuIssuing } from './regimes/verifactu/service';
+import { buildNoVerifactu, type NoVerifactuModule } from './no-verifactu/module';
 
 /** Everything the APIs and workers share, built once per engine from its config and database. */
 export interface EngineContext {
@@ -47,6 +48,8 @@ export interface EngineContext {
   cursors: CursorCodec;
   sistema: SistemaInformatico;
   verifactu: VerifactuIssuing;
+  /** The «NO VERI*FACTU» mode: modes, event log, signatures, anomaly detection (issue 32). */
+  noVerifactu: NoVerifactuModule;
   ticketbai: TicketbaiIssuing;
   /** The submission and webhook workers, on the filing thread or (config.filingThread false) here. */
   filing: Filing;
@@ -103,6 +106,7 @@ export function buildContext(config: ResolvedConfig, db: Database, logger: Logge
   // Issuing goes first at the write lock it shares with the filing thread (workers on this thread yield between transactions instead).
   const groupCommit = new GroupCommit(db, undefined, filing instanceof FilingThread ? filing.priority : undefined);
   const software = config.software;
+  const noVerifactu = buildNoVerifactu(config, db, sistema, issuers);
   const ticketbai = new TicketbaiIssuing({
     invoices,
     issuers,
@@ -148,7 +152,8 @@ export function buildContext(config: ResolvedConfig, db: Database, logger: Logge
     pureWork,
     cursors,
     sistema,
-    verifactu: new VerifactuIssuing({ invoices, issuers, clock, ids, sistema, groupCommit, pureWork, routing }),
+    verifactu: new VerifactuIssuing({ invoices, issuers, clock, ids, sistema, groupCommit, pureWork, routing, noVerifactu: noVerifactu.firma }),
+    noVerifactu,
     ticketbai,
     filing,
     submissions: workers?.submissions ?? inFilingThread('submissions'),

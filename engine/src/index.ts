@@ -10,6 +10,7 @@ import { isLoopbackBind } from './http/panel-auth';
 import { certificateNames, loadServerTls } from './core/tls';
 import { fileLogger } from './platform/logger';
 import { portsOf } from './webhooks/address-policy';
+import { PollLoop } from './platform/poll-loop';
 
 export type { EngineConfig } from './config';
 /** First start of an empty data dir (headless start, desktop engine process): the demo account. */
@@ -82,6 +83,8 @@ export async function createEngine(input: EngineConfig): Promise<Engine> {
   // The panel relays the till UI's calls to these two in-process (http/panel-relay.ts).
   const apps = { billing, manage, panel: await buildPanelApi(ctx, panelToken, { relay: { billing, manage } }) };
   let started = false;
+  // «NO VERI*FACTU» (issue 32): anomaly detection after a start, the summary event every six hours.
+  const noVerifactu = new PollLoop('no-verifactu', async () => ctx.noVerifactu.resumenes.pasada(), () => 60_000, logger);
 
   const listen = async (app: FastifyInstance, port: number): Promise<string> => {
     await app.listen({ host: config.host, port });
@@ -107,6 +110,7 @@ export async function createEngine(input: EngineConfig): Promise<Engine> {
       const guarded = webhookGuardedPorts(config, ctx.urls);
       ctx.webhooks.addresses.guardPorts(guarded);
       await ctx.filing.start(guarded);
+      noVerifactu.start();
       started = true;
       logger.info('engine started', { ...ctx.urls });
       return { ...ctx.urls };
@@ -114,6 +118,7 @@ export async function createEngine(input: EngineConfig): Promise<Engine> {
     async stop() {
       await Promise.all([apps.billing.close(), apps.manage.close(), apps.panel.close()]);
       await ctx.filing.stop();
+      await noVerifactu.stop();
       ctx.usage.stop();
       await ctx.pureWork.close();
       await db.close();

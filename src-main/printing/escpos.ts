@@ -2,6 +2,7 @@
 // to 30–40 mm, "QR tributario:" above and "VERI*FACTU" (or the TicketBAI id) below.
 import ReceiptPrinterEncoder from '@point-of-sale/receipt-printer-encoder';
 import type { Receipt } from '../../src-shared/bridge';
+import { leyendaQr } from '../../src-shared/qr-leyenda';
 import { escposModuleSize } from './qr-size';
 
 export interface EscposOptions {
@@ -42,7 +43,7 @@ export function receiptEscpos(receipt: Receipt, options: EscposOptions = {}): { 
     .bold(false)
     .qrcode(receipt.qr.url, { model: 2, size, errorlevel: 'm' })
     .bold(true)
-    .line(receipt.qr.sistema === 'verifactu' ? 'VERI*FACTU' : receipt.qr.idTbai)
+    .line(leyendaQr(receipt.qr) ?? '')
     .bold(false)
     .newline()
     .bold(true)

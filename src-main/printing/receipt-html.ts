@@ -3,6 +3,7 @@
 // (or the TicketBAI identifier) below, first thing after the issuer — as FACTS.md asks.
 import QRCode from 'qrcode';
 import type { Receipt } from '../../src-shared/bridge';
+import { leyendaQr } from '../../src-shared/qr-leyenda';
 import { QR_TARGET_MM } from './qr-size';
 
 /** Quiet zone around the symbol: ≥ 2 mm (FACTS.md) and ≥ 4 modules for any URL of 35+ modules. */
@@ -16,7 +17,8 @@ export async function receiptHtml(receipt: Receipt): Promise<string> {
   // No margin: the SVG box is the symbol itself (35 mm); the quiet zone is the padding below.
   const svg = await QRCode.toString(receipt.qr.url, { type: 'svg', errorCorrectionLevel: 'M', margin: 0 });
   const e = escapeHtml;
-  const legend = receipt.qr.sistema === 'verifactu' ? 'VERI*FACTU' : e(receipt.qr.idTbai);
+  const leyenda = leyendaQr(receipt.qr);
+  const legend = leyenda === undefined ? '' : `<div class="legend">${e(leyenda)}</div>`;
   const lines = receipt.lineas
     .map(
       (l) => `<div class="row"><span>${e(l.descripcion)}</span><span>${money(l.importe)}</span></div>
@@ -47,7 +49,7 @@ body { margin: 0; width: ${receipt.ancho}mm; font-family: 'DejaVu Sans Mono', mo
 ${receipt.copia ? `<div class="c b">*** ${e(receipt.etiquetas?.copia ?? 'COPIA')} ***</div>` : ''}
 <div class="c b">${e(receipt.emisor.nombre)}</div>
 <div class="c">NIF ${e(receipt.emisor.nif)}</div>
-<div class="qr"><div class="legend">QR tributario:</div>${svg}<div class="legend">${legend}</div></div>
+<div class="qr"><div class="legend">QR tributario:</div>${svg}${legend}</div>
 <div class="c b">${e(receipt.titulo)}</div>
 <div class="row"><span>${e(receipt.numeroFactura)}</span><span>${e(receipt.fechaExpedicion)} ${e(receipt.hora ?? '')}</span></div>
 ${receipt.rectifica ? `<div>${e(receipt.rectifica)}</div>` : ''}

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { modoSifSchema } from './eventos';
 import { textoPlano } from '../primitives';
 import { entornoSchema, haciendaSchema, parametroConsulta, timestampSchema } from './common';
 import { estadoNifSchema } from './nif';
@@ -118,6 +119,8 @@ export const clienteDetalleSchema = z.object({
   portalHabilitado: z.boolean(),
   modoCadena: modoCadenaSchema.optional(),
   faseAltaCapacidad: faseAltaCapacidadSchema.optional(),
+  /** Our extension (issue 32): absent for TicketBAI issuers. */
+  modoSif: modoSifSchema.optional(),
   fechaEliminacion: timestampSchema.optional(),
 });
 export type ClienteDetalle = z.infer<typeof clienteDetalleSchema>;
@@ -134,6 +137,7 @@ export const clienteFilaSchema = z.object({
   estadoCenso: estadoNifSchema,
   modoCadena: modoCadenaSchema.optional(),
   faseAltaCapacidad: faseAltaCapacidadSchema.optional(),
+  modoSif: modoSifSchema.optional(),
   fechaEliminacion: timestampSchema.optional(),
 });
 

@@ -11,6 +11,7 @@ export const estadoEnvioSchema = z.enum([
   'rechazada',
   'aceptada_con_errores',
   'desconocido',
+  'no_remitida',
 ]);
 
 /** List item of GET /v1/facturas. */

@@ -173,14 +173,24 @@ async function crearFigures(
 }
 
 async function verifactuCrear(report: Report, echo: EchoBaseline): Promise<void> {
-  report.verifactuCrear = await withEchoNeighbour(async (neighbour) => ({
-    singleChain: await crearFigures('verifactu', 'engine', echo, {}, neighbour),
-    fourDevices: await crearFigures('verifactu', 'engine-devices', echo, {}, neighbour),
-    // The same engine with no worker threads: on a machine whose cores the load generator shares,
-    // the pool competes with the main thread (docs/benchmarks.md).
-    singleChainNoWorkerThreads: await crearFigures('verifactu', 'engine', echo, { BENCH_WORKER_THREADS: '0' }),
-    goal: 'ratiosToEcho.saturated >= 0.30, ratiosToEcho.p99At250 <= 5 (adjacentEcho.ratios: the same against the echo measured next to each load)',
-  }));
+  report.verifactuCrear = await withEchoNeighbour(async (neighbour) => {
+    const singleChain = await crearFigures('verifactu', 'engine', echo, {}, neighbour);
+    // «NO VERI*FACTU» (issue 32): the same single chain, each record XAdES-signed in the issuing
+    // transaction and nothing filed.
+    const noVerifactuSingleChain = await crearFigures('verifactu', 'engine', echo, { BENCH_MODO_SIF: 'no_verifactu' }, neighbour);
+    return {
+      singleChain,
+      fourDevices: await crearFigures('verifactu', 'engine-devices', echo, {}, neighbour),
+      // The same engine with no worker threads: on a machine whose cores the load generator shares,
+      // the pool competes with the main thread (docs/benchmarks.md).
+      singleChainNoWorkerThreads: await crearFigures('verifactu', 'engine', echo, { BENCH_WORKER_THREADS: '0' }),
+      noVerifactuSingleChain,
+      noVerifactuToVerifactuSaturated: ratio(noVerifactuSingleChain.saturated.requestsPerSecond, singleChain.saturated.requestsPerSecond),
+      goal:
+        'ratiosToEcho.saturated >= 0.30, ratiosToEcho.p99At250 <= 5 (adjacentEcho.ratios: the same against the echo measured next to each load); ' +
+        'noVerifactuToVerifactuSaturated >= 0.5',
+    };
+  });
 }
 
 async function ticketbai(report: Report, echo: EchoBaseline): Promise<void> {

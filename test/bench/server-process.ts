@@ -89,6 +89,9 @@ if (mode === 'echo') {
     engine.context.issuers.create({ accountId: account.id, entorno: 'test', nif: 'A58818501', nombre: 'EMISOR GIPUZKOA SL', hacienda: 'tbai-gipuzkoa' });
   }
   const devices = mode === 'engine-devices' && account ? registerBenchDevices(engine.context, account, [keys?.nifEmisor ?? '', 'A58818501']) : [];
+  // BENCH_MODO_SIF=no_verifactu: the demo VeriFactu issuer's installation in «NO VERI*FACTU» (signed records, nothing filed).
+  const demoIssuer = engine.context.issuers.find('test', keys?.nifEmisor ?? '');
+  if (process.env.BENCH_MODO_SIF === 'no_verifactu' && demoIssuer) engine.context.noVerifactu.modos.cambiar(demoIssuer, 'no_verifactu');
   if (mode === 'engine-backlog') setFilingPaused(engine.context.db, true);
   const urls = await engine.start();
   if (mode === 'engine-backlog' && account) {

@@ -130,3 +130,18 @@ describe('Printer configuration (userData/printer.json)', () => {
     expect(warn).toHaveBeenCalled();
   });
 });
+
+describe('«NO VERI*FACTU» receipts (issue 32): the QR of non-verifiable invoices, no «VERI*FACTU» legend', () => {
+  const url = 'https://prewww2.aeat.es/wlpl/TIKE-CONT/ValidarQRNoVerifactu?nif=B12345674&numserie=N1&fecha=20-11-2026&importe=12.1';
+  it('ESC/POS: the QR encodes the non-verifiable URL and no legend follows', () => {
+    const { bytes } = receiptEscpos(aReceipt({ qr: { sistema: 'verifactu', url } }));
+    expect(qrPayload(bytes).data).toBe(url);
+    expect(latin1(bytes)).not.toContain('VERI*FACTU');
+    expect(latin1(bytes)).toContain('QR tributario:');
+  });
+  it('system printers: no legend on the page', async () => {
+    const html = await receiptHtml(aReceipt({ qr: { sistema: 'verifactu', url } }));
+    expect(html).not.toContain('VERI*FACTU');
+    expect(html).toContain('QR tributario:');
+  });
+});

@@ -96,6 +96,7 @@ const REQUESTS: Record<string, { build: Builder; emisor: boolean }> = {
   'manage GET /v1/clientes/{nif}/representacion/estado': { build: (i) => ({ url: `/v1/clientes/${i.cliente}/representacion/estado` }), emisor: true },
   'manage DELETE /v1/clientes/{nif}/representacion/firma-en-curso': { build: (i) => ({ url: `/v1/clientes/${i.cliente}/representacion/firma-en-curso` }), emisor: true },
   'manage GET /v1/clientes/{nif}/dispositivos': { build: (i) => ({ url: `/v1/clientes/${i.nif}/dispositivos` }), emisor: true },
+  'manage GET /v1/clientes/{nif}/eventos': { build: (i) => ({ url: `/v1/clientes/${i.nif}/eventos` }), emisor: true },
   'manage POST /v1/clientes/{nif}/dispositivos': { build: (i) => ({ url: `/v1/clientes/${i.nif}/dispositivos`, body: { idMaquina: 'caja-ajena' } }), emisor: true },
   'manage DELETE /v1/clientes/{nif}/dispositivos/{idMaquina}': { build: (i) => ({ url: `/v1/clientes/${i.nif}/dispositivos/caja-1` }), emisor: true },
   'manage POST /v1/clientes/{nif}/dispositivos/promover': { build: (i) => ({ url: `/v1/clientes/${i.nif}/dispositivos/promover`, body: {} }), emisor: true },

@@ -238,6 +238,20 @@ const SAMPLES: [string, Sample][] = [
   ['panel POST /panel/v1/cajas', (c) => c('panel', 'POST', '/panel/v1/cajas', { body: { etiqueta: 'Caja barrido', idMaquina: 'SWEEP-CAJA' } })],
   ['panel GET /panel/v1/cajas', (c) => c('panel', 'GET', '/panel/v1/cajas')],
   ['panel DELETE /panel/v1/cajas/{idMaquina}', (c) => c('panel', 'DELETE', '/panel/v1/cajas/SWEEP-CAJA')],
+  // «NO VERI*FACTU»: the mode in force asked again (changes nothing), detection, a requirement, the event log.
+  [
+    'panel PUT /panel/v1/clientes/{nif}/modo-sif',
+    (c, s) => c('panel', 'PUT', `/panel/v1/clientes/${s.keys.nifEmisor}/modo-sif`, { body: { entorno: 'test', modoSif: 'verifactu' } }),
+  ],
+  ['panel POST /panel/v1/sync/anomalias', (c, s) => c('panel', 'POST', '/panel/v1/sync/anomalias', { body: { entorno: 'test', nif: s.keys.nifEmisor } })],
+  [
+    'panel POST /panel/v1/clientes/{nif}/requerimiento',
+    (c, s) =>
+      c('panel', 'POST', `/panel/v1/clientes/${s.keys.nifEmisor}/requerimiento`, {
+        body: { entorno: 'test', refRequerimiento: 'REQ-SWEEP-1', desde: '2026-01-01T00:00:00+01:00', hasta: '2026-12-31T23:59:59+01:00' },
+      }),
+  ],
+  ['manage GET /v1/clientes/{nif}/eventos', (c, s) => c('manage', 'GET', `/v1/clientes/${s.keys.nifEmisor}/eventos`)],
   // Last: a state change of the client, a new API key.
   ['manage PATCH /v1/clientes/{nif}/estado', (c) => c('manage', 'PATCH', `/v1/clientes/${AUTONOMO.nif}/estado`, { body: { estado: 'inactivo' } })],
   ['panel POST /panel/v1/claves', (c) => c('panel', 'POST', '/panel/v1/claves', { body: { entorno: 'test' } })],

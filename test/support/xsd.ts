@@ -14,7 +14,7 @@ export const REFERENCE_DIR = path.resolve(here, '../../assets/reference');
 const XSD_DIR = path.join(REFERENCE_DIR, 'verifactu/xsd');
 const XMLDSIG_URL = 'http://www.w3.org/TR/xmldsig-core/xmldsig-core-schema.xsd';
 
-export type VerifactuRootXsd = 'SuministroInformacion.xsd' | 'SuministroLR.xsd' | 'RespuestaSuministro.xsd';
+export type VerifactuRootXsd = 'SuministroInformacion.xsd' | 'SuministroLR.xsd' | 'RespuestaSuministro.xsd' | 'EventosSIF.xsd';
 
 const files = new Map<string, string>();
 function xsd(name: string): string {

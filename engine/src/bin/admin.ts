@@ -31,6 +31,10 @@ const USAGE = `Usage: npm run admin -- <command> [options]
   key revoke --key KEY_ID
   key rotate --key KEY_ID
   issuer add --account ID --entorno test|live --nif NIF --nombre NAME [--hacienda verifactu|tbai-araba|tbai-bizkaia|tbai-gipuzkoa]
+  issuer mode NIF verifactu|no_verifactu [--entorno test|live]   (the installation's SIF mode; default entorno test)
+  anomalias NIF [--entorno test|live]   (NO VERI*FACTU anomaly detection: records and events; the run is logged as events)
+  requerimiento REF --nif NIF --desde ISO --hasta ISO [--entorno test|live]   (sends the kept NO VERI*FACTU records of the period to the AEAT on its requirement REF)
+  exportar NIF --desde ISO --hasta ISO [--entorno test|live] [--dir PATH]   (records and events of the period as JSON Lines files, logged as events 08/09; dir default DATA_DIR/exportaciones)
   declaration publish
   declaration show
   devices phase NIF no_contratada|preparacion|activa   (the issuer's high-capacity phase, TEST and LIVE)
@@ -136,8 +140,59 @@ async function tills(ctx: EngineContext, verb: string | undefined, positionals: 
   }
 }
 
+/** `issuer mode`, `anomalias` and `exportar`: NIF (and mode) as positionals, `--entorno` (test by default). */
+function noVerifactu(ctx: EngineContext, command: 'mode' | 'anomalias' | 'exportar' | 'requerimiento', args: string[]): unknown {
+  let parsed: {
+    values: { entorno?: string | undefined; desde?: string | undefined; hasta?: string | undefined; dir?: string | undefined; nif?: string | undefined };
+    positionals: string[];
+  };
+  try {
+    parsed = parseArgs({
+      args,
+      options: { entorno: { type: 'string' }, desde: { type: 'string' }, hasta: { type: 'string' }, dir: { type: 'string' }, nif: { type: 'string' } },
+      allowPositionals: true,
+      strict: true,
+    });
+  } catch (e) {
+    fail(e instanceof Error ? e.message : String(e));
+  }
+  const entorno = entornoSchema.safeParse(parsed.values.entorno ?? 'test');
+  if (!entorno.success) fail('--entorno test|live');
+  const checked = validateNif((command === 'requerimiento' ? parsed.values.nif : parsed.positionals[0]) ?? '');
+  if (!checked.valid) fail(`NIF is not a valid Spanish tax ID: ${checked.reason}`);
+  const issuer = ctx.issuers.find(entorno.data, checked.normalized);
+  if (!issuer) fail(`no issuer ${checked.normalized} in ${entorno.data}`);
+  const instant = (name: 'desde' | 'hasta') => {
+    const raw = parsed.values[name];
+    const at = raw === undefined ? Number.NaN : Date.parse(raw);
+    if (!/^\d{4}-\d{2}-\d{2}T/.test(raw ?? '') || Number.isNaN(at)) fail(`--${name} must be an ISO 8601 date-time (e.g. 2026-11-01T00:00:00+01:00)`);
+    return new Date(at);
+  };
+  if (command === 'requerimiento') {
+    const ref = parsed.positionals[0] ?? '';
+    const periodo = { desde: instant('desde'), hasta: instant('hasta') };
+    return ctx.noVerifactu.requerimientos.remitir(issuer, { ref, ...periodo }).catch((error: unknown) => refused(error));
+  }
+  try {
+    if (command === 'anomalias') return ctx.noVerifactu.anomalias.ejecutar(issuer);
+    if (command === 'exportar') {
+      const dir = parsed.values.dir ?? path.join(ctx.config.dataDir, 'exportaciones');
+      return ctx.noVerifactu.exportaciones.exportar(issuer, { desde: instant('desde'), hasta: instant('hasta') }, dir);
+    }
+    const modo = parsed.positionals[1];
+    if (modo !== 'verifactu' && modo !== 'no_verifactu') fail('mode: verifactu|no_verifactu');
+    return ctx.noVerifactu.modos.cambiar(issuer, modo);
+  } catch (error) {
+    refused(error);
+  }
+}
+
 async function run(ctx: EngineContext, args: string[]): Promise<unknown> {
   const [noun, verb, ...rest] = args;
+  if (noun === 'issuer' && verb === 'mode') return noVerifactu(ctx, 'mode', rest);
+  if (noun === 'anomalias' && verb !== undefined) return noVerifactu(ctx, 'anomalias', [verb, ...rest]);
+  if (noun === 'exportar' && verb !== undefined) return noVerifactu(ctx, 'exportar', [verb, ...rest]);
+  if (noun === 'requerimiento' && verb !== undefined) return noVerifactu(ctx, 'requerimiento', [verb, ...rest]);
   if (noun === 'devices' && (verb === 'phase' || verb === 'list')) return devices(ctx, verb, rest);
   if (noun === 'till' && (verb === 'add' || verb === 'list' || verb === 'revoke')) return tills(ctx, verb, rest);
   const { values } = parseArgs({

@@ -16,6 +16,8 @@ export interface ClientRecord {
   details: IssuerDetails;
   /** The stored phase; null when the issuer has none (reads as `no_contratada` / `unica`). */
   phase: { faseAltaCapacidad: string; modoCadena: string } | null;
+  /** The SIF mode of the issuer's installation in its environment (issue 32); absent reads `verifactu`. */
+  modoSif?: 'verifactu' | 'no_verifactu' | undefined;
 }
 
 /** Madrid midnight of 10 September 2026: until then the own company took no plan seat. */
@@ -52,16 +54,16 @@ export function emptyDetails(issuerId: string): IssuerDetails {
 }
 
 type JoinedRow = Issuer &
-  Omit<IssuerDetails, 'issuerId'> & { hasDetails: string | null; faseAltaCapacidad: string | null; modoCadena: string | null };
+  Omit<IssuerDetails, 'issuerId'> & { hasDetails: string | null; faseAltaCapacidad: string | null; modoCadena: string | null; modoSif: 'verifactu' | 'no_verifactu' | null };
 
 function split(row: JoinedRow): ClientRecord {
-  const { email, tipoUsuario, direccion, representante, epigrafeIAE, portalHabilitado, validacionCensal, eliminadoEn, exentoPlaza, hasDetails, faseAltaCapacidad, modoCadena, ...issuer } = row;
+  const { email, tipoUsuario, direccion, representante, epigrafeIAE, portalHabilitado, validacionCensal, eliminadoEn, exentoPlaza, hasDetails, faseAltaCapacidad, modoCadena, modoSif, ...issuer } = row;
   const details: IssuerDetails =
     hasDetails === null
       ? emptyDetails(issuer.id)
       : { issuerId: issuer.id, email, tipoUsuario, direccion, representante, epigrafeIAE, portalHabilitado, validacionCensal, eliminadoEn, exentoPlaza };
   const phase = faseAltaCapacidad !== null && modoCadena !== null ? { faseAltaCapacidad, modoCadena } : null;
-  return { issuer, details, phase };
+  return { issuer, details, phase, modoSif: modoSif ?? 'verifactu' };
 }
 
 /** The issuer clients (emisores): the rows issuing and reads need, and the client lifecycle's. */
@@ -160,8 +162,9 @@ export class IssuerStore {
       .leftJoin('issuer_phases', (join) =>
         join.onRef('issuer_phases.accountId', '=', 'issuers.accountId').onRef('issuer_phases.nif', '=', 'issuers.nif'),
       )
+      .leftJoin('sif_modos', (join) => join.onRef('sif_modos.entorno', '=', 'issuers.entorno').onRef('sif_modos.nif', '=', 'issuers.nif'))
       .selectAll('issuers')
-      .select([...DETAIL_COLUMNS, 'issuer_details.issuerId as hasDetails', 'issuer_phases.faseAltaCapacidad', 'issuer_phases.modoCadena']);
+      .select([...DETAIL_COLUMNS, 'issuer_details.issuerId as hasDetails', 'issuer_phases.faseAltaCapacidad', 'issuer_phases.modoCadena', 'sif_modos.modoSif']);
   }
 
   /** The client of the account in that environment, whatever its state. */

@@ -34,10 +34,15 @@ export function estadoRepresentacion(value: string): EstadoRepresentacion {
  * `modoCadena` and `faseAltaCapacidad` (the account's, shared by TEST and LIVE): no stored phase
  * reads `unica` / `no_contratada`; omitted when the stored value cannot be read.
  */
-function chainFields(record: ClientRecord): Pick<ClienteDetalle, 'modoCadena' | 'faseAltaCapacidad'> {
+function chainFields(record: ClientRecord): Pick<ClienteDetalle, 'modoCadena' | 'faseAltaCapacidad' | 'modoSif'> {
   const modo = modoCadenaSchema.safeParse(record.phase?.modoCadena ?? 'unica');
   const fase = faseAltaCapacidadSchema.safeParse(record.phase?.faseAltaCapacidad ?? 'no_contratada');
-  return { ...(modo.success ? { modoCadena: modo.data } : {}), ...(fase.success ? { faseAltaCapacidad: fase.data } : {}) };
+  return {
+    ...(modo.success ? { modoCadena: modo.data } : {}),
+    ...(fase.success ? { faseAltaCapacidad: fase.data } : {}),
+    // The VERI*FACTU / NO VERI*FACTU choice is the state system's: a TicketBAI issuer has none.
+    ...(record.issuer.hacienda === 'verifactu' ? { modoSif: record.modoSif ?? 'verifactu' } : {}),
+  };
 }
 
 export function direccionOf(record: ClientRecord): Direccion | undefined {

@@ -5,6 +5,7 @@ import { complianceRoutes } from '../compliance/routes';
 import type { EngineContext } from '../context';
 import { deviceRoutes } from '../devices/routes';
 import { representationRoutes } from '../representation/routes';
+import { eventosRoutes } from '../no-verifactu/routes';
 import { webhookRoutes } from '../webhooks/routes';
 import { buildKeyedApi } from './keyed-api';
 import { tillManageGuard } from './till-binding';
@@ -24,5 +25,6 @@ export async function buildManageApi(ctx: EngineContext): Promise<FastifyInstanc
   clientRoutes(app, { clients: ctx.clients });
   representationRoutes(app, { representation: ctx.representation });
   deviceRoutes(app, { devices: ctx.devices });
+  eventosRoutes(app, { issuers: ctx.issuers, noVerifactu: ctx.noVerifactu, cursors: ctx.cursors, clock: ctx.config.clock });
   return app;
 }

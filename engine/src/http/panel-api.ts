@@ -17,6 +17,7 @@ import { reachabilityRoute } from '../submission/reachability';
 import { accountPanelRoutes } from '../account/panel-routes';
 import { clientPanelRoutes } from '../clients/panel-routes';
 import { devicePanelRoutes } from '../devices/panel-routes';
+import { noVerifactuPanelRoutes } from '../no-verifactu/panel-routes';
 import { chainPanelRoute } from '../devices/chain-panel-route';
 import { tillCredentialPanelRoutes } from '../devices/till-credential-panel-routes';
 import { webhookPanelRoutes } from '../webhooks/panel-routes';
@@ -101,6 +102,7 @@ export async function buildPanelApi(ctx: EngineContext, token: string, options: 
   webhookPanelRoutes(app, ctx.webhooks.store);
   clientPanelRoutes(app, { clients: ctx.clients, accounts: ctx.accounts, emulatorUrl: () => ctx.config.emulatorUrl });
   devicePanelRoutes(app, { devices: ctx.devices, accounts: ctx.accounts });
+  noVerifactuPanelRoutes(app, { issuers: ctx.issuers, noVerifactu: ctx.noVerifactu });
   chainPanelRoute(app, { chains: ctx.invoices });
   tillCredentialPanelRoutes(app, {
     credentials: ctx.tillCredentials,

@@ -45,6 +45,9 @@ export const ADMIN_ROUTES: ReadonlySet<string> = new Set([
   'POST /panel/v1/cajas',
   'GET /panel/v1/cajas',
   'DELETE /panel/v1/cajas/:idMaquina',
+  // The installation's legal mode and sending records on the AEAT's requirement: the service team's.
+  'PUT /panel/v1/clientes/:nif/modo-sif',
+  'POST /panel/v1/clientes/:nif/requerimiento',
 ]);
 
 export function isAdminRoute(method: string, url: string | undefined): boolean {

@@ -25,9 +25,12 @@ export function qrUrl(billingUrl: string, invoice: InvoiceRow): string {
   return `${billingUrl}/v1/facturas/${encodeURIComponent(invoice.id)}/qr?nifEmisor=${encodeURIComponent(invoice.nifEmisor)}`;
 }
 
-/** Submission still running: `estadoEnvio` shows; once registered it gives way to `estadoFactura`. */
+/**
+ * Submission still running: `estadoEnvio` shows; once registered it gives way to `estadoFactura`.
+ * A «NO VERI*FACTU» invoice shows both: registered, and `no_remitida` (kept, not sent).
+ */
 function envioVisible(invoice: InvoiceRow): boolean {
-  return invoice.estadoFactura === null;
+  return invoice.estadoFactura === null || invoice.estadoEnvio === 'no_remitida';
 }
 
 export function facturaListItem(invoice: InvoiceRow, billingUrl: string): FacturaListItem {

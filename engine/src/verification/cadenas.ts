@@ -16,6 +16,7 @@ import type { CadenaVerificada, ProblemaCadena } from '../../../src-shared/api/v
 import type { Entorno, SistemaFiscal } from '../../../src-shared/api/common';
 import { parsearXml, verifyTicketBai } from '../regimes/ticketbai/record/xades';
 import { huellaAlta, huellaAnulacion } from '../regimes/verifactu/record/huella';
+import { verificarFirma } from './firma-registro';
 
 /** One stored record as the snapshot reads it. */
 export interface RegistroLeido {
@@ -172,6 +173,8 @@ export class VerificadorCadena {
           FechaHoraHusoGenRegistro: fechaHora,
         });
     if (calculada !== almacenada) this.problema('rotura', r, calculada, almacenada);
+    // «NO VERI*FACTU» records carry their XAdES signature (issue 32): it must verify too.
+    if (hijo(raiz, 'Signature') !== undefined && !verificarFirma(r.xml ?? '').valid) this.problema('firma_invalida', r, undefined, firmaDe(raiz).slice(0, 100));
     const nodo: Nodo = { id: r.id, serie: r.serie, numero: r.numero, seq: r.chainSeq, datos: unir(emisor, numSerie, fecha) };
     this.enlazar(almacenada, nodo, anterior === undefined
       ? null

@@ -7,6 +7,7 @@ import { formatDecimal, formatMoney } from '../../i18n/format';
 import { formatFechaMotor } from '../../i18n/format';
 import { useT } from '../../app/session';
 import { qrBoxMmFor } from './qr-size';
+import { leyendaQr } from '../../../src-shared/qr-leyenda';
 
 export interface ReceiptPreviewProps {
   receipt: Receipt;
@@ -30,11 +31,9 @@ export function ReceiptPreview({ receipt, qrBase64 }: ReceiptPreviewProps) {
       <div className="receipt-qr-block">
         <div className="receipt-qr-label">QR tributario:</div>
         <img className="receipt-qr" data-testid="receipt-qr" style={{ width: box, height: box }} src={`data:image/png;base64,${qrBase64}`} alt={t('qr.alt', { n: receipt.numeroFactura })} />
-        {receipt.qr.sistema === 'verifactu' ? (
-          <div className="receipt-qr-legend" data-testid="receipt-legend">VERI*FACTU</div>
-        ) : (
-          <div className="receipt-qr-legend" data-testid="receipt-legend">{receipt.qr.idTbai}</div>
-        )}
+        {leyendaQr(receipt.qr) !== undefined ? (
+          <div className="receipt-qr-legend" data-testid="receipt-legend">{leyendaQr(receipt.qr)}</div>
+        ) : null}
       </div>
       <div className="receipt-center receipt-strong" data-testid="receipt-titulo">{receipt.titulo}</div>
       <div className="receipt-row">

@@ -78,9 +78,9 @@ describe('List rows: nif, nombre, hacienda, estado, estadoRepresentacion, estado
   it('has exactly those fields (no portalHabilitado, no validacionCensal)', async () => {
     const [row] = (await lista('?limite=1')).clientes;
     expect(Object.keys(row ?? {}).sort()).toEqual(
-      ['estado', 'estadoCenso', 'estadoRepresentacion', 'faseAltaCapacidad', 'hacienda', 'modoCadena', 'nif', 'nombre'].sort(),
+      ['estado', 'estadoCenso', 'estadoRepresentacion', 'faseAltaCapacidad', 'hacienda', 'modoCadena', 'modoSif', 'nif', 'nombre'].sort(),
     );
-    expect(row).toMatchObject({ nif: 'B12345674', estadoCenso: 'no_procesado', modoCadena: 'unica', faseAltaCapacidad: 'no_contratada' });
+    expect(row).toMatchObject({ nif: 'B12345674', estadoCenso: 'no_procesado', modoCadena: 'unica', faseAltaCapacidad: 'no_contratada', modoSif: 'verifactu' });
   });
 });
 

@@ -9,8 +9,9 @@ import * as readCacheGeneration from './20261125T1616Z-read-cache-generation';
 import * as submissionJobsLotePartial from './20261125T2000Z-submission-jobs-lote-partial';
 import * as deviceRoutingGeneration from './20261125T2300Z-device-routing-generation';
 import * as submissionRequests from './20261126T0200Z-submission-requests';
-import * as tillCredentials from './20261128T2200Z-till-credentials';
+import * as modoSif from './20261128T2300Z-modo-sif';
 import * as submissionQueueBlocked from './20261128T2300Z-submission-queue-blocked';
+import * as tillCredentials from './20261128T2200Z-till-credentials';
 
 /** Static index: bundling and packaging keep every migration; names sort by ISO date. */
 export const migrations: Record<string, Migration> = {
@@ -25,5 +26,6 @@ export const migrations: Record<string, Migration> = {
   '20261125T2300Z-device-routing-generation': deviceRoutingGeneration,
   '20261126T0200Z-submission-requests': submissionRequests,
   '20261128T2200Z-till-credentials': tillCredentials,
+  '20261128T2300Z-modo-sif': modoSif,
   '20261128T2300Z-submission-queue-blocked': submissionQueueBlocked,
 };

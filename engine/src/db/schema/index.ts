@@ -5,6 +5,7 @@ import type { ApiKeysTable, QuotaUsageTable } from './api-keys';
 import type { DeclarationsTable } from './declarations';
 import type { IssuersTable } from './issuers';
 import type { TillCredentialsTable } from './till-credentials';
+import type { NoVerifactuTables } from './no-verifactu';
 import type { WebhookDeliveriesTable, WebhookDeliveryAttemptsTable, WebhookIssuersTable, WebhooksTable } from './webhooks';
 import type { EventsTable, SubmissionBatchesTable, SubmissionControlTable, SubmissionQueuesTable, SubmissionRequestsTable } from './submission';
 import type {
@@ -18,7 +19,7 @@ import type {
   SubmissionJobsTable,
 } from './invoices';
 
-export interface Tables extends ClientsTables, DevicesTables {
+export interface Tables extends ClientsTables, DevicesTables, NoVerifactuTables {
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
   quota_usage: QuotaUsageTable;

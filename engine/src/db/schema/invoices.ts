@@ -9,7 +9,9 @@ export type EstadoEnvio =
   | 'procesando'
   | 'rechazada'
   | 'aceptada_con_errores'
-  | 'desconocido';
+  | 'desconocido'
+  /** «NO VERI*FACTU»: signed and kept, sent to the AEAT only on its requirement (issue 32). */
+  | 'no_remitida';
 
 /**
  * The invoice is the operation; identity is (entorno, nifEmisor, serie, numero, fechaExpedicion).

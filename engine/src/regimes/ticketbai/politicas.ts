@@ -10,6 +10,14 @@ export interface PoliticaFirma {
   identificador: string;
   /** Base64 SHA-256 of the policy document (SigPolicyHash/DigestValue). */
   digestSha256: string;
+  /**
+   * The SigPolicyHash DigestMethod when the policy fixes another than SHA-256: the AGE policy the
+   * AEAT prescribes for «NO VERI*FACTU» records publishes a SHA-1 digest (then `digestSha256`
+   * holds that digest).
+   */
+  algoritmoDigest?: string | undefined;
+  /** The SPURI qualifier when it is not the identifier (the AGE policy: its PDF's URL). */
+  spuri?: string | undefined;
 }
 
 export const POLITICAS_FIRMA: Readonly<Record<Provincia, PoliticaFirma>> = {

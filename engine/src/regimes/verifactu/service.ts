@@ -15,6 +15,7 @@ import type { GroupCommit } from '../../issuing/group-commit';
 import { admitIssuer } from '../../issuing/issuer-gate';
 import type { Clock } from '../../platform/clock';
 import type { IdGenerator } from '../../platform/ids';
+import type { FirmaNoVerifactu } from '../../no-verifactu/issuing';
 import { fechaLocalDdMmAaaa } from '../../issuing/fecha-hora';
 import { CAMPOS_CANONICOS_VERIFACTU, correctionFingerprint } from '../../issuing/fingerprint';
 import { importeCanonico } from '../../issuing/importes';
@@ -94,6 +95,8 @@ export class VerifactuIssuing {
       /** The invoice QR as the PNG's base64, off the main thread (pure-work/). */
       pureWork: { qrPngBase64(url: string): Promise<string> };
       routing: DeviceRouting;
+      /** The «NO VERI*FACTU» mode (issue 32): absent, every installation is VERI*FACTU. */
+      noVerifactu?: FirmaNoVerifactu | undefined;
     },
   ) {
     this.commit = deps.groupCommit;
@@ -264,11 +267,12 @@ export class VerifactuIssuing {
       const rejectedBefore = invoice ? this.deps.invoices.latestRegistro(invoice.id, ['anulacion'])?.estado === 'rechazada' : false;
       const chainKey = route.chainKey;
       const head = this.deps.invoices.chainHead<RegistroAnterior>(chainKey);
+      const noVf = this.noVerifactu(caller.entorno, fa.nifEmisor);
       const rec = buildRegistroAnulacion({
         facturaAnulada: fa,
         anterior: head?.link ?? null,
         generadoEn: now,
-        sistema: route.sistema,
+        sistema: noVf ? noVf.sistema(route.sistema) : route.sistema,
         sinRegistroPrevio: body.sinRegistroPrevio === true,
         ...(rejectedBefore ? { rechazoPrevio: 'S' as const } : {}),
       });
@@ -287,7 +291,7 @@ export class VerifactuIssuing {
           huella: rec.huella,
         },
       };
-      const registro = nuevoRegistro({
+      const registroNuevo = nuevoRegistro({
         id: idRegistro,
         invoiceId: invoice.id,
         accountId: caller.account.id,
@@ -310,15 +314,17 @@ export class VerifactuIssuing {
         },
         now: nowIso,
       });
+      const registro = noVf ? { ...registroNuevo, estadoEnvio: 'no_remitida' as const } : registroNuevo;
       const link: RegistroAnterior = {
         idEmisorFactura: fa.nifEmisor,
         numSerieFactura: numSerie,
         fechaExpedicionFactura: fa.fechaExpedicion,
         huella: rec.huella,
       };
-      this.deps.invoices.appendRegistro(registro, link, rec.xml);
-      this.deps.invoices.enqueueSubmission(registro, verifactuQueueKey(caller.entorno, fa.nifEmisor), nowIso);
-      this.deps.invoices.updateInvoice(invoice.id, { ultimaModificacion: nowIso });
+      // «NO VERI*FACTU»: signed in this transaction, kept, never queued for filing.
+      this.deps.invoices.appendRegistro(registro, link, noVf ? noVf.firmar(caller.entorno, rec.xml) : rec.xml);
+      if (!noVf) this.deps.invoices.enqueueSubmission(registro, verifactuQueueKey(caller.entorno, fa.nifEmisor), nowIso);
+      this.deps.invoices.updateInvoice(invoice.id, noVf ? { ultimaModificacion: nowIso, estadoFactura: 'anulada', estadoEnvio: 'no_remitida' } : { ultimaModificacion: nowIso });
       return answer;
     });
   }
@@ -367,18 +373,22 @@ export class VerifactuIssuing {
     correction: { existing: InvoiceRow; rechazoPrevio: 'N' | 'S' | 'X' | undefined; fingerprint: string } | null,
     route: ChainRoute,
     /** urlValidacion, already built for the QR (urlOf). */
-    url: string,
+    urlTemprana: string,
   ): StoredEmision {
+    let url = urlTemprana;
     const now = this.deps.clock.now();
     const nowIso = now.toISOString();
     const nif = factura.emisor.nif;
     const chainKey = route.chainKey;
     const head = this.deps.invoices.chainHead<RegistroAnterior>(chainKey);
+    const noVf = this.noVerifactu(caller.entorno, nif);
+    // The mode is read again here, in the transaction: a switch since the early QR changes its URL.
+    if (noVf) url = this.urlOf(caller, factura, false);
     const rec = buildRegistroAlta({
       factura,
       anterior: head?.link ?? null,
       generadoEn: now,
-      sistema: route.sistema,
+      sistema: noVf ? noVf.sistema(route.sistema) : route.sistema,
       ...(correction ? { subsanacion: { rechazoPrevio: correction.rechazoPrevio } } : {}),
     });
     const idFactura = correction?.existing.id ?? this.deps.ids.next('fac');
@@ -406,7 +416,9 @@ export class VerifactuIssuing {
       const registered = correction.existing.estadoFactura === 'registrada';
       this.deps.invoices.updateInvoice(
         idFactura,
-        { ...invoiceFields, estadoEnvio: registered ? correction.existing.estadoEnvio : 'pendiente_proceso' },
+        noVf
+          ? { ...invoiceFields, estadoFactura: 'registrada', estadoEnvio: 'no_remitida' }
+          : { ...invoiceFields, estadoEnvio: registered ? correction.existing.estadoEnvio : 'pendiente_proceso' },
         docs,
       );
     } else {
@@ -421,8 +433,9 @@ export class VerifactuIssuing {
         numero: factura.cabecera.numero,
         fechaExpedicion: factura.cabecera.fechaExpedicion,
         numeroFactura: rec.numSerieFactura,
-        estadoFactura: null,
-        estadoEnvio: 'pendiente_proceso',
+        // «NO VERI*FACTU»: registered once signed and stored; nothing waits for the AEAT.
+        estadoFactura: noVf ? 'registrada' : null,
+        estadoEnvio: noVf ? 'no_remitida' : 'pendiente_proceso',
         csvAeat: null,
         idTbai: null,
         idMaquina: factura.idMaquina ?? null,
@@ -442,7 +455,7 @@ export class VerifactuIssuing {
     if (factura.facturasSustituidas) {
       this.deps.invoices.insertRefs(idFactura, caller.entorno, nif, factura.facturasSustituidas.map(ref), 'sustituida');
     }
-    const registro = nuevoRegistro({
+    const registroNuevo = nuevoRegistro({
       id: this.deps.ids.next('reg'),
       invoiceId: idFactura,
       accountId: caller.account.id,
@@ -467,20 +480,29 @@ export class VerifactuIssuing {
       },
       now: nowIso,
     });
+    const registro = noVf ? { ...registroNuevo, estadoEnvio: 'no_remitida' as const } : registroNuevo;
     const link: RegistroAnterior = {
       idEmisorFactura: nif,
       numSerieFactura: rec.numSerieFactura,
       fechaExpedicionFactura: factura.cabecera.fechaExpedicion,
       huella: rec.huella,
     };
-    this.deps.invoices.appendRegistro(registro, link, rec.xml);
-    this.deps.invoices.enqueueSubmission(registro, verifactuQueueKey(caller.entorno, nif), nowIso);
+    // «NO VERI*FACTU»: signed in this transaction, kept, never queued for filing.
+    this.deps.invoices.appendRegistro(registro, link, noVf ? noVf.firmar(caller.entorno, rec.xml) : rec.xml);
+    if (!noVf) this.deps.invoices.enqueueSubmission(registro, verifactuQueueKey(caller.entorno, nif), nowIso);
     return answer;
   }
 
+  /** The «NO VERI*FACTU» hooks when the issuer's installation is in that mode. */
+  private noVerifactu(entorno: Entorno, nif: string): FirmaNoVerifactu | undefined {
+    const hooks = this.deps.noVerifactu;
+    return hooks !== undefined && hooks.modo(entorno, nif) === 'no_verifactu' ? hooks : undefined;
+  }
+
   /** urlValidacion depends on the invoice's fields only (nif, NumSerieFactura, fecha, ImporteTotal as the record writes them). */
-  private urlOf(caller: Caller, factura: FacturaVerifactu): string {
+  private urlOf(caller: Caller, factura: FacturaVerifactu, verifactu = this.noVerifactu(caller.entorno, factura.emisor.nif) === undefined): string {
     return urlValidacion({
+      verifactu,
       entorno: caller.entorno,
       nif: factura.emisor.nif,
       numSerie: numSerieFactura(factura.cabecera.serie, factura.cabecera.numero),

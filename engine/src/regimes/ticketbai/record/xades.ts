@@ -220,8 +220,8 @@ function politicaXml(p: PoliticaFirma): string {
     const id = escapeTexto(p.identificador);
     x =
       '<xades:SignaturePolicyIdentifier><xades:SignaturePolicyId><xades:SigPolicyId><xades:Identifier>' + id +
-      '</xades:Identifier><xades:Description></xades:Description></xades:SigPolicyId><xades:SigPolicyHash><ds:DigestMethod Algorithm="' + ALG_SHA256 +
-      '"></ds:DigestMethod><ds:DigestValue>' + p.digestSha256 + '</ds:DigestValue></xades:SigPolicyHash><xades:SigPolicyQualifiers><xades:SigPolicyQualifier><xades:SPURI>' + id +
+      '</xades:Identifier><xades:Description></xades:Description></xades:SigPolicyId><xades:SigPolicyHash><ds:DigestMethod Algorithm="' + (p.algoritmoDigest ?? ALG_SHA256) +
+      '"></ds:DigestMethod><ds:DigestValue>' + p.digestSha256 + '</ds:DigestValue></xades:SigPolicyHash><xades:SigPolicyQualifiers><xades:SigPolicyQualifier><xades:SPURI>' + (p.spuri !== undefined ? escapeTexto(p.spuri) : id) +
       '</xades:SPURI></xades:SigPolicyQualifier></xades:SigPolicyQualifiers></xades:SignaturePolicyId></xades:SignaturePolicyIdentifier>';
     politicas.set(p, x);
   }

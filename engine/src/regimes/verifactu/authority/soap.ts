@@ -19,6 +19,8 @@ export interface RegFactuEnvelopeInput {
   representante?: PersonaEs | undefined;
   /** Records generated during a technical incident: RemisionVoluntaria/Incidencia = S. */
   incidencia?: boolean | undefined;
+  /** «NO VERI*FACTU» records sent on the AEAT's requirement: RemisionRequerimiento (FinRequerimiento S on the last). */
+  requerimiento?: { ref: string; fin: boolean } | undefined;
   /** `sum1:RegistroAlta` / `sum1:RegistroAnulacion` elements, as stored byte for byte. */
   registros: readonly string[];
 }
@@ -44,6 +46,11 @@ export function buildRegFactuSoapEnvelope(input: RegFactuEnvelopeInput): string 
     '<sum:RegFactuSistemaFacturacion><sum:Cabecera>' + persona('ObligadoEmision', input.obligado);
   if (input.representante !== undefined) x += persona('Representante', input.representante);
   if (input.incidencia === true) x += '<sum1:RemisionVoluntaria><sum1:Incidencia>S</sum1:Incidencia></sum1:RemisionVoluntaria>';
+  if (input.requerimiento !== undefined) {
+    x +=
+      '<sum1:RemisionRequerimiento><sum1:RefRequerimiento>' + escapeXml(input.requerimiento.ref) + '</sum1:RefRequerimiento>' +
+      (input.requerimiento.fin ? '<sum1:FinRequerimiento>S</sum1:FinRequerimiento>' : '') + '</sum1:RemisionRequerimiento>';
+  }
   x += '</sum:Cabecera>';
   for (const r of input.registros) {
     // A stored record may start with an XML declaration, which cannot appear inside a document.

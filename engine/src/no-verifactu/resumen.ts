@@ -1,0 +1,121 @@
+// The periodic summary event (10, ResumenEventos) and the background work of «NO VERI*FACTU»
+// installations (issue 32). The summary counts, per type, the events since the previous summary
+// (or since the installation started in this mode) and sums the billing records generated
+// meanwhile; it is written once six hours have passed since the previous one — the interval
+// public implementations and the AEAT's event-log notes use (not verified here against the
+// Orden's text). On the engine's first pass after a start, anomaly detection runs for every
+// installation in this mode.
+import { Decimal } from 'decimal.js';
+import type { Issuer, IssuerStore } from '../clients/store';
+import type { Database } from '../db/database';
+import type { SifEventosTable } from '../db/schema/no-verifactu';
+import type { Clock } from '../platform/clock';
+import { escapeXml } from '../regimes/verifactu/record/xml-escape';
+import type { DeteccionAnomalias } from './anomalias';
+import { TIPOS_EVENTO, type RegistroEventos } from './eventos';
+
+export const PERIODO_RESUMEN_MS = 6 * 60 * 60 * 1000;
+
+const el = (name: string, value: string) => '<sf:' + name + '>' + escapeXml(value) + '</sf:' + name + '>';
+
+export class ResumenesNoVerifactu {
+  private arrancado = false;
+
+  constructor(
+    private readonly deps: { db: Database; clock: Clock; issuers: IssuerStore; eventos: RegistroEventos; anomalias: DeteccionAnomalias },
+  ) {}
+
+  /** Installations in «NO VERI*FACTU» mode now. */
+  private instalaciones(): Issuer[] {
+    const { db, issuers } = this.deps;
+    const rows = db.all(db.kysely.selectFrom('sif_modos').select(['entorno', 'nif']).where('modoSif', '=', 'no_verifactu'));
+    return rows.map((r) => issuers.find(r.entorno, r.nif)).filter((i): i is Issuer => i !== undefined && i.estado !== 'eliminado');
+  }
+
+  /** One background pass: detection after a start, then every summary that is due. */
+  pasada(): { deteccion: string[]; resumenes: string[] } {
+    const deteccion: string[] = [];
+    const resumenes: string[] = [];
+    const primera = !this.arrancado;
+    this.arrancado = true;
+    for (const issuer of this.instalaciones()) {
+      if (primera) {
+        this.deps.anomalias.ejecutar(issuer);
+        deteccion.push(`${issuer.entorno}|${issuer.nif}`);
+      }
+      if (this.siToca(issuer) !== undefined) resumenes.push(`${issuer.entorno}|${issuer.nif}`);
+    }
+    return { deteccion, resumenes };
+  }
+
+  /** Writes the summary when six hours have passed since the previous one (or the start in this mode). */
+  siToca(issuer: Issuer): SifEventosTable | undefined {
+    const { db, eventos, clock } = this.deps;
+    return db.transaction(() => {
+      const todos = eventos.todos(issuer.entorno, issuer.nif);
+      let desde = -1;
+      for (let i = todos.length - 1; i >= 0; i--) {
+        const t = todos[i]?.tipoEvento;
+        if (t === TIPOS_EVENTO.resumen || t === TIPOS_EVENTO.inicioNoVerifactu) {
+          desde = i;
+          break;
+        }
+      }
+      const ancla = todos[desde];
+      if (ancla === undefined || clock.now().getTime() - Date.parse(ancla.creadoEn) < PERIODO_RESUMEN_MS) return undefined;
+      const tras = ancla.tipoEvento === TIPOS_EVENTO.resumen;
+      return this.generar(issuer, todos.slice(tras ? desde + 1 : desde), { desde: ancla.creadoEn, incluido: !tras });
+    });
+  }
+
+  /** `desde`: the anchor's time; records at that instant belong to the period after a start (01), to the previous one after a summary. */
+  private generar(issuer: Issuer, periodo: SifEventosTable[], desde: { desde: string; incluido: boolean }): SifEventosTable {
+    const { db, eventos } = this.deps;
+    const porTipo = new Map<string, number>();
+    for (const e of periodo) porTipo.set(e.tipoEvento, (porTipo.get(e.tipoEvento) ?? 0) + 1);
+    const registros = db.all(
+      db.kysely
+        .selectFrom('registros')
+        .innerJoin('invoices', 'invoices.id', 'registros.invoiceId')
+        .select(['registros.tipo', 'registros.huella', 'registros.extra', 'invoices.numeroFactura', 'invoices.fechaExpedicion'])
+        .where('registros.entorno', '=', issuer.entorno)
+        .where('registros.nifEmisor', '=', issuer.nif)
+        .where('registros.sistemaFiscal', '=', 'verifactu')
+        .where('registros.creadoEn', desde.incluido ? '>=' : '>', desde.desde)
+        .orderBy('registros.creadoEn')
+        .orderBy('registros.chainKey')
+        .orderBy('registros.chainSeq'),
+    );
+    let cuota = new Decimal(0);
+    let importe = new Decimal(0);
+    let altas = 0;
+    for (const r of registros) {
+      if (r.tipo === 'anulacion') continue;
+      altas++;
+      const extra = JSON.parse(r.extra) as { cuotaTotal?: string; importeTotal?: string };
+      cuota = cuota.plus(extra.cuotaTotal ?? '0');
+      importe = importe.plus(extra.importeTotal ?? '0');
+    }
+    const id = (r: (typeof registros)[number]) =>
+      el('IDEmisorFactura', issuer.nif) + el('NumSerieFactura', r.numeroFactura) + el('FechaExpedicionFactura', r.fechaExpedicion) + el('Huella', r.huella ?? '');
+    const primero = registros[0];
+    const ultimo = registros[registros.length - 1];
+    const tipos = [...porTipo].sort(([a], [b]) => (a < b ? -1 : 1)).slice(0, 20);
+    // ResumenEventos needs at least one TipoEvento: a period with none counts the summary's own type.
+    const tiposXml = (tipos.length > 0 ? tipos : [[TIPOS_EVENTO.resumen, 0] as const])
+      .map(([t, n]) => '<sf:TipoEvento>' + el('TipoEvento', t) + el('NumeroDeEventos', String(Math.min(n, 9999))) + '</sf:TipoEvento>')
+      .join('');
+    return eventos.anotar(issuer.entorno, { nif: issuer.nif, nombre: issuer.nombre }, {
+      tipoEvento: TIPOS_EVENTO.resumen,
+      datosPropios:
+        '<sf:ResumenEventos>' + tiposXml +
+        (primero && ultimo
+          ? '<sf:RegistroFacturacionInicialPeriodo>' + id(primero) + '</sf:RegistroFacturacionInicialPeriodo><sf:RegistroFacturacionFinalPeriodo>' + id(ultimo) +
+            '</sf:RegistroFacturacionFinalPeriodo>'
+          : '') +
+        el('NumeroDeRegistrosFacturacionAltaGenerados', String(Math.min(altas, 999_999))) + el('SumaCuotaTotalAlta', cuota.toFixed(2)) +
+        el('SumaImporteTotalAlta', importe.toFixed(2)) + el('NumeroDeRegistrosFacturacionAnulacionGenerados', String(Math.min(registros.length - altas, 999_999))) +
+        '</sf:ResumenEventos>',
+    });
+  }
+}

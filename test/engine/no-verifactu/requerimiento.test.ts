@@ -1,0 +1,97 @@
+// Sending the kept «NO VERI*FACTU» records on the AEAT's requirement (issue 32): the records of a
+// period, signed as stored, in a submission whose Cabecera carries RemisionRequerimiento (its
+// RefRequerimiento, FinRequerimiento S on the last), accepted by the AEAT emulator; the sending
+// logged as an event. The panel route and `npm run admin -- requerimiento`.
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { admin } from '../../support/admin-cli';
+import { startTestEmulators } from '../../support/emulators';
+import { makeTestEngine, type TestEngine } from '../../support/engine';
+import { soapBodyFirstChild, validateAgainstVerifactuXsd } from '../../support/xsd';
+import { issuerChainKey } from '../../../engine/src/devices/chain-keys';
+import { buildRegFactuSoapEnvelope } from '../../../engine/src/regimes/verifactu/authority/soap';
+
+let emulators: Awaited<ReturnType<typeof startTestEmulators>>;
+let t: TestEngine;
+beforeAll(async () => {
+  emulators = await startTestEmulators({ waitSeconds: 0 });
+  t = await makeTestEngine({ now: '2026-11-20T10:00:00.000Z', submission: { aeat: { url: { test: emulators.aeatUrl, live: emulators.aeatUrl }, timeoutMs: 10_000 } } as never });
+});
+afterAll(async () => {
+  await t.close();
+  await emulators.close();
+});
+
+function factura(numero: string) {
+  return {
+    version: '1.0',
+    emisor: { nif: t.nifEmisor, nombre: 'COMERCIAL DEMO SL' },
+    cabecera: { serie: 'R', numero, fechaExpedicion: '20-11-2026', tipoFactura: 'F2', descripcion: 'Venta' },
+    detalleDesglose: [{ claveRegimen: '01', calificacionOperacion: 'S1', baseImponible: '10.00', tipoImpositivo: '21', cuotaRepercutida: '2.10' }],
+    totales: { cuotaTotal: '2.10', importeTotal: '12.10' },
+  };
+}
+
+it('sends the period\'s kept records to the AEAT emulator, which accepts them; logged as an event', async () => {
+  const ctx = t.engine.context;
+  const issuer = ctx.issuers.find('test', t.nifEmisor)!;
+  ctx.noVerifactu.modos.cambiar(issuer, 'no_verifactu');
+  for (const n of ['1', '2', '3']) expect((await t.billing('POST', '/v1/verifactu/crear', { body: factura(n) })).statusCode).toBe(200);
+  // The submission: RemisionRequerimiento in the Cabecera and the signed records, valid against SuministroLR.xsd.
+  const envelope = buildRegFactuSoapEnvelope({
+    obligado: { nombreRazon: issuer.nombre, nif: issuer.nif },
+    requerimiento: { ref: 'REQ-2026-0001', fin: true },
+    registros: ctx.invoices.chain(issuerChainKey('verifactu', 'test', t.nifEmisor)).map((r) => r.xml),
+  });
+  expect(envelope).toContain(
+    '<sum1:RemisionRequerimiento><sum1:RefRequerimiento>REQ-2026-0001</sum1:RefRequerimiento><sum1:FinRequerimiento>S</sum1:FinRequerimiento></sum1:RemisionRequerimiento></sum:Cabecera>',
+  );
+  expect(await validateAgainstVerifactuXsd(soapBodyFirstChild(envelope), 'SuministroLR.xsd')).toEqual({ valid: true, errors: [] });
+
+  const panel = await t.engine.apps.panel.inject({
+    method: 'POST',
+    url: `/panel/v1/clientes/${t.nifEmisor}/requerimiento`,
+    headers: { authorization: 'Bearer panel-test-token' },
+    payload: { entorno: 'test', refRequerimiento: 'REQ-2026-0001', desde: '2026-11-01T00:00:00+01:00', hasta: '2026-11-30T23:59:59+01:00' },
+  });
+  expect(panel.statusCode, panel.body).toBe(200);
+  const r = panel.json() as { registros: number; envios: { registros: number; estadoEnvio: string; correctos: number; incorrectos: number }[]; evento: { id: string } };
+  expect(r.registros).toBe(3);
+  expect(r.envios).toHaveLength(1);
+  expect(r.envios[0]).toMatchObject({ registros: 3, incorrectos: 0 });
+  expect(['Correcto', 'ParcialmenteCorrecto']).toContain(r.envios[0]!.estadoEnvio);
+  const ev = ctx.noVerifactu.eventos.todos('test', t.nifEmisor).find((e) => e.id === r.evento.id)!;
+  expect(ev.tipoEvento).toBe('90');
+  expect(ev.xml).toContain('Remision por requerimiento REQ-2026-0001: 3 registros en 1 envios');
+  expect(await validateAgainstVerifactuXsd(ev.xml, 'EventosSIF.xsd')).toEqual({ valid: true, errors: [] });
+  // Still kept: the records are not queued for filing or marked sent.
+  expect(ctx.db.all(ctx.db.kysely.selectFrom('submission_jobs').select('id'))).toEqual([]);
+
+  // Bad input: a reference longer than 18 characters names the field; an empty period is 404.
+  const largo = await t.engine.apps.panel.inject({
+    method: 'POST',
+    url: `/panel/v1/clientes/${t.nifEmisor}/requerimiento`,
+    headers: { authorization: 'Bearer panel-test-token' },
+    payload: { entorno: 'test', refRequerimiento: 'X'.repeat(19), desde: '2026-11-01T00:00:00+01:00', hasta: '2026-11-30T23:59:59+01:00' },
+  });
+  expect(largo.statusCode).toBe(400);
+  await expect(ctx.noVerifactu.requerimientos.remitir(issuer, { ref: 'R', desde: new Date('2026-01-01T00:00:00Z'), hasta: new Date('2026-01-02T00:00:00Z') })).rejects.toMatchObject({
+    code: 'NOT_FOUND',
+  });
+});
+
+it('npm run admin -- requerimiento sends a period\'s records too', async () => {
+  // Records of the next day, a period of their own (the AEAT already holds the first three).
+  t.clock.set(new Date('2026-11-21T10:00:00.000Z'));
+  for (const n of ['4', '5', '6']) expect((await t.billing('POST', '/v1/verifactu/crear', { body: { ...factura(n), cabecera: { ...factura(n).cabecera, fechaExpedicion: '21-11-2026' } } })).statusCode).toBe(200);
+  process.env.POS_AEAT_URL_TEST = emulators.aeatUrl;
+  try {
+    const r = (await admin(t.dataDir, 'requerimiento', 'REQ-2026-0002', '--nif', t.nifEmisor, '--desde', '2026-11-21T00:00:00+01:00', '--hasta', '2026-11-21T23:59:59+01:00')) as {
+      registros: number;
+      envios: { incorrectos: number }[];
+    };
+    expect(r.registros).toBe(3);
+    expect(r.envios[0]!.incorrectos).toBe(0);
+  } finally {
+    delete process.env.POS_AEAT_URL_TEST;
+  }
+});
