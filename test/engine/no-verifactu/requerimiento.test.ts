@@ -2,7 +2,7 @@
 // period, signed as stored, in a submission whose Cabecera carries RemisionRequerimiento (its
 // RefRequerimiento, FinRequerimiento S on the last), accepted by the AEAT emulator; the sending
 // logged as an event. The panel route and `npm run admin -- requerimiento`.
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { admin } from '../../support/admin-cli';
 import { startTestEmulators } from '../../support/emulators';
 import { makeTestEngine, type TestEngine } from '../../support/engine';
@@ -94,4 +94,17 @@ it('npm run admin -- requerimiento sends a period\'s records too', async () => {
   } finally {
     delete process.env.POS_AEAT_URL_TEST;
   }
+});
+
+describe('the requirement goes to the AEAT’s requirement endpoint (SistemaFacturacion.wsdl)', () => {
+  it('…/VerifactuSOAP becomes …/RequerimientoSOAP on the same host; any other URL is kept', async () => {
+    const { requerimientoUrl } = await import('../../../engine/src/no-verifactu/requerimiento');
+    expect(requerimientoUrl('https://prewww1.aeat.es/wlpl/TIKE-CONT/ws/SistemaFacturacion/VerifactuSOAP')).toBe(
+      'https://prewww1.aeat.es/wlpl/TIKE-CONT/ws/SistemaFacturacion/RequerimientoSOAP',
+    );
+    expect(requerimientoUrl('http://127.0.0.1:8790/wlpl/TIKE-CONT/ws/SistemaFacturacion/VerifactuSOAP?x=1')).toBe(
+      'http://127.0.0.1:8790/wlpl/TIKE-CONT/ws/SistemaFacturacion/RequerimientoSOAP?x=1',
+    );
+    expect(requerimientoUrl('https://proxy.example/aeat')).toBe('https://proxy.example/aeat');
+  });
 });
