@@ -343,8 +343,10 @@ export function createAeatEmulator(opts: AeatEmulatorOptions = {}): AeatEmulator
         flowViolation,
         incidencia: a.parsed.cabecera.remisionVoluntaria?.incidencia === 'S' ? 'S' : 'N',
       });
+      // headerFault let RemisionRequerimiento through on the requirement endpoint only.
+      const ref = a.parsed.cabecera.remisionRequerimiento?.refRequerimiento;
       result = processRecords(
-        { ledger, census, faults, config: cfg, now, submissionId, idPeticion, csv },
+        { ledger, census, faults, config: cfg, now, submissionId, idPeticion, csv, ...(ref === undefined ? {} : { requerimiento: ref }) },
         a.parsed,
       );
     } catch (err) {
@@ -430,9 +432,6 @@ export function createAeatEmulator(opts: AeatEmulatorOptions = {}): AeatEmulator
           if (fault) throw fault;
         }
         throw refusal;
-      }
-      if (endpoint === 'requerimiento') {
-        throw clientFault(4102, 'El XML no cumple el esquema. Operación no soportada por el emulador: remisión por requerimiento.');
       }
       const presentador = holder ?? parsed.cabecera.representante?.nif ?? parsed.cabecera.obligado.nif;
       const admitted: Admitted = { body, xml, parsed, count, presentador, schema };
