@@ -1,5 +1,6 @@
 import { madridDayNumber } from '../time';
 import { describeError } from './errors';
+import { validNif } from './nif';
 import type { CabeceraEcho , SoapFaultError} from './soap';
 import { clientFault } from './soap';
 
@@ -22,6 +23,13 @@ export function presenterFault(c: CabeceraEcho, holderNif: string | null): SoapF
   if (holderNif === null) return null;
   if (holderNif === c.obligado.nif || holderNif === c.representante?.nif) return null;
   return fault(4112);
+}
+
+/** 4116/4117: the Cabecera's NIFs (ObligadoEmision, Representante) need a right control character. */
+export function nifFormatFault(c: CabeceraEcho): SoapFaultError | null {
+  if (!validNif(c.obligado.nif)) return fault(4116, ` NIF: ${c.obligado.nif}`);
+  if (c.representante && !validNif(c.representante.nif)) return fault(4117, ` NIF: ${c.representante.nif}`);
+  return null;
 }
 
 /**

@@ -25,7 +25,7 @@ import type { ProcessResult } from './processor';
 import { processRecords } from './processor';
 import type { PayloadSpan } from './soap';
 import type { AeatEndpoint } from './header';
-import { CERTIFICATE_REQUIRED_HTML, headerFault, presenterFault } from './header';
+import { CERTIFICATE_REQUIRED_HTML, headerFault, nifFormatFault, presenterFault } from './header';
 import { SoapFaultError, clientFault, extractBodyPayload, faultXml, respuestaXml } from './soap';
 import type { XsdResult } from './xsd';
 import { XsdValidator, loadVerifactuSchemas } from './xsd';
@@ -421,7 +421,7 @@ export function createAeatEmulator(opts: AeatEmulatorOptions = {}): AeatEmulator
       }
       const holder = certNif(req);
       const refusal = parsed
-        ? (presenterFault(parsed.cabecera, holder) ?? censusFault(parsed.cabecera) ?? headerFault(parsed.cabecera, endpoint, clock()))
+        ? (presenterFault(parsed.cabecera, holder) ?? nifFormatFault(parsed.cabecera) ?? censusFault(parsed.cabecera) ?? headerFault(parsed.cabecera, endpoint, clock()))
         : parseError;
       if (!parsed || refusal) {
         // Refused whatever the schema says; which fault is answered waits for its verdict.
