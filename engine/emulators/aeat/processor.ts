@@ -241,9 +241,13 @@ function evaluate(
     business ??= rules.reject;
   }
 
-  // Under requirement every record is registered as a new one (Anexo III): only an exact resend is a duplicate.
+  // Under requirement every record is registered as a new one (Anexo III): only an exact resend is a
+  // duplicate, and the annex's RechazoPrevio rules are business ones, admissible there.
   const state = underRequirement ? (held?.registered ? reject(3000, { duplicado: duplicadoOf(held) }) : null) : stateRule(r, held);
   if (state) return state;
+  if (underRequirement && business === null && r.tipo === 'alta' && r.subsanacion !== 'S') {
+    business = r.rechazoPrevio === 'X' ? 1153 : r.rechazoPrevio === 'S' ? 1161 : null;
+  }
 
   const warnings = rules.warnings.length === 0 ? [...chainWarnings] : [...chainWarnings, ...rules.warnings];
   if (business !== null) warnings.unshift(business);

@@ -49,6 +49,7 @@ it('business rules are admissible errors under requirement: the kept record is r
     [{ lines: [{ base: '100.00', tipo: '22', cuota: '22.00' }], cuotaTotal: '22.00', importeTotal: '122.00' }, 1124],
     [{ tipoFactura: 'F1' }, 1189],
     [{ fecha: '02-03-2025' }, 1112],
+    [{ rechazoPrevio: 'X' }, 1153],
   ];
   for (const [o, code] of cases) {
     const resp = await send([chain.alta(o)]);
