@@ -14,14 +14,14 @@ let emulators: Awaited<ReturnType<typeof startTestEmulators>>;
 let t: TestEngine;
 /**
  * The AEAT answers requirements on its own endpoint (SWeb §6.6: "URLs diferentes"; the VERI*FACTU one
- * refuses RemisionRequerimiento with 4126). The engine has one AEAT URL per entorno today, so this
- * engine (no_verifactu only) is pointed at the requirement endpoint.
+ * refuses RemisionRequerimiento with 4126). The engine is configured with the VERI*FACTU URL, as a
+ * till is, and derives the requirement endpoint from it (`requerimientoUrl`).
  */
-let requerimientoUrl: string;
+let verifactuUrl: string;
 beforeAll(async () => {
   emulators = await startTestEmulators({ waitSeconds: 0 });
-  requerimientoUrl = emulators.aeatUrl.replace(/VerifactuSOAP$/, 'RequerimientoSOAP');
-  t = await makeTestEngine({ now: '2026-11-20T10:00:00.000Z', submission: { aeat: { url: { test: requerimientoUrl, live: requerimientoUrl }, timeoutMs: 10_000 } } as never });
+  verifactuUrl = emulators.aeatUrl;
+  t = await makeTestEngine({ now: '2026-11-20T10:00:00.000Z', submission: { aeat: { url: { test: verifactuUrl, live: verifactuUrl }, timeoutMs: 10_000 } } as never });
 });
 afterAll(async () => {
   await t.close();
@@ -90,7 +90,7 @@ it('npm run admin -- requerimiento sends a period\'s records too', async () => {
   // Records of the next day, a period of their own (the AEAT already holds the first three).
   t.clock.set(new Date('2026-11-21T10:00:00.000Z'));
   for (const n of ['4', '5', '6']) expect((await t.billing('POST', '/v1/verifactu/crear', { body: { ...factura(n), cabecera: { ...factura(n).cabecera, fechaExpedicion: '21-11-2026' } } })).statusCode).toBe(200);
-  process.env.POS_AEAT_URL_TEST = requerimientoUrl;
+  process.env.POS_AEAT_URL_TEST = verifactuUrl;
   try {
     const r = (await admin(t.dataDir, 'requerimiento', 'REQ20260002', '--nif', t.nifEmisor, '--desde', '2026-11-21T00:00:00+01:00', '--hasta', '2026-11-21T23:59:59+01:00')) as {
       registros: number;
@@ -114,4 +114,15 @@ describe('the requirement goes to the AEAT’s requirement endpoint (SistemaFact
     );
     expect(requerimientoUrl('https://proxy.example/aeat')).toBe('https://proxy.example/aeat');
   });
+});
+
+it('a reference that is not alphanumeric is refused before anything is sent (AEAT 4133): 400 naming refRequerimiento', async () => {
+  const panel = await t.engine.apps.panel.inject({
+    method: 'POST',
+    url: `/panel/v1/clientes/${t.nifEmisor}/requerimiento`,
+    headers: { authorization: 'Bearer panel-test-token' },
+    payload: { entorno: 'test', refRequerimiento: 'REQ-2026-0003', desde: '2026-11-01T00:00:00+01:00', hasta: '2026-11-30T23:59:59+01:00' },
+  });
+  expect(panel.statusCode, panel.body).toBe(400);
+  expect(panel.json()).toMatchObject({ code: 'VALIDATION_ERROR', campo: 'refRequerimiento' });
 });
