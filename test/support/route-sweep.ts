@@ -248,7 +248,7 @@ const SAMPLES: [string, Sample][] = [
     'panel POST /panel/v1/clientes/{nif}/requerimiento',
     (c, s) =>
       c('panel', 'POST', `/panel/v1/clientes/${s.keys.nifEmisor}/requerimiento`, {
-        body: { entorno: 'test', refRequerimiento: 'REQ-SWEEP-1', desde: '2026-01-01T00:00:00+01:00', hasta: '2026-12-31T23:59:59+01:00' },
+        body: { entorno: 'test', refRequerimiento: 'REQSWEEP1', desde: '2026-01-01T00:00:00+01:00', hasta: '2026-12-31T23:59:59+01:00' },
       }),
   ],
   ['manage GET /v1/clientes/{nif}/eventos', (c, s) => c('manage', 'GET', `/v1/clientes/${s.keys.nifEmisor}/eventos`)],

@@ -1,5 +1,6 @@
 import { madridDayNumber } from '../time';
 import { describeError } from './errors';
+import { validNif } from './nif';
 import type { CabeceraEcho , SoapFaultError} from './soap';
 import { clientFault } from './soap';
 
@@ -8,6 +9,8 @@ import { clientFault } from './soap';
 
 /** The AEAT's two SOAP services: VERI*FACTU submissions, and answers to a requerimiento (non-VERI*FACTU systems). */
 export type AeatEndpoint = 'verifactu' | 'requerimiento';
+
+const ALNUM = /^[0-9A-Za-z]+$/;
 
 const fault = (code: number, extra = ''): SoapFaultError => clientFault(code, `${describeError(code)}${extra}`);
 
@@ -22,15 +25,27 @@ export function presenterFault(c: CabeceraEcho, holderNif: string | null): SoapF
   return fault(4112);
 }
 
+/** 4116/4117: the Cabecera's NIFs (ObligadoEmision, Representante) need a right control character. */
+export function nifFormatFault(c: CabeceraEcho): SoapFaultError | null {
+  if (!validNif(c.obligado.nif)) return fault(4116, ` NIF: ${c.obligado.nif}`);
+  if (c.representante && !validNif(c.representante.nif)) return fault(4117, ` NIF: ${c.representante.nif}`);
+  return null;
+}
+
 /**
  * 4120 (FechaFinVeriFactu must be 31-12 of this year or the last), 4126 (a requerimiento's
  * block on the VERI*FACTU endpoint), 4125/4127 (the requerimiento endpoint without one, or with a
- * voluntary submission).
+ * voluntary submission), 4133/4131 (RefRequerimiento not alphanumeric, FinRequerimiento not S/N).
  */
 export function headerFault(c: CabeceraEcho, endpoint: AeatEndpoint, now: Date): SoapFaultError | null {
   if (endpoint === 'requerimiento') {
     if (c.remisionVoluntaria) return fault(4127);
-    if (!c.remisionRequerimiento) return fault(4125);
+    const rr = c.remisionRequerimiento;
+    if (!rr) return fault(4125);
+    // Validaciones §3.1.1.5: the reference is alphanumeric (4133); "must exist in the AEAT" (4122)
+    // cannot be known here: the emulator holds no requirements, any alphanumeric one is taken.
+    if (!ALNUM.test(rr.refRequerimiento)) return fault(4133, ` RefRequerimiento: ${rr.refRequerimiento}`);
+    if (rr.finRequerimiento !== undefined && rr.finRequerimiento !== 'S' && rr.finRequerimiento !== 'N') return fault(4131);
     return null;
   }
   // RefRequerimiento is mandatory in the block, so 4126 comes before 4130 (FinRequerimiento) here.

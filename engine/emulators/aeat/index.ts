@@ -25,7 +25,7 @@ import type { ProcessResult } from './processor';
 import { processRecords } from './processor';
 import type { PayloadSpan } from './soap';
 import type { AeatEndpoint } from './header';
-import { CERTIFICATE_REQUIRED_HTML, headerFault, presenterFault } from './header';
+import { CERTIFICATE_REQUIRED_HTML, headerFault, nifFormatFault, presenterFault } from './header';
 import { SoapFaultError, clientFault, extractBodyPayload, faultXml, respuestaXml } from './soap';
 import type { XsdResult } from './xsd';
 import { XsdValidator, loadVerifactuSchemas } from './xsd';
@@ -343,8 +343,10 @@ export function createAeatEmulator(opts: AeatEmulatorOptions = {}): AeatEmulator
         flowViolation,
         incidencia: a.parsed.cabecera.remisionVoluntaria?.incidencia === 'S' ? 'S' : 'N',
       });
+      // headerFault let RemisionRequerimiento through on the requirement endpoint only.
+      const ref = a.parsed.cabecera.remisionRequerimiento?.refRequerimiento;
       result = processRecords(
-        { ledger, census, faults, config: cfg, now, submissionId, idPeticion, csv },
+        { ledger, census, faults, config: cfg, now, submissionId, idPeticion, csv, ...(ref === undefined ? {} : { requerimiento: ref }) },
         a.parsed,
       );
     } catch (err) {
@@ -419,7 +421,7 @@ export function createAeatEmulator(opts: AeatEmulatorOptions = {}): AeatEmulator
       }
       const holder = certNif(req);
       const refusal = parsed
-        ? (presenterFault(parsed.cabecera, holder) ?? censusFault(parsed.cabecera) ?? headerFault(parsed.cabecera, endpoint, clock()))
+        ? (presenterFault(parsed.cabecera, holder) ?? nifFormatFault(parsed.cabecera) ?? censusFault(parsed.cabecera) ?? headerFault(parsed.cabecera, endpoint, clock()))
         : parseError;
       if (!parsed || refusal) {
         // Refused whatever the schema says; which fault is answered waits for its verdict.
@@ -430,9 +432,6 @@ export function createAeatEmulator(opts: AeatEmulatorOptions = {}): AeatEmulator
           if (fault) throw fault;
         }
         throw refusal;
-      }
-      if (endpoint === 'requerimiento') {
-        throw clientFault(4102, 'El XML no cumple el esquema. Operación no soportada por el emulador: remisión por requerimiento.');
       }
       const presentador = holder ?? parsed.cabecera.representante?.nif ?? parsed.cabecera.obligado.nif;
       const admitted: Admitted = { body, xml, parsed, count, presentador, schema };

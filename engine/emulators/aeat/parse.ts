@@ -88,6 +88,11 @@ export interface AltaRecord extends RecordBase {
 export interface AnulacionRecord extends RecordBase {
   tipo: 'anulacion';
   sinRegistroPrevio?: string;
+  /** GeneradoPor (E, D, T) and the Generador block (Validaciones §3.1.4). */
+  generadoPor?: string;
+  conGenerador: boolean;
+  generadorNif?: string;
+  generadorOtro?: IdOtroRef;
 }
 
 export type ParsedRecord = AltaRecord | AnulacionRecord;
@@ -128,6 +133,7 @@ const WANTED = new Set([
   'CuotaRecargoEquivalencia', 'Encadenamiento', 'PrimerRegistro', 'RegistroAnterior', 'Huella',
   'SistemaInformatico', 'IdSistemaInformatico', 'NumeroInstalacion', 'FechaHoraHusoGenRegistro',
   // Read by the business rules (rules.ts).
+  'GeneradoPor', 'Generador',
   'FechaOperacion', 'TipoRectificativa', 'FacturasRectificadas', 'FacturasSustituidas', 'ImporteRectificacion',
   'FacturaSimplificadaArt7273', 'FacturaSinIdentifDestinatarioArt61d', 'Macrodato', 'EmitidaPorTerceroODestinatario',
   'Tercero', 'Cupon', 'NumRegistroAcuerdoFacturacion', 'IDOtro', 'CodigoPais', 'IDType', 'ID', 'Impuesto',
@@ -483,7 +489,17 @@ function parseAnulacion(r: Node, index: number): AnulacionRecord {
     prev: prevOf(r),
     fechaHoraHusoGenRegistro: text(r, 'FechaHoraHusoGenRegistro'),
     huella: text(r, 'Huella'),
+    conGenerador: false,
   };
+  const generador = optNode(r, 'Generador');
+  if (generador) {
+    out.conGenerador = true;
+    const nif = optText(generador, 'NIF');
+    if (nif !== undefined) out.generadorNif = nif;
+    const otro = idOtroOf(generador);
+    if (otro) out.generadorOtro = otro;
+  }
+  copyOpt(out, 'generadoPor', r, 'GeneradoPor');
   const refExterna = optText(r, 'RefExterna');
   const sinRegistroPrevio = optText(r, 'SinRegistroPrevio');
   const rechazoPrevio = optText(r, 'RechazoPrevio');

@@ -33,7 +33,18 @@ export interface ProcessContext {
   idPeticion: string;
   /** CSV this submission gets if anything in it is accepted. */
   csv: string;
+  /** RefRequerimiento of a submission on the requirement endpoint (Descripción SWeb Anexo III). */
+  requerimiento?: string;
 }
+
+/**
+ * Codes that still reject a record sent under requirement: "las validaciones asociadas a la
+ * identificación de <NIF> o <IdOtro>" (Validaciones §4.3.2), and the syntactic checks of a record
+ * (dates, huella, FechaHoraHusoGenRegistro), which are not business validations (§3, point 2).
+ */
+const REQUERIMIENTO_REJECTS = new Set([
+  1105, 1109, 1111, 1122, 1123, 1126, 1131, 1211, 1228, 1229, 1230, 1231, 1232, 1244, 1254, 1255, 1262, 1290, 1292,
+]);
 
 export interface ProcessResult {
   lineas: RespuestaLinea[];
@@ -217,20 +228,29 @@ function evaluate(
   if (!ALNUM.test(r.huella)) return reject(1292);
   const issueDay = dayNumber(r.fecha);
   if (issueDay === null) return reject(1105);
-  if (r.emisor !== obligado) return reject(1108);
-  if (r.tipo === 'alta') {
-    if (issueDay > todayDay) return reject(1112);
-    if (issueDay < EARLIEST_ISSUE_DAY) return reject(1152);
-  }
+  const underRequirement = ctx.requerimiento !== undefined;
+  // Under requirement a business rule's code is admissible (Validaciones §4.3.2): noted, not refused.
+  let business: number | null =
+    r.emisor !== obligado ? 1108 : r.tipo !== 'alta' ? null : issueDay > todayDay ? 1112 : issueDay < EARLIEST_ISSUE_DAY ? 1152 : null;
+  if (business !== null && !underRequirement) return reject(business);
   const rules = businessRules(r, obligado, todayDay, issueDay);
   if (rules.reject !== null) {
-    return reject(rules.reject, rules.detail === undefined ? {} : { descripcion: rules.detail });
+    if (!underRequirement || REQUERIMIENTO_REJECTS.has(rules.reject)) {
+      return reject(rules.reject, rules.detail === undefined ? {} : { descripcion: rules.detail });
+    }
+    business ??= rules.reject;
   }
 
-  const state = stateRule(r, held);
+  // Under requirement every record is registered as a new one (Anexo III): only an exact resend is a
+  // duplicate, and the annex's RechazoPrevio rules are business ones, admissible there.
+  const state = underRequirement ? (held?.registered ? reject(3000, { duplicado: duplicadoOf(held) }) : null) : stateRule(r, held);
   if (state) return state;
+  if (underRequirement && business === null && r.tipo === 'alta' && r.subsanacion !== 'S') {
+    business = r.rechazoPrevio === 'X' ? 1153 : r.rechazoPrevio === 'S' ? 1161 : null;
+  }
 
   const warnings = rules.warnings.length === 0 ? [...chainWarnings] : [...chainWarnings, ...rules.warnings];
+  if (business !== null) warnings.unshift(business);
   if (huella === 'mismatch') warnings.push(2000);
   if (r.tipo === 'alta') {
     warnings.push(...totalsWarnings(r));
@@ -238,6 +258,7 @@ function evaluate(
   }
   if (gen - ctx.now.getTime() > ctx.config.futureToleranceSeconds * 1000) warnings.push(2004);
 
+  // A business code (under requirement) is not in the list: indexOf -1 puts it first.
   const sorted =
     warnings.length === 0 ? warnings : [...new Set(warnings)].sort((a, b) => ADMISSIBLE_PRIORITY.indexOf(a) - ADMISSIBLE_PRIORITY.indexOf(b));
   const first = sorted[0];
@@ -282,11 +303,14 @@ export function processRecords(ctx: ProcessContext, req: ParsedRequest): Process
   // Heads live in memory for the request (one per SIF met) and are saved once at the end.
   const heads = new Map<string, ChainHead | null>();
 
+  // The requirement service is another system that shares no records with VERI*FACTU (SWeb §6.6):
+  // its records and chains live under keys of their own, one record per huella within a requirement.
+  const reqPrefix = ctx.requerimiento === undefined ? null : `REQ|${ctx.requerimiento}|`;
   for (const r of req.records) {
-    const sistema = sifOf(r.sistema);
+    const sistema = reqPrefix === null ? sifOf(r.sistema) : `REQ|${sifOf(r.sistema)}`;
     if (!heads.has(sistema)) heads.set(sistema, ctx.ledger.chainHead(obligado, sistema));
     const head = heads.get(sistema) ?? null;
-    const key = recordKey(r);
+    const key = reqPrefix === null ? recordKey(r) : `${reqPrefix}${recordKey(r)}|${r.huella}`;
     const held = ctx.ledger.getRecord(key);
     // A key never seen cannot be a resend: skip the lookup for the common case.
     const retransmission = held !== null && ctx.ledger.alreadyReceived(key, r.huella);

@@ -1,4 +1,5 @@
-import type { AltaRecord, DesgloseLine, IdOtroRef, ParsedRecord } from './parse';
+import { validNif, validPersonNif } from './nif';
+import type { AltaRecord, AnulacionRecord, DesgloseLine, IdOtroRef, ParsedRecord } from './parse';
 import { cents, dayNumber } from './values';
 
 // The AEAT's business validations of a record (Validaciones y errores §3.1.3 and §15, with the
@@ -14,6 +15,10 @@ const TWENTY_YEARS = 200_000;
 /** Rates in hundredths of a percent (cents() reads "21" as 2100, "7.5" as 750). */
 const IVA_RATES = new Set([0, 200, 400, 500, 750, 1000, 2100]);
 const RECARGO_RATES = new Set([0, 26, 50, 62, 100, 140, 175, 520]);
+/** Rates of IVA and recargo in force up to 2012 only (16/7 % to 06-2010, 18/8 % to 08-2012; recargo 4 %): 1132/1135. */
+const IVA_RATES_TO_2012 = new Set([700, 800, 1600, 1800]);
+const RECARGO_RATES_TO_2012 = new Set([400]);
+const END_OF_2012 = 20121231;
 /** 10,00 € tolerance of 1142 in cents × hundredths of a percent (cuota × 10 000 vs base × tipo). */
 const CUOTA_TOLERANCE = 10_000_000;
 /** 3.000,00 € + 10,00 € (§15.8), in cents. */
@@ -52,10 +57,23 @@ const isIva = (l: DesgloseLine): boolean => l.impuesto === undefined || l.impues
 /** IVA, IGIC (03) or absent. */
 const isIvaOrIgic = (l: DesgloseLine): boolean => isIva(l) || l.impuesto === '03';
 
-function idOtroRule(o: IdOtroRef, tipoFactura: string): number | null {
+/** NIF-IVA of Northern Ireland / Great Britain by date (1254/1255; Validaciones nota (1)). */
+function nifIvaDateRule(o: IdOtroRef, refDay: number): number | null {
+  if (o.idType !== '02') return null;
+  if (refDay < 20210101 && o.id.startsWith('XI')) return 1254;
+  if (refDay >= 20210201 && o.id.startsWith('GB')) return 1255;
+  return null;
+}
+
+function idOtroRule(o: IdOtroRef, tipoFactura: string, refDay: number): number | null {
   if (o.idType !== '02' && o.codigoPais === undefined) return 1111;
   if (o.idType === '07' && o.codigoPais !== 'ES') return 1126;
   if (o.codigoPais === 'ES' && o.idType !== '03' && o.idType !== '07') return 1126;
+  if (o.idType === '07') {
+    // "No censado": the ID must be a Spanish NIF, and a natural person's.
+    if (!validNif(o.id)) return 1290;
+    if (!validPersonNif(o.id)) return 1131;
+  }
   if (o.idType === '02') {
     if (!WITH_RECIPIENT.has(tipoFactura)) return 1156;
     if (o.codigoPais !== undefined) {
@@ -63,11 +81,11 @@ function idOtroRule(o: IdOtroRef, tipoFactura: string): number | null {
       if (!o.id.startsWith(prefix) && !(o.codigoPais === 'GB' && o.id.startsWith('XI'))) return 1122;
     }
   }
-  return null;
+  return nifIvaDateRule(o, refDay);
 }
 
 /** §3.1.3 blocks and types: which blocks go with which TipoFactura. */
-function blockRule(r: AltaRecord, obligado: string): number | null {
+function blockRule(r: AltaRecord, obligado: string, refDay: number): number | null {
   const t = r.tipoFactura;
   const rect = t.charCodeAt(0) === 82; // R
   if (rect && r.tipoRectificativa === undefined) return 1114;
@@ -84,12 +102,18 @@ function blockRule(r: AltaRecord, obligado: string): number | null {
   if (r.emitidaPor === 'T' && !r.conTercero) return 1186;
   if (r.emitidaPor === 'D' && !r.conDestinatarios) return 1158;
   if (r.terceroNif !== undefined && r.terceroNif === obligado) return 1188;
+  if (r.terceroNif !== undefined && !validNif(r.terceroNif)) return 1123;
   if (r.terceroOtro?.idType === '07') return 1211;
   if (r.terceroOtro?.codigoPais === 'ES' && r.terceroOtro.idType !== '03') return 1232;
   if (WITH_RECIPIENT.has(t) && !r.conDestinatarios) return 1189;
   if (WITHOUT_RECIPIENT.has(t) && r.conDestinatarios) return 1190;
+  if (r.terceroOtro !== undefined) {
+    const code = nifIvaDateRule(r.terceroOtro, refDay);
+    if (code !== null) return code;
+  }
+  for (const n of r.destinatarioNifs) if (!validNif(n)) return 1123;
   for (const o of r.destinatariosOtro) {
-    const code = idOtroRule(o, t);
+    const code = idOtroRule(o, t, refDay);
     if (code !== null) return code;
   }
   if (t === 'R3' && r.destinatariosOtro.some((o) => o.idType !== '07')) return 1191;
@@ -106,6 +130,8 @@ function dateRule(r: AltaRecord, todayDay: number, issueDay: number): number | n
   const op = dayNumber(r.fechaOperacion);
   if (op === null) return 1100;
   if (op < todayDay - TWENTY_YEARS) return 1134;
+  // Not after the end of next year (§3.1.3.1), whatever the regime.
+  if (op > (Math.floor(todayDay / 10_000) + 1) * 10_000 + 1231) return 1125;
   const only14or15 = r.lines.every((l) => !isIvaOrIgic(l) || l.claveRegimen === '14' || l.claveRegimen === '15');
   if (op > todayDay && !only14or15) return 1173;
   if (op > issueDay && !only14or15) return 1146;
@@ -167,14 +193,21 @@ function lineRule(r: AltaRecord, l: DesgloseLine, refDay: number): number | null
   }
   // §15.1 TipoImpositivo and §15.3 TipoRecargoEquivalencia, IVA with S1.
   if (!iva) return null;
-  if (!IVA_RATES.has(tipo)) return 1124;
+  if (!IVA_RATES.has(tipo)) {
+    if (!IVA_RATES_TO_2012.has(tipo)) return 1124;
+    if (refDay > END_OF_2012) return 1132;
+    // A rate of then: its recargo is one of then or of now, unpaired (the pairs below are today's).
+    if (l.tipoRecargo === undefined) return null;
+    const rec = cents(l.tipoRecargo);
+    return RECARGO_RATES.has(rec) || RECARGO_RATES_TO_2012.has(rec) ? null : 1127;
+  }
   if (tipo === 500 && (refDay < 20220701 || refDay > 20240930)) return 1194;
   if (tipo === 200 && (refDay < 20241001 || refDay > 20241231)) return 1235;
   if (tipo === 750 && (refDay < 20241001 || refDay > 20241231)) return 1236;
   if (clave === '11' && tipo !== 2100) return 1206;
   if (l.tipoRecargo !== undefined) {
     const rec = cents(l.tipoRecargo);
-    if (!RECARGO_RATES.has(rec)) return 1127;
+    if (!RECARGO_RATES.has(rec)) return RECARGO_RATES_TO_2012.has(rec) && refDay > END_OF_2012 ? 1135 : 1127;
     const pair = recargoRule(tipo, rec, refDay);
     if (pair !== null) return pair;
   }
@@ -200,10 +233,30 @@ function recargoRule(tipo: number, rec: number, day: number): number | null {
       return rec === 50 || rec === 62 ? null : 1160;
     case 0:
       if (day >= 20230101 && day <= 20240930) return rec === 0 ? null : 1165;
+      if (day >= 20241001) return rec === 26 ? null : 1170;
       return null;
     default:
       return null;
   }
+}
+
+/** §3.1.4.2–3: GeneradoPor and the Generador of a cancellation (1224–1231, 1123 on its NIF). */
+function generadorRule(r: AnulacionRecord): number | null {
+  const por = r.generadoPor;
+  if ((por !== undefined) !== r.conGenerador) return 1224;
+  if (por === undefined) return null;
+  if (por !== 'E' && por !== 'D' && por !== 'T') return 1225;
+  const nif = r.generadorNif;
+  const otro = r.generadorOtro;
+  if ((nif === undefined) === (otro === undefined)) return 1228;
+  if (por === 'E' && nif === undefined) return 1227;
+  if (nif !== undefined) return validNif(nif) ? null : 1123;
+  if (otro === undefined) return null;
+  if (otro.idType < '02' || otro.idType > '07') return 1231;
+  if (por === 'T' && otro.idType === '07') return 1229;
+  if (por === 'D' && otro.codigoPais === 'ES' && otro.idType !== '03' && otro.idType !== '07') return 1230;
+  if (por === 'T' && otro.codigoPais === 'ES' && otro.idType !== '03') return 1231;
+  return null;
 }
 
 /**
@@ -216,9 +269,13 @@ export function businessRules(r: ParsedRecord, obligado: string, todayDay: numbe
     const campo = r.tipo === 'alta' ? 'NumSerieFactura' : 'NumSerieFacturaAnulada';
     return rejectWith(1287, `El valor del campo ${campo} contiene carácteres no validos (<, >, ", ', =).`);
   }
-  if (r.tipo !== 'alta') return OK;
+  if (r.tipo !== 'alta') {
+    const code = generadorRule(r);
+    return code === null ? OK : rejectWith(code);
+  }
 
-  const block = blockRule(r, obligado);
+  const refDay = (r.fechaOperacion === undefined ? null : dayNumber(r.fechaOperacion)) ?? issueDay;
+  const block = blockRule(r, obligado, refDay);
   if (block !== null) return rejectWith(block);
   const date = dateRule(r, todayDay, issueDay);
   if (date !== null) return rejectWith(date);
@@ -228,7 +285,6 @@ export function businessRules(r: ParsedRecord, obligado: string, todayDay: numbe
   if (r.macrodato === 'S' && !big) return rejectWith(1138);
   if (r.macrodato !== 'S' && big) return rejectWith(1139);
 
-  const refDay = (r.fechaOperacion === undefined ? null : dayNumber(r.fechaOperacion)) ?? issueDay;
   let warnings: number[] | null = null;
   let baseCuota = 0;
   for (const l of r.lines) {

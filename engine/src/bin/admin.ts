@@ -170,6 +170,7 @@ function noVerifactu(ctx: EngineContext, command: 'mode' | 'anomalias' | 'export
   };
   if (command === 'requerimiento') {
     const ref = parsed.positionals[0] ?? '';
+    if (!/^[A-Za-z0-9]{1,18}$/.test(ref)) fail('REF: the requirement reference, 1–18 letters and digits (the AEAT refuses anything else: 4133)');
     const periodo = { desde: instant('desde'), hasta: instant('hasta') };
     return ctx.noVerifactu.requerimientos.remitir(issuer, { ref, ...periodo }).catch((error: unknown) => refused(error));
   }

@@ -13,7 +13,8 @@ const modoBody = z.strictObject({ entorno: entornoSchema, modoSif: modoSifSchema
 const anomaliasBody = z.strictObject({ entorno: entornoSchema, nif: z.string() });
 const requerimientoBody = z.strictObject({
   entorno: entornoSchema,
-  refRequerimiento: z.string().min(1).max(18),
+  // The AEAT refuses a reference that is not alphanumeric (4133): refused here, before anything is sent.
+  refRequerimiento: z.string().min(1).max(18).regex(/^[A-Za-z0-9]+$/, 'RefRequerimiento: solo letras y cifras (AEAT 4133)'),
   desde: z.iso.datetime({ offset: true }),
   hasta: z.iso.datetime({ offset: true }),
 });

@@ -78,7 +78,7 @@ export class RequerimientosNoVerifactu {
         requerimiento: { ref: peticion.ref, fin },
         registros: lote.map((r) => r.xml),
       });
-      const res = await postSoap(aeat.url[issuer.entorno], envelope, { timeoutMs: aeat.timeoutMs, tls: aeat.tls });
+      const res = await postSoap(requerimientoUrl(aeat.url[issuer.entorno]), envelope, { timeoutMs: aeat.timeoutMs, tls: aeat.tls });
       const reply = parseAeatReply(res.body);
       if (reply.kind === 'fault') {
         envios.push({ registros: lote.length, estadoEnvio: 'Fault', correctos: 0, aceptadosConErrores: 0, incorrectos: lote.length, fault: `${reply.faultcode}: ${reply.faultstring}` });
@@ -108,4 +108,14 @@ export class RequerimientosNoVerifactu {
       evento: { id: evento.id, tipoEvento: evento.tipoEvento, huella: evento.huella },
     };
   }
+}
+
+/**
+ * The AEAT takes requirement submissions at their own endpoint, beside VERI*FACTU's on the same host
+ * (SistemaFacturacion.wsdl: …/SistemaFacturacion/RequerimientoSOAP next to …/VerifactuSOAP); sent to
+ * the VERI*FACTU one, a RemisionRequerimiento header is refused whole (4126). A configured URL that
+ * is not a VerifactuSOAP address is used as it is.
+ */
+export function requerimientoUrl(verifactuUrl: string): string {
+  return verifactuUrl.replace(/\/VerifactuSOAP(?=$|[?#])/, '/RequerimientoSOAP');
 }

@@ -210,6 +210,8 @@ export function buildEnvelope(o: {
   fechaFinVeriFactu?: string;
   /** RemisionRequerimiento/RefRequerimiento (a non-VERI*FACTU system answering a requerimiento). */
   refRequerimiento?: string;
+  /** RemisionRequerimiento/FinRequerimiento (with refRequerimiento). */
+  finRequerimiento?: string;
 }): string {
   const rep = o.representante
     ? `<sum1:Representante><sum1:NombreRazon>${esc(o.representante.nombre)}</sum1:NombreRazon><sum1:NIF>${o.representante.nif}</sum1:NIF></sum1:Representante>`
@@ -219,7 +221,9 @@ export function buildEnvelope(o: {
     (o.incidencia ? '<sum1:Incidencia>S</sum1:Incidencia>' : '');
   const rv = voluntaria ? `<sum1:RemisionVoluntaria>${voluntaria}</sum1:RemisionVoluntaria>` : '';
   const rr = o.refRequerimiento
-    ? `<sum1:RemisionRequerimiento><sum1:RefRequerimiento>${esc(o.refRequerimiento)}</sum1:RefRequerimiento></sum1:RemisionRequerimiento>`
+    ? `<sum1:RemisionRequerimiento><sum1:RefRequerimiento>${esc(o.refRequerimiento)}</sum1:RefRequerimiento>` +
+      (o.finRequerimiento ? `<sum1:FinRequerimiento>${o.finRequerimiento}</sum1:FinRequerimiento>` : '') +
+      `</sum1:RemisionRequerimiento>`
     : '';
   return (
     `<?xml version="1.0" encoding="UTF-8"?>` +

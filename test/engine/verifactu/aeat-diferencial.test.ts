@@ -80,7 +80,9 @@ const REGLAS: Regla[] = [
   {
     nombre: '1124 an IVA rate that does not exist',
     motor: '1124', aeat: 1124, estado: 'Incorrecto',
-    facturas: fc.tuple(base, fc.constantFrom(100n, 300n, 600n, 800n, 1200n, 1600n, 1800n, 2200n, 2500n)).map(([b, t]) => conLineas('F1', [s1(b, t, cuotaDe(b, t))])),
+    // Not 7/8/16/18 %: rates of up to 2012, for which the AEAT answers 1132 (errores.properties), not 1124 —
+    // the emulator does (emulators/aeat/rules.test.ts); the engine still says 1124 for them (engine gap).
+    facturas: fc.tuple(base, fc.constantFrom(100n, 300n, 600n, 1200n, 2200n, 2500n)).map(([b, t]) => conLineas('F1', [s1(b, t, cuotaDe(b, t))])),
   },
   {
     nombre: '1194 IVA 5 % outside 07-2022…09-2024',
