@@ -35,6 +35,49 @@ async function check(cwd: string): Promise<{ code: number; output: string }> {
   return { code: result.exitCode, output: String(result.output) };
 }
 
+/**
+ * A cycle among the folders of engine/src with each regime taken whole (regimes/verifactu with its
+ * rules/, record/ and authority/): dependency-cruiser compares every folder with every other, so a
+ * regime's subfolder and a feature can close a loop through the regime's root that no single pair
+ * shows. Returns the loop, or undefined.
+ */
+async function wholeFolderCycle(cwd: string): Promise<string[] | undefined> {
+  const config = createRequire(import.meta.url)(CONFIG) as { options: ICruiseOptions };
+  const { tsConfig: _tsConfig, ...options } = config.options;
+  const result = await cruise(['engine/src'], { ...options, baseDir: cwd, outputType: 'json' });
+  const modules = (JSON.parse(String(result.output)) as { modules: { source: string; dependencies: { resolved: string }[] }[] }).modules;
+  const folderOf = (file: string) => /^engine\/src\/(regimes\/[^/]+|[^/]+)/.exec(file)?.[1];
+  const edges = new Map<string, Set<string>>();
+  for (const m of modules) {
+    const from = folderOf(m.source);
+    if (!from) continue;
+    for (const d of m.dependencies) {
+      const to = folderOf(d.resolved);
+      if (to && to !== from) edges.set(from, (edges.get(from) ?? new Set()).add(to));
+    }
+  }
+  const done = new Set<string>();
+  const path: string[] = [];
+  const visit = (folder: string): string[] | undefined => {
+    if (done.has(folder)) return undefined;
+    const at = path.indexOf(folder);
+    if (at >= 0) return [...path.slice(at), folder];
+    path.push(folder);
+    for (const next of edges.get(folder) ?? []) {
+      const loop = visit(next);
+      if (loop) return loop;
+    }
+    path.pop();
+    done.add(folder);
+    return undefined;
+  };
+  for (const folder of edges.keys()) {
+    const loop = visit(folder);
+    if (loop) return loop;
+  }
+  return undefined;
+}
+
 // A well-layered little engine: every rule below is broken by adding one file or one import to it.
 const LAYERED = {
   'engine/src/core/errors.ts': 'export class EngineError extends Error {}\n',
@@ -52,6 +95,23 @@ describe('the folder graph check (npm run lint:deps)', () => {
     const result = await check(REPO);
     expect(result.output).toContain('no dependency violations found');
     expect(result.code).toBe(0);
+  });
+
+  it('finds no cycle among the folders with each regime taken whole', async () => {
+    expect(await wholeFolderCycle(REPO)).toBeUndefined();
+    expect(await wholeFolderCycle(tree(LAYERED))).toBeUndefined();
+  });
+
+  it('finds the loop that a subfolder of a regime and a feature close through the regime', async () => {
+    const loop = await wholeFolderCycle(
+      tree({
+        ...LAYERED,
+        'engine/src/regimes/verifactu/record/registro.ts': 'export const registro = 1;\n',
+        'engine/src/regimes/verifactu/service.ts': "import type { Firma } from '../../no-verifactu/issuing';\nexport type F = Firma;\n",
+        'engine/src/no-verifactu/issuing.ts': "import { registro } from '../regimes/verifactu/record/registro';\nexport type Firma = typeof registro;\n",
+      }),
+    );
+    expect(loop).toEqual(expect.arrayContaining(['regimes/verifactu', 'no-verifactu']));
   });
 
   it('passes on a layered tree (the fixture the failing cases start from)', async () => {

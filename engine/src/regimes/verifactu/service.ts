@@ -15,7 +15,6 @@ import type { GroupCommit } from '../../issuing/group-commit';
 import { admitIssuer } from '../../issuing/issuer-gate';
 import type { Clock } from '../../platform/clock';
 import type { IdGenerator } from '../../platform/ids';
-import type { FirmaNoVerifactu } from '../../no-verifactu/issuing';
 import { fechaLocalDdMmAaaa } from '../../issuing/fecha-hora';
 import { CAMPOS_CANONICOS_VERIFACTU, correctionFingerprint } from '../../issuing/fingerprint';
 import { importeCanonico } from '../../issuing/importes';
@@ -77,6 +76,19 @@ export function verifactuQueueKey(entorno: string, nif: string): string {
 }
 
 /**
+ * What issuing asks of the «NO VERI*FACTU» mode inside its transaction (no-verifactu/issuing.ts
+ * FirmaNoVerifactu implements it; the composition root passes it in).
+ */
+export interface NoVerifactuHooks {
+  /** The mode of the issuer's installation ('no_verifactu' or VERI*FACTU's). */
+  modo(entorno: Entorno, nif: string): string;
+  /** The SIF block of a record made in that mode. */
+  sistema(base: SistemaInformatico): SistemaInformatico;
+  /** The record XML with its signature. */
+  firmar(entorno: Entorno, xml: string): string;
+}
+
+/**
  * VeriFactu issuing: validate, then in one transaction (shared with concurrent requests by group
  * commit) check identity, chain to the head, build record + XML + huella, and write invoice,
  * record, chain head and submission job together.
@@ -96,7 +108,7 @@ export class VerifactuIssuing {
       pureWork: { qrPngBase64(url: string): Promise<string> };
       routing: DeviceRouting;
       /** The «NO VERI*FACTU» mode (issue 32): absent, every installation is VERI*FACTU. */
-      noVerifactu?: FirmaNoVerifactu | undefined;
+      noVerifactu?: NoVerifactuHooks | undefined;
     },
   ) {
     this.commit = deps.groupCommit;
@@ -494,7 +506,7 @@ export class VerifactuIssuing {
   }
 
   /** The «NO VERI*FACTU» hooks when the issuer's installation is in that mode. */
-  private noVerifactu(entorno: Entorno, nif: string): FirmaNoVerifactu | undefined {
+  private noVerifactu(entorno: Entorno, nif: string): NoVerifactuHooks | undefined {
     const hooks = this.deps.noVerifactu;
     return hooks !== undefined && hooks.modo(entorno, nif) === 'no_verifactu' ? hooks : undefined;
   }
