@@ -1,7 +1,7 @@
 // The till's sale screen, keyboard first: description ⏎ quantity ⏎ price ⏎ VAT ⏎ adds a line;
 // ⏎ on the empty description completes the sale. F4 customer (full invoice F1), Esc clears,
 // Supr/Delete on the empty description removes the last line, F9 prints the last ticket.
-import { useEffect, useMemo, useRef, type KeyboardEvent } from 'react';
+import { useCallback, useEffect, useMemo, useRef, type KeyboardEvent } from 'react';
 import { validateNif } from '../../../src-shared/nif';
 import { explainRechazo, nifProblem } from '../../api/problems';
 import { confirmando, confirmar } from '../../app/ConfirmDialog';
@@ -44,6 +44,16 @@ export function SaleScreen() {
   const sale = useSale();
   const refs = useRef<Partial<Record<keyof Draft, HTMLInputElement | null>>>({});
   const clienteNifRef = useRef<HTMLInputElement | null>(null);
+  // F4 focuses the customer's NIF as the field mounts (in React's commit), not a timer later: keys
+  // typed right after F4 must land in the NIF, never in the field that had focus before.
+  const focusClienteAlMontar = useRef(false);
+  const clienteNifMontado = useCallback((el: HTMLInputElement | null) => {
+    clienteNifRef.current = el;
+    if (el && focusClienteAlMontar.current) {
+      focusClienteAlMontar.current = false;
+      el.focus();
+    }
+  }, []);
   const totals = useMemo(() => computeTotals(sale.lines), [sale.lines]);
   const money = fmt.money;
 
@@ -69,8 +79,9 @@ export function SaleScreen() {
         // F4 goes to the customer (opening it for a full invoice); it never closes it: «Quitar el cliente» does.
         e.preventDefault();
         if (useSale.getState().mode.kind === 'devolucion') return;
+        if (clienteNifRef.current) clienteNifRef.current.focus();
+        else focusClienteAlMontar.current = true;
         useSale.getState().toggleCliente(true);
-        setTimeout(() => clienteNifRef.current?.focus(), 0);
       } else if (e.key === 'F9') {
         e.preventDefault();
         void useSale.getState().print();
@@ -271,7 +282,7 @@ export function SaleScreen() {
             <label>
               {t('venta.clienteNif')}
               <input
-                ref={clienteNifRef}
+                ref={clienteNifMontado}
                 data-testid="cliente-nif"
                 value={sale.cliente.nif}
                 aria-invalid={nifError !== undefined}
