@@ -169,10 +169,18 @@ export function avisoSinPendientes(resumen: SyncResumen | undefined, entorno: En
   return (resumen?.rechazados[entorno] ?? 0) > 0 ? 'sync.vaciaConRechazos' : 'sync.vacia';
 }
 
-/** Records still in flight for an environment (everything not concluded). */
+/**
+ * Records still in flight for an environment (everything not concluded). A «NO VERI*FACTU» record
+ * (`no_remitida`) is signed and kept, never sent: it waits for nothing, so it is not counted here.
+ */
 export function enVuelo(resumen: SyncResumen | undefined, entorno: Entorno): number {
   const estados = resumen?.porEstadoEnvio[entorno] ?? {};
-  return Object.entries(estados).reduce((n, [estado, count]) => (estado === 'rechazada' ? n : n + count), 0);
+  return Object.entries(estados).reduce((n, [estado, count]) => (estado === 'rechazada' || estado === 'no_remitida' ? n : n + count), 0);
+}
+
+/** «NO VERI*FACTU» records of an environment: signed and kept, not sent (the AEAT asks for them if it wants them). */
+export function conservadasSinEnvio(resumen: SyncResumen | undefined, entorno: Entorno): number {
+  return resumen?.porEstadoEnvio[entorno]?.no_remitida ?? 0;
 }
 
 /** The emulators with a card: relayed by the panel and read at least once. */
