@@ -462,6 +462,9 @@ describe('Issues 28, 30 and 32 at 1024×600: a queue held for a person, the shop
     expect(Date.parse(proximo ?? '') - vendidaEn).toBeGreaterThan(30 * 60_000);
     expect(await held.locator('details').getAttribute('open')).toBeNull();
     expect(await held.getByTestId('sync-bloqueo-detalle').textContent()).toMatch(/^AEAT 4104 · /);
+    // Its batch reached the AEAT: held, never «sin conexión»; the authority's card says the same.
+    await page.getByTestId('sync-batch-estado').filter({ hasText: 'Detenido: hace falta una persona' }).first().waitFor();
+    expect(await page.locator('[data-testid="sync-authority"][data-autoridad="aeat"][data-entorno="test"]').getByTestId('sync-authority-error').textContent()).toContain('Detenida: hace falta una persona');
     await check(page, '28-1024-sync-bloqueo');
   });
 

@@ -4,7 +4,7 @@ import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { useSession } from '../../src-renderer/app/session';
 import { colasBloqueadas } from '../../src-renderer/features/sync/bloqueos';
 import { EVENTOS_POR_PAGINA, huellaCorta, tipoAnomaliaClave, tipoEventoClave, useNoVerifactu, type EventoSif } from '../../src-renderer/features/sync/no-verifactu-store';
-import { conservadasSinEnvio, enVuelo, type SyncResumen } from '../../src-renderer/features/sync/store';
+import { conservadasSinEnvio, enVuelo, estadoLote, type SyncResumen } from '../../src-renderer/features/sync/store';
 import { LANGS, translate } from '../../src-renderer/i18n';
 import { fakeEngine, ok, type Call } from './support/fake-engine';
 
@@ -70,6 +70,16 @@ describe('Issue 28: a queue held for a person reads what happened, what to do an
       for (const key of ['sync.bloqueo.titulo', 'sync.bloqueo.guardadas', 'sync.bloqueo.desde', 'sync.bloqueo.enCola'] as const) expect(translate(lang, key)).not.toBe(key);
       expect(translate(lang, 'sync.bloqueo.proximo', { cuando: '25/11 17:00' })).toContain('25/11 17:00');
     }
+  });
+});
+
+describe('Issue 28: a batch the AEAT answered with a whole-request fault never reads «sin conexión»', () => {
+  const lote = { estado: 'pendiente_respuesta', respondidoEn: null };
+  it('4104/4105/4112 hold the queue for a person; another fault code is a refusal, nothing rejected; a socket error stays «sin conexión»', () => {
+    expect(estadoLote({ ...lote, ultimoError: 'SOAP Fault: Codigo[4104].El NIF del titular en la cabecera no está identificado.' })).toBe('lote.detenido');
+    expect(estadoLote({ ...lote, ultimoError: 'SOAP Fault: Codigo[4135].Error interno' })).toBe('lote.rehusado');
+    expect(estadoLote({ ...lote, ultimoError: 'connect ECONNREFUSED 127.0.0.1:8790' })).toBe('lote.sinConexion');
+    for (const lang of LANGS) for (const key of ['lote.detenido', 'lote.rehusado'] as const) expect(translate(lang, key)).not.toBe(key);
   });
 });
 

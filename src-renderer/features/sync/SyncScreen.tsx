@@ -18,6 +18,7 @@ function idLoteCorto(idLote: string): string {
 }
 import { ChainCheck } from './ChainCheck';
 import { BloqueosCard } from './BloqueosCard';
+import { colasBloqueadas } from './bloqueos';
 import { NoVerifactuPanel } from './NoVerifactuPanel';
 import { useEsAdministrador } from '../../app/rol';
 
@@ -69,6 +70,8 @@ export function SyncScreen() {
     return sonda ? { ...a, alcanzable: sonda.alcanzable } : a;
   });
   const rechazadosActual = r?.rechazados[entornoActual] ?? 0;
+  // An authority with a queue held for a person: its last error is that hold, said in the card above.
+  const retenidas = new Set(colasBloqueadas(fmt.lang, r).map((b) => `${b.autoridad}-${b.entorno}`));
 
   const colaNombre = (c: Cola) => `${autoridadNombre(c.autoridad)} · ${t(`entorno.${c.entorno}`)} · NIF ${c.obligado}`;
 
@@ -139,7 +142,7 @@ export function SyncScreen() {
                         <>
                           <dt>{t('sync.ultimoError')}</dt>
                           <dd data-testid="sync-authority-error">
-                            {error.mensaje}
+                            {retenidas.has(`${a.autoridad}-${a.entorno}`) ? t('sync.bloqueo.enCola') : error.mensaje}
                             {a.ultimoErrorEn ? ` (${fmt.time(a.ultimoErrorEn)})` : ''}
                             <details className="problem-detail">
                               <summary>{t('error.detalle')}</summary>

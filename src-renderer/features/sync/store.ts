@@ -158,9 +158,17 @@ export function emuladoresDeEmisores(haciendas: readonly Hacienda[]): EmuladorId
   return EMULADORES.map((e) => e.id).filter((id) => ids.has(id));
 }
 
+/** Whole-request AEAT faults that hold the queue for a person (engine/src/submission/blocked.ts). */
+const CODIGOS_BLOQUEO: ReadonlySet<string> = new Set(['4104', '4105', '4112']);
+
 /** A batch's state as a message key: a batch whose send could not connect is not «waiting for the answer». */
 export function estadoLote(l: Pick<Lote, 'estado' | 'ultimoError' | 'respondidoEn'>): string {
-  if (l.estado === 'pendiente_respuesta' && l.ultimoError && !l.respondidoEn) return 'lote.sinConexion';
+  if (l.estado === 'pendiente_respuesta' && l.ultimoError && !l.respondidoEn) {
+    // The AEAT answered the whole request with a fault (Codigo[4xxx]): it was reached, nothing was rejected.
+    const codigo = /Codigo\[(\d{4})\]/.exec(l.ultimoError)?.[1];
+    if (codigo) return CODIGOS_BLOQUEO.has(codigo) ? 'lote.detenido' : 'lote.rehusado';
+    return 'lote.sinConexion';
+  }
   return `lote.${l.estado}`;
 }
 
