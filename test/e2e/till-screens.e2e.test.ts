@@ -438,6 +438,29 @@ describe('Issues 28, 30 and 32 at 1024×600: a queue held for a person, the shop
     await check(page, '30-1024-cajas-nueva');
     await panel.getByTestId('cajas-hecho').click();
     await nueva.waitFor({ state: 'detached' });
+    // That till's own credential: the administrator's controls are disabled with the reason, not left to fail.
+    const url = new URL(server.keys.panelUrl);
+    url.searchParams.set('token', json.tillToken ?? '');
+    const suya = await till.context.newPage();
+    try {
+      await suya.goto(url.toString());
+      const suyaApp = new TillAppPage(suya);
+      await suyaApp.ready();
+      await suyaApp.goTo('ajustes');
+      await suya.getByTestId('settings-solo-admin').waitFor();
+      expect(await suya.getByTestId('settings-new-key-live').isDisabled()).toBe(true);
+      expect(await suya.getByTestId('settings-export-log').getAttribute('aria-describedby')).toBe('settings-solo-admin');
+      expect(await suya.getByTestId('settings-cajas').count()).toBe(0);
+      await suyaApp.goTo('sync');
+      await new SyncPage(suya).waitLoaded();
+      expect(await suya.getByTestId('sync-solo-admin').textContent()).toContain('los hace el administrador');
+      expect(await suya.getByTestId('sync-pause-test').isDisabled()).toBe(true);
+      expect(await suya.getByTestId('sync-verificar').isDisabled()).toBe(true);
+      expect(await suya.getByTestId('sync-ensayo').count()).toBe(0);
+      await check(suya, '30-1024-caja-sin-controles-admin');
+    } finally {
+      await suya.close();
+    }
     const row = panel.locator(`[data-testid="cajas-caja"][data-id-maquina="${json.idMaquina}"]`);
     await row.getByTestId('cajas-revocar').click();
     expect(await page.getByTestId('confirm-mensaje').textContent()).toMatch(/^¿Revocar la caja «Caja trastienda»\?/);
