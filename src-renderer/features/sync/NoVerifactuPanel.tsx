@@ -16,6 +16,8 @@ export function NoVerifactuPanel() {
   const nif = emisor?.nif;
   useEffect(() => {
     if (nif) void useNoVerifactu.getState().cargar(nif, entorno);
+    // Off screen (another issuer, another view): no refresh of this log after each mutation.
+    return () => useNoVerifactu.setState({ nif: undefined, entorno: undefined });
   }, [nif, entorno]);
   if (!nif) return null;
   const d = nv.deteccion;
