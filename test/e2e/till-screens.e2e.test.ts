@@ -206,6 +206,8 @@ describe('After anular, subsanar and a refund, every open view shows the engine�
     expect(await page.getByRole('alertdialog').getAttribute('aria-describedby')).toBe('confirm-mensaje');
     await check(page, '29-1024-04-confirmar-anular');
     await page.keyboard.press('Enter');
+    // «registrada» is final too: first wait until the engine has the cancellation Intro posted.
+    await expect.poll(async () => engineEstado(id), { timeout: 10_000, interval: 100 }).not.toBe('registrada');
     const final = await engineFinal(id);
     expect(final).toBe('anulada');
     await showsWithin2s('[data-testid="invoice-detail"]', final);
