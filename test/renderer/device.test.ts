@@ -163,7 +163,7 @@ describe('Issue 29: a till registered silently is named as staff tell tills apar
     vi.stubGlobal('fetch', async (input: string | URL) => {
       const url = String(input);
       const body = url.endsWith('/panel/v1/arranque')
-        ? { billingUrl: 'http://b', manageUrl: 'http://m', panelUrl: 'http://p', clavesFinal: {}, nifEmisor: 'B12345674' }
+        ? { billingUrl: 'http://b', manageUrl: 'http://m', panelUrl: 'http://p', clavesFinal: {}, rol: 'administrador', nifEmisor: 'B12345674' }
         : { cliente: { nif: 'B12345674', nombre: 'DEMO', hacienda: 'verifactu' } };
       return new Response(JSON.stringify(body), { status: 200, headers: { 'content-type': 'application/json' } });
     });
