@@ -118,13 +118,15 @@ export function syncPanelRoutes(app: FastifyInstance, deps: SyncPanelDeps): void
       const alcanzable = prev?.alcanzable === false || c.alcanzable === false ? false : (c.alcanzable ?? prev?.alcanzable ?? null);
       autoridades.set(key, { autoridad: c.autoridad, entorno: c.entorno, alcanzable });
     }
-    // What waits per till (device), so support sees which till's records are still out.
+    // What waits per till (device), so support sees which till's records are still out. A «NO
+    // VERI*FACTU» record (no_remitida) is kept, never sent: it waits for nothing.
     const porDispositivo = db
       .all(
         db.kysely
           .selectFrom('registros')
           .select(['entorno', 'nifEmisor', 'idMaquina', (eb) => eb.fn.countAll<number>().as('n')])
           .where('estadoEnvioFinal', 'is', null)
+          .where('estadoEnvio', '!=', 'no_remitida')
           .groupBy(['entorno', 'nifEmisor', 'idMaquina'])
           .orderBy('entorno')
           .orderBy('nifEmisor')
