@@ -40,6 +40,7 @@ export interface Api {
   get<S extends z.ZodType>(path: string, schema: S): Promise<z.infer<S>>;
   post<S extends z.ZodType>(path: string, body: unknown, schema: S): Promise<z.infer<S>>;
   put<S extends z.ZodType>(path: string, body: unknown, schema: S): Promise<z.infer<S>>;
+  delete<S extends z.ZodType>(path: string, schema: S): Promise<z.infer<S>>;
 }
 
 export interface EngineClient {
@@ -98,6 +99,7 @@ export function createEngineClient(options: EngineClientOptions): EngineClient {
     get: (path, schema) => call(prefix, 'GET', path, undefined, schema),
     post: (path, body, schema) => call(prefix, 'POST', path, body, schema),
     put: (path, body, schema) => call(prefix, 'PUT', path, body, schema),
+    delete: (path, schema) => call(prefix, 'DELETE', path, undefined, schema),
   });
   const panelText = async (path: string): Promise<string> => {
     const res = await doFetch(`${base}${path}`, {

@@ -22,6 +22,8 @@ export interface Emisor {
   nif: string;
   nombre: string;
   hacienda: Hacienda;
+  /** The installation's legal mode (issue 32), set by the service team; absent for TicketBAI issuers. */
+  modoSif?: 'verifactu' | 'no_verifactu' | undefined;
 }
 
 /** The language of the customer's ticket: a shop setting, apart from the staff's UI language. */
@@ -200,7 +202,7 @@ export const useSession = create<SessionState>((set, get) => {
       store.set(`till.emisor.${get().entorno}`, nif);
       try {
         const { cliente } = await client.manage.get(`/v1/clientes/${encodeURIComponent(nif)}`, clienteEnvelopeSchema);
-        set({ emisor: { nif: cliente.nif, nombre: cliente.nombre, hacienda: cliente.hacienda } });
+        set({ emisor: { nif: cliente.nif, nombre: cliente.nombre, hacienda: cliente.hacienda, modoSif: cliente.modoSif } });
       } catch {
         // The issuer's details are not readable (no key, no seat): sell under its NIF, VeriFactu.
         set({ emisor: { nif, nombre: nif, hacienda: 'verifactu' } });

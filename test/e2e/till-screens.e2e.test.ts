@@ -206,6 +206,8 @@ describe('After anular, subsanar and a refund, every open view shows the engine�
     expect(await page.getByRole('alertdialog').getAttribute('aria-describedby')).toBe('confirm-mensaje');
     await check(page, '29-1024-04-confirmar-anular');
     await page.keyboard.press('Enter');
+    // «registrada» is final too: first wait until the engine has the cancellation Intro posted.
+    await expect.poll(async () => engineEstado(id), { timeout: 10_000, interval: 100 }).not.toBe('registrada');
     const final = await engineFinal(id);
     expect(final).toBe('anulada');
     await showsWithin2s('[data-testid="invoice-detail"]', final);
@@ -389,5 +391,130 @@ describe('A second till at 1366×768: the name taken is refused with a free one,
       // Nothing wider than the window: no sideways scrolling.
       expect(await p2.evaluate('document.documentElement.scrollWidth <= window.innerWidth')).toBe(true);
     }
+  });
+});
+
+/** A call to the engine as the page makes it (its panel token; billing and management through the relay). */
+async function pageApi(method: string, path: string, body?: unknown): Promise<{ status: number; body: Record<string, unknown> }> {
+  return (await page.evaluate(
+    `fetch(${JSON.stringify(path)}, { method: ${JSON.stringify(method)}, headers: { authorization: 'Bearer ' + sessionStorage.getItem('till.panelToken'), 'x-till-entorno': 'test', 'content-type': 'application/json' }${body === undefined ? '' : `, body: ${JSON.stringify(JSON.stringify(body))}`} }).then(async (r) => ({ status: r.status, body: await r.json() }))`,
+  )) as { status: number; body: Record<string, unknown> };
+}
+
+/** Ajustes: this till sells for the issuer `nif` from now on. */
+async function usarEmisor(nif: string): Promise<void> {
+  // Ajustes reads the issuers when it opens: opened anew, it lists one just created.
+  await app.goTo('venta');
+  await app.goTo('ajustes');
+  const row = page.getByTestId('settings-issuers').getByRole('row').filter({ hasText: nif });
+  await row.waitFor();
+  if ((await row.getByText('En uso').count()) > 0) return;
+  await row.getByRole('button').click();
+  await row.getByText('En uso').waitFor();
+}
+
+// Last in the file: the till added here is a device of the issuer (the second till's list above
+// would name it), and this block leaves an issuer's queue held.
+describe('Issues 28, 30 and 32 at 1024×600: a queue held for a person, the shop’s tills, «NO VERI*FACTU»', () => {
+  // Valid NIFs the census does not know: the AEAT answers 4104 for the first; the second files nothing.
+  const SIN_CENSO = 'B28610004';
+  const NO_VF = 'B28610012';
+
+  afterAll(async () => {
+    await usarEmisor(server.keys.nifEmisor);
+  });
+
+  it('«Cajas de la tienda»: a till added shows its engine.json once (to copy); revoking asks first', async () => {
+    await app.goTo('ajustes');
+    expect(await page.locator(`[data-testid="settings-modo-sif"]`).first().textContent()).toBe('VERI*FACTU (cada factura se envía a la AEAT)');
+    const panel = page.getByTestId('settings-cajas');
+    await panel.getByTestId('cajas-etiqueta').fill('Caja trastienda');
+    await panel.getByTestId('cajas-etiqueta').press('Enter');
+    const nueva = panel.getByTestId('cajas-nueva');
+    await nueva.waitFor();
+    expect(await nueva.textContent()).toContain('Se muestra una sola vez');
+    const json = JSON.parse(await panel.getByTestId('cajas-engine-json').inputValue()) as Record<string, string>;
+    expect(json.tillToken).toBeTruthy();
+    // Focused and selected: Ctrl+C copies it.
+    expect(await page.evaluate(`document.activeElement?.getAttribute('data-testid')`)).toBe('cajas-engine-json');
+    await check(page, '30-1024-cajas-nueva');
+    await panel.getByTestId('cajas-hecho').click();
+    await nueva.waitFor({ state: 'detached' });
+    // That till's own credential: the administrator's controls are disabled with the reason, not left to fail.
+    const url = new URL(server.keys.panelUrl);
+    url.searchParams.set('token', json.tillToken ?? '');
+    const suya = await till.context.newPage();
+    try {
+      await suya.goto(url.toString());
+      const suyaApp = new TillAppPage(suya);
+      await suyaApp.ready();
+      await suyaApp.goTo('ajustes');
+      await suya.getByTestId('settings-solo-admin').waitFor();
+      expect(await suya.getByTestId('settings-new-key-live').isDisabled()).toBe(true);
+      expect(await suya.getByTestId('settings-export-log').getAttribute('aria-describedby')).toBe('settings-solo-admin');
+      expect(await suya.getByTestId('settings-cajas').count()).toBe(0);
+      await suyaApp.goTo('sync');
+      await new SyncPage(suya).waitLoaded();
+      expect(await suya.getByTestId('sync-solo-admin').textContent()).toContain('los hace el administrador');
+      expect(await suya.getByTestId('sync-pause-test').isDisabled()).toBe(true);
+      expect(await suya.getByTestId('sync-verificar').isDisabled()).toBe(true);
+      expect(await suya.getByTestId('sync-ensayo').count()).toBe(0);
+      await check(suya, '30-1024-caja-sin-controles-admin');
+    } finally {
+      await suya.close();
+    }
+    const row = panel.locator(`[data-testid="cajas-caja"][data-id-maquina="${json.idMaquina}"]`);
+    await row.getByTestId('cajas-revocar').click();
+    expect(await page.getByTestId('confirm-mensaje').textContent()).toMatch(/^¿Revocar la caja «Caja trastienda»\?/);
+    await page.keyboard.press('Enter');
+    await panel.locator(`[data-testid="cajas-caja"][data-id-maquina="${json.idMaquina}"][data-revocada="true"]`).waitFor();
+  });
+
+  it('AEAT 4104: the sync view says the queue waits for a person, what to do, and its next attempt; the AEAT text folded', async () => {
+    expect((await pageApi('POST', '/panel/v1/api/manage/v1/clientes/crear', { nif: SIN_CENSO, nombre: 'TIENDA SIN CENSO SL', tipoUsuario: 'autonomo', hacienda: 'verifactu' })).body).toMatchObject({ cliente: { nif: SIN_CENSO } });
+    await usarEmisor(SIN_CENSO);
+    await app.goTo('venta');
+    await sale.typeLine('Pan', '1', '2,00', '4');
+    await sale.completeWithEnter();
+    const vendidaEn = Date.now();
+    await app.goTo('sync');
+    const held = page.locator(`[data-testid="sync-bloqueo"][data-obligado="${SIN_CENSO}"]`);
+    await held.waitFor({ timeout: 30_000 });
+    expect(await held.getByTestId('sync-bloqueo-mensaje').textContent()).toMatch(/^La AEAT no reconoce el NIF del emisor: .*«Reintentar ahora»/);
+    expect(await held.getByTestId('sync-bloqueo-pendientes').textContent()).toBe('1');
+    // The long back-off, not minutes.
+    const proximo = await held.getByTestId('sync-bloqueo-proximo').getAttribute('data-en');
+    expect(Date.parse(proximo ?? '') - vendidaEn).toBeGreaterThan(30 * 60_000);
+    expect(await held.locator('details').getAttribute('open')).toBeNull();
+    expect(await held.getByTestId('sync-bloqueo-detalle').textContent()).toMatch(/^AEAT 4104 · /);
+    // Its batch reached the AEAT: held, never «sin conexión»; the authority's card says the same.
+    await page.getByTestId('sync-batch-estado').filter({ hasText: 'Detenido: hace falta una persona' }).first().waitFor();
+    expect(await page.locator('[data-testid="sync-authority"][data-autoridad="aeat"][data-entorno="test"]').getByTestId('sync-authority-error').textContent()).toContain('Detenida: hace falta una persona');
+    await check(page, '28-1024-sync-bloqueo');
+  });
+
+  it('«NO VERI*FACTU»: kept, not «pending»; the event log in words; «Detectar anomalías» answers in words', async () => {
+    expect((await pageApi('POST', '/panel/v1/api/manage/v1/clientes/crear', { nif: NO_VF, nombre: 'TIENDA SIN ENVIO SL', tipoUsuario: 'autonomo', hacienda: 'verifactu' })).body).toMatchObject({ cliente: { nif: NO_VF } });
+    expect((await pageApi('PUT', `/panel/v1/clientes/${NO_VF}/modo-sif`, { entorno: 'test', modoSif: 'no_verifactu' })).body).toMatchObject({ modoSif: 'no_verifactu', cambiado: true });
+    await usarEmisor(NO_VF);
+    expect(await page.getByTestId('settings-issuers').getByRole('row').filter({ hasText: NO_VF }).getByTestId('settings-modo-sif').textContent()).toBe('NO VERI*FACTU (firmadas y conservadas, sin envío)');
+    await app.goTo('venta');
+    await sale.typeLine('Leche', '1', '1,00', '4');
+    await sale.completeWithEnter();
+    await app.goTo('sync');
+    await sync.waitLoaded();
+    const nv = page.getByTestId('sync-no-verifactu');
+    await nv.waitFor();
+    expect(await nv.getByTestId('sync-no-verifactu-nota').textContent()).toContain('no se envía nada a la AEAT');
+    await page.locator('[data-testid="sync-conservadas-test"]').filter({ hasText: '1' }).waitFor();
+    await nv.locator('[data-testid="sync-evento"][data-tipo="01"]').waitFor();
+    expect(await nv.locator('[data-testid="sync-evento"][data-tipo="01"]').textContent()).toContain('Inicio del funcionamiento como NO VERI*FACTU');
+    await nv.getByTestId('sync-anomalias').click();
+    const resultado = nv.locator('[data-testid="sync-anomalias-resultado"][data-anomalias="0"]');
+    await resultado.waitFor();
+    expect(await resultado.textContent()).toMatch(/^Sin anomalías: \d+ registros y \d+ eventos comprobados/);
+    // The run is an event of the log: it shows without leaving the view.
+    await nv.locator('[data-testid="sync-evento"][data-tipo="03"]').first().waitFor();
+    await check(page, '32-1024-sync-no-verifactu');
   });
 });

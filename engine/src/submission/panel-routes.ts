@@ -92,7 +92,8 @@ export function syncPanelRoutes(app: FastifyInstance, deps: SyncPanelDeps): void
       const alcanzable = prev?.alcanzable === false || c.alcanzable === false ? false : (c.alcanzable ?? prev?.alcanzable ?? null);
       autoridades.set(key, { autoridad: c.autoridad, entorno: c.entorno, alcanzable });
     }
-    // What waits per till (device), so support sees which till's records are still out.
+    // What waits per till (device), so support sees which till's records are still out (a «NO
+    // VERI*FACTU» record is kept, never sent: SyncViewStore.waitingByDevice leaves it out).
     const porDispositivo = view
       .waitingByDevice()
       .map((r) => ({ entorno: r.entorno, nif: r.nifEmisor, idMaquina: r.idMaquina, pendientes: Number(r.n) }));

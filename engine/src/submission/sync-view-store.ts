@@ -60,13 +60,14 @@ export class SyncViewStore {
     return this.db.all(this.db.kysely.selectFrom('submission_queues').selectAll().orderBy('queueKey'));
   }
 
-  /** Records without a final state per till (device). */
+  /** Records without a final state per till (device); a «NO VERI*FACTU» record (no_remitida) is kept, never sent: it waits for nothing. */
   waitingByDevice(): { entorno: Entorno; nifEmisor: string; idMaquina: string | null; n: number }[] {
     return this.db.all(
       this.db.kysely
         .selectFrom('registros')
         .select(['entorno', 'nifEmisor', 'idMaquina', (eb) => eb.fn.countAll<number>().as('n')])
         .where('estadoEnvioFinal', 'is', null)
+        .where('estadoEnvio', '!=', 'no_remitida')
         .groupBy(['entorno', 'nifEmisor', 'idMaquina'])
         .orderBy('entorno')
         .orderBy('nifEmisor')

@@ -10,6 +10,9 @@ import { IDIOMAS_TICKET, useSession, useT, type IdiomaTicket } from '../../app/s
 import { hasMessage, LANGS, type Lang } from '../../i18n';
 import { TIME_ZONES } from '../../i18n/format';
 import { DeviceCard } from '../device/DeviceCard';
+import { useEsAdministrador } from '../../app/rol';
+import { TillsPanel } from './TillsPanel';
+import { modoSifClave } from './modo-sif';
 
 type Webhooks = z.infer<typeof webhooksListResponse>['webhooks'];
 
@@ -25,6 +28,9 @@ function mask(ending: string | undefined): string {
 export function SettingsScreen() {
   const t = useT();
   const s = useSession();
+  // A till's own credential: the administrator's controls are disabled, with the reason beside them.
+  const admin = useEsAdministrador();
+  const soloAdmin = admin ? {} : { title: t('error.soloAdministrador'), 'aria-describedby': 'settings-solo-admin' };
   const [clientes, setClientes] = useState<ClientesListResponse | undefined>();
   const [webhooks, setWebhooks] = useState<Webhooks | undefined>();
   const [error, setError] = useState<Problem | undefined>();
@@ -71,6 +77,11 @@ export function SettingsScreen() {
     <div className="settings" data-testid="screen-ajustes">
       <h1>{t('ajustes.titulo')}</h1>
       <ProblemBanner problem={error} testid="settings-error" />
+      {admin ? null : (
+        <p className="hint" id="settings-solo-admin" data-testid="settings-solo-admin">
+          {t('rol.cajaAjustes')}
+        </p>
+      )}
       <section className="cards">
         <div className="card">
           <h2>{t('app.caja')}</h2>
@@ -160,7 +171,7 @@ export function SettingsScreen() {
             <dt>{t('ajustes.log')}</dt>
             <dd className="mono small">
               {log ?? '—'}{' '}
-              <button type="button" data-testid="settings-export-log" onClick={() => void exportarRegistro()}>
+              <button type="button" data-testid="settings-export-log" disabled={!admin} {...soloAdmin} onClick={() => void exportarRegistro()}>
                 {t('ajustes.exportarLog')}
               </button>
             </dd>
@@ -185,10 +196,10 @@ export function SettingsScreen() {
           </dl>
           <p className="hint">{t('ajustes.clavesNota')}</p>
           <p>
-            <button type="button" data-testid="settings-new-key-test" onClick={() => void crearClave('test')}>
+            <button type="button" data-testid="settings-new-key-test" disabled={!admin} {...soloAdmin} onClick={() => void crearClave('test')}>
               {t('ajustes.nuevaClaveTest')}
             </button>{' '}
-            <button type="button" data-testid="settings-new-key-live" onClick={() => void crearClave('live')}>
+            <button type="button" data-testid="settings-new-key-live" disabled={!admin} {...soloAdmin} onClick={() => void crearClave('live')}>
               {t('ajustes.nuevaClaveLive')}
             </button>
           </p>
@@ -209,6 +220,7 @@ export function SettingsScreen() {
               <th>{t('venta.clienteNombre')}</th>
               <th>{t('app.regimen')}</th>
               <th>{t('facturas.estado')}</th>
+              <th>{t('ajustes.modoSif')}</th>
               <th />
             </tr>
           </thead>
@@ -219,6 +231,9 @@ export function SettingsScreen() {
                 <td>{c.nombre}</td>
                 <td>{t(`regimen.${c.hacienda}`)}</td>
                 <td>{hasMessage(`cliente.${c.estado}`) ? t(`cliente.${c.estado}`) : c.estado}</td>
+                <td data-testid="settings-modo-sif" data-modo={c.modoSif ?? ''}>
+                  {t(modoSifClave(c.modoSif))}
+                </td>
                 <td>
                   {s.emisor?.nif === c.nif ? (
                     <strong>{t('ajustes.enUso')}</strong>
@@ -232,7 +247,10 @@ export function SettingsScreen() {
             ))}
           </tbody>
         </table>
+        <p className="hint">{t('ajustes.modoSifNota')}</p>
       </section>
+
+      {admin ? <TillsPanel /> : null}
 
       <section>
         <h2>{t('ajustes.webhooks')}</h2>

@@ -10,13 +10,17 @@ import { ProblemBanner } from '../../app/ProblemBanner';
 import { useFormat, useSession, useT } from '../../app/session';
 import { hasMessage } from '../../i18n';
 import { useNombreCaja } from '../device/names';
-import { autoridadesVista, avisoSinPendientes, emuladoresDeEmisores, emuladoresVisibles, enVuelo, errorVigente, estadoLote, LENTO_MS, useSync, type Falla, type SyncResumen } from './store';
+import { autoridadesVista, avisoSinPendientes, conservadasSinEnvio, emuladoresDeEmisores, emuladoresVisibles, enVuelo, errorVigente, estadoLote, LENTO_MS, useSync, type Falla, type SyncResumen } from './store';
 
 /** A batch told apart from the others: its time-ordered ids share their start, so their end is shown. */
 function idLoteCorto(idLote: string): string {
   return idLote.length > 12 ? `…${idLote.slice(-8)}` : idLote;
 }
 import { ChainCheck } from './ChainCheck';
+import { BloqueosCard } from './BloqueosCard';
+import { colasBloqueadas } from './bloqueos';
+import { NoVerifactuPanel } from './NoVerifactuPanel';
+import { useEsAdministrador } from '../../app/rol';
 
 const ENTORNOS: Entorno[] = ['test', 'live'];
 
@@ -47,6 +51,9 @@ export function SyncScreen() {
   const idMaquina = useSession((s) => s.idMaquina);
   const nombreCaja = useNombreCaja();
   const sync = useSync();
+  // A till's own credential: the administrator's controls are disabled, with the reason beside them.
+  const admin = useEsAdministrador();
+  const soloAdmin = admin ? {} : { title: t('error.soloAdministrador'), 'aria-describedby': 'sync-solo-admin' };
   usePolling(useSync.getState().refresh, 1000);
   usePolling(useSync.getState().refreshLotes, 2000);
   usePolling(useSync.getState().refreshFaults, 3000);
@@ -55,7 +62,7 @@ export function SyncScreen() {
   const r = sync.resumen;
   const autoridadNombre = (id: string) => (hasMessage(`emulador.${id}`) ? t(`emulador.${id}`) : id.toUpperCase());
   const usados = emuladoresDeEmisores(emisor ? [emisor.hacienda] : ['verifactu']);
-  const ensayo = sync.emuladores && entornoActual === 'test' ? emuladoresVisibles(sync).filter((e) => usados.includes(e.id)) : [];
+  const ensayo = admin && sync.emuladores && entornoActual === 'test' ? emuladoresVisibles(sync).filter((e) => usados.includes(e.id)) : [];
   const modo = (m: string | undefined) => (m && hasMessage(`modo.${m}`) ? t(`modo.${m}`) : (m ?? '—'));
   // The probe's answer (now) over the queues' last attempt (maybe minutes ago).
   const vista = autoridadesVista(r).map((a) => {
@@ -63,6 +70,8 @@ export function SyncScreen() {
     return sonda ? { ...a, alcanzable: sonda.alcanzable } : a;
   });
   const rechazadosActual = r?.rechazados[entornoActual] ?? 0;
+  // An authority with a queue held for a person: its last error is that hold, said in the card above.
+  const retenidas = new Set(colasBloqueadas(fmt.lang, r).map((b) => `${b.autoridad}-${b.entorno}`));
 
   const colaNombre = (c: Cola) => `${autoridadNombre(c.autoridad)} · ${t(`entorno.${c.entorno}`)} · NIF ${c.obligado}`;
 
@@ -73,7 +82,7 @@ export function SyncScreen() {
         <button type="button" className="primary" data-testid="sync-retry" disabled={sync.busy} onClick={() => void sync.reintentar()}>
           {t('sync.reintentar')}
         </button>
-        <button type="button" data-testid="sync-verificar" disabled={sync.verificando} onClick={() => void sync.verificarCadenas()}>
+        <button type="button" data-testid="sync-verificar" disabled={sync.verificando || !admin} {...soloAdmin} onClick={() => void sync.verificarCadenas()}>
           {sync.verificando ? t('sync.verificando') : t('sync.verificar')}
         </button>
         {sync.reintentado ? (
@@ -87,8 +96,15 @@ export function SyncScreen() {
           {t('sync.actualizado')}: {sync.actualizadoEn ? fmt.time(sync.actualizadoEn) : '—'}
         </span>
       </header>
+      {admin ? null : (
+        <p className="hint" id="sync-solo-admin" data-testid="sync-solo-admin">
+          {t('rol.cajaSync')}
+        </p>
+      )}
       <ProblemBanner problem={sync.error} testid="sync-error" />
       <ChainCheck />
+      <BloqueosCard resumen={r} />
+      {emisor?.modoSif === 'no_verifactu' ? <NoVerifactuPanel /> : null}
 
       <section className="cards" aria-live="polite">
         <div className="card" data-testid="sync-authorities">
@@ -126,7 +142,7 @@ export function SyncScreen() {
                         <>
                           <dt>{t('sync.ultimoError')}</dt>
                           <dd data-testid="sync-authority-error">
-                            {error.mensaje}
+                            {retenidas.has(`${a.autoridad}-${a.entorno}`) ? t('sync.bloqueo.enCola') : error.mensaje}
                             {a.ultimoErrorEn ? ` (${fmt.time(a.ultimoErrorEn)})` : ''}
                             <details className="problem-detail">
                               <summary>{t('error.detalle')}</summary>
@@ -162,6 +178,14 @@ export function SyncScreen() {
                     {enVuelo(r, entorno)}
                   </td>
                 </tr>
+                {conservadasSinEnvio(r, entorno) > 0 ? (
+                  <tr>
+                    <td>{t('sync.conservadasSinEnvio')}</td>
+                    <td className="col-num" data-testid={`sync-conservadas-${entorno}`}>
+                      {conservadasSinEnvio(r, entorno)}
+                    </td>
+                  </tr>
+                ) : null}
                 <tr>
                   <td>{t('sync.rechazadosSinCorregir')}</td>
                   <td className="col-num" data-testid={`sync-rechazados-${entorno}`}>
@@ -171,7 +195,7 @@ export function SyncScreen() {
               </tbody>
             </table>
             {r ? (
-              <button type="button" data-testid={`sync-pause-${entorno}`} onClick={() => void sync.pausa(entorno, !r.pausado[entorno])}>
+              <button type="button" data-testid={`sync-pause-${entorno}`} disabled={!admin} {...soloAdmin} onClick={() => void sync.pausa(entorno, !r.pausado[entorno])}>
                 {r.pausado[entorno] ? t('sync.reanudar') : t('sync.pausar')}
               </button>
             ) : null}
@@ -237,7 +261,7 @@ export function SyncScreen() {
                   <td>{c.pendientes > 0 ? fmt.dateTime(c.proximoIntentoEn) : '—'}</td>
                   <td className="col-num">{c.fallosSeguidos}</td>
                   <td className="small" title={error?.detalle} data-testid="sync-queue-error">
-                    {error && errorVigente(c) ? `${error.mensaje}${c.ultimoErrorEn ? ` (${fmt.dateTime(c.ultimoErrorEn)})` : ''}` : error ? t('sync.errorResuelto') : '—'}
+                    {c.bloqueo ? t('sync.bloqueo.enCola') : error && errorVigente(c) ? `${error.mensaje}${c.ultimoErrorEn ? ` (${fmt.dateTime(c.ultimoErrorEn)})` : ''}` : error ? t('sync.errorResuelto') : '—'}
                   </td>
                 </tr>
               );

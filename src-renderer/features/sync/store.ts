@@ -158,9 +158,17 @@ export function emuladoresDeEmisores(haciendas: readonly Hacienda[]): EmuladorId
   return EMULADORES.map((e) => e.id).filter((id) => ids.has(id));
 }
 
+/** Whole-request AEAT faults that hold the queue for a person (engine/src/submission/blocked.ts). */
+const CODIGOS_BLOQUEO: ReadonlySet<string> = new Set(['4104', '4105', '4112']);
+
 /** A batch's state as a message key: a batch whose send could not connect is not «waiting for the answer». */
 export function estadoLote(l: Pick<Lote, 'estado' | 'ultimoError' | 'respondidoEn'>): string {
-  if (l.estado === 'pendiente_respuesta' && l.ultimoError && !l.respondidoEn) return 'lote.sinConexion';
+  if (l.estado === 'pendiente_respuesta' && l.ultimoError && !l.respondidoEn) {
+    // The AEAT answered the whole request with a fault (Codigo[4xxx]): it was reached, nothing was rejected.
+    const codigo = /Codigo\[(\d{4})\]/.exec(l.ultimoError)?.[1];
+    if (codigo) return CODIGOS_BLOQUEO.has(codigo) ? 'lote.detenido' : 'lote.rehusado';
+    return 'lote.sinConexion';
+  }
   return `lote.${l.estado}`;
 }
 
@@ -169,10 +177,18 @@ export function avisoSinPendientes(resumen: SyncResumen | undefined, entorno: En
   return (resumen?.rechazados[entorno] ?? 0) > 0 ? 'sync.vaciaConRechazos' : 'sync.vacia';
 }
 
-/** Records still in flight for an environment (everything not concluded). */
+/**
+ * Records still in flight for an environment (everything not concluded). A «NO VERI*FACTU» record
+ * (`no_remitida`) is signed and kept, never sent: it waits for nothing, so it is not counted here.
+ */
 export function enVuelo(resumen: SyncResumen | undefined, entorno: Entorno): number {
   const estados = resumen?.porEstadoEnvio[entorno] ?? {};
-  return Object.entries(estados).reduce((n, [estado, count]) => (estado === 'rechazada' ? n : n + count), 0);
+  return Object.entries(estados).reduce((n, [estado, count]) => (estado === 'rechazada' || estado === 'no_remitida' ? n : n + count), 0);
+}
+
+/** «NO VERI*FACTU» records of an environment: signed and kept, not sent (the AEAT asks for them if it wants them). */
+export function conservadasSinEnvio(resumen: SyncResumen | undefined, entorno: Entorno): number {
+  return resumen?.porEstadoEnvio[entorno]?.no_remitida ?? 0;
 }
 
 /** The emulators with a card: relayed by the panel and read at least once. */

@@ -79,6 +79,10 @@ describe('management API', () => {
     expect(qr.headers['content-type']).toContain('image/png');
     expect(detalle.json().factura.urlQr).toContain(`/v1/facturas/${id}/qr`);
     expect(res.json().urlValidacion).toContain('/ValidarQRNoVerifactu?');
+    // The sync view: kept records are counted apart (no_remitida), never as waiting on a till.
+    const sync = (await panel('GET', '/panel/v1/sync')).json() as { porEstadoEnvio: Record<string, Record<string, number>>; porDispositivo: { nif: string; pendientes: number }[] };
+    expect(sync.porEstadoEnvio.test?.no_remitida).toBeGreaterThanOrEqual(1);
+    expect(sync.porDispositivo.filter((d) => d.nif === t.nifEmisor)).toEqual([]);
   });
 
   it('pages the event log, newest first, each item with its type, time, huella and signed xml', async () => {
