@@ -41,8 +41,8 @@ const main: UserConfig = {
       input: {
         main: path.join(root, 'src-main/main.ts'),
         'engine-utility': path.join(root, 'engine/src/bin/utility.ts'),
-        // The engine's worker threads load these files beside engine-utility.js (issuing/pure-work.ts).
-        'engine-pure-work': path.join(root, 'engine/src/issuing/pure-work-worker.ts'),
+        // The engine's worker threads load these files beside engine-utility.js (pure-work/pure-work.ts).
+        'engine-pure-work': path.join(root, 'engine/src/pure-work/pure-work-worker.ts'),
         // The filing thread (submission and webhook workers) loads this one (filing/filing-thread.ts).
         'engine-filing': path.join(root, 'engine/src/filing/filing-thread-worker.ts'),
       },

@@ -2,30 +2,20 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { createSecureContext, rootCertificates } from 'node:tls';
 import type { LimitsConfig } from './account/plans';
-import { DEFAULT_CENSUS_CONFIG, type CensusConfig } from './census/service';
-import { DEFAULT_AEAT_EMULATOR_URL, type SubmissionConfig } from './submission/worker';
-import type { TbaiEndpoints } from './ticketbai/filing';
-import type { TbaiCertificateConfig } from './ticketbai/signing-identity';
-import { POLITICAS_FIRMA, type PoliticaFirma } from './ticketbai/politicas';
+import { DEFAULT_CENSUS_CONFIG, type CensusConfig } from './census/config';
+import { DEFAULT_SOFTWARE, type SoftwareIdentity } from './compliance/config';
+import { DEFAULT_AEAT_EMULATOR_URL, type SubmissionConfig } from './submission/config';
+import type { TbaiCertificateConfig, TbaiEndpoints } from './regimes/ticketbai/config';
+import { POLITICAS_FIRMA, type PoliticaFirma } from './regimes/ticketbai/politicas';
 import type { Provincia } from '../../src-shared/api/ticketbai';
-import { DEFAULT_WEBHOOK_DELIVERY, type WebhookDeliveryConfig } from './webhooks/delivery-worker';
+import { DEFAULT_WEBHOOK_DELIVERY, type WebhookDeliveryConfig } from './webhooks/config';
 import type { WebhookResolver } from './webhooks/address-policy';
 import { systemClock, type Clock } from './platform/clock';
 import { timeOrderedIds, type IdGenerator } from './platform/ids';
 import type { Logger } from './platform/logger';
-import type { TlsClientConfig } from './submission/transport';
+import type { TlsClientConfig } from './core/transport';
 
-/** Who made this software and how it identifies itself to the AEAT (SistemaInformatico). */
-export interface SoftwareIdentity {
-  productorNombre: string;
-  productorNif: string;
-  nombreSistema: string;
-  /** IdSistemaInformatico: two characters assigned by the producer. */
-  idSistema: string;
-  version: string;
-  /** TicketBAI software licence (assigned by the treasuries). */
-  licenciaTbai: string;
-}
+export { DEFAULT_SOFTWARE, type SoftwareIdentity } from './compliance/config';
 
 export interface EngineConfig {
   dataDir: string;
@@ -39,7 +29,7 @@ export interface EngineConfig {
   managePort?: number;
   panelPort?: number;
   /**
-   * TLS on the three ports (http/tls.ts): `auto` (default) when POS_HOST is beyond loopback, `on`
+   * TLS on the three ports (core/tls.ts): `auto` (default) when POS_HOST is beyond loopback, `on`
    * always (POS_TLS=on); a configured certificate and key (POS_TLS_CERT, POS_TLS_KEY) or one the
    * engine makes from its own local CA in the data dir.
    */
@@ -99,15 +89,6 @@ export interface EngineConfig {
   /** How webhook host names resolve (default node:dns); injected by tests, which keeps filing in process. */
   webhookResolver?: WebhookResolver;
 }
-
-export const DEFAULT_SOFTWARE: SoftwareIdentity = {
-  productorNombre: 'TPV Cumple SL',
-  productorNif: 'B87654323',
-  nombreSistema: 'TPV Cumple',
-  idSistema: 'TC',
-  version: '0.1.0',
-  licenciaTbai: 'TBAIPRUEBA0000000001',
-};
 
 export const REPO_ROOT = path.resolve(import.meta.dirname, '../..');
 

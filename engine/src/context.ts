@@ -1,6 +1,8 @@
 import { AccountStore } from './account/store';
 import { UsageMeter } from './account/usage';
-import { buildClientsModule, type ClientsModule } from './clients/module';
+import { CensusService } from './census/service';
+import { IaeCatalogue } from './clients/iae';
+import { ClientService } from './clients/service';
 import { IssuerStore } from './clients/store';
 import { DeclarationService } from './compliance/service';
 import type { ResolvedConfig } from './config';
@@ -9,12 +11,14 @@ import { DeviceRouting } from './devices/routing';
 import { DeviceService } from './devices/service';
 import { DeviceStore } from './devices/store';
 import { TillCredentials } from './devices/till-credentials';
-import type { ServerTls } from './http/tls';
+import type { ServerTls } from './core/tls';
 import { installValue } from './db/settings';
-import { CursorCodec } from './http/pagination';
+import { CursorCodec } from './core/pagination';
 import { InvoiceStore } from './invoices/store';
 import { GroupCommit } from './issuing/group-commit';
-import { PureWork } from './issuing/pure-work';
+import { PureWork } from './pure-work/pure-work';
+import { RepresentationService } from './representation/service';
+import { RepresentationStore } from './representation/store';
 import type { Logger } from './platform/logger';
 import { FilingThread, type FilingThreadData } from './filing/filing-thread';
 import { buildFilingWorkers, InProcessFiling, type Filing, type FilingSettings } from './filing/workers';
@@ -22,10 +26,10 @@ import type { SubmissionWorker } from './submission/worker';
 import type { WebhookDeliveryWorker } from './webhooks/delivery-worker';
 import { WebhookAddressPolicy } from './webhooks/address-policy';
 import { WebhookService } from './webhooks/service';
-import { TicketbaiIssuing } from './ticketbai/service';
-import { tbaiSigner } from './ticketbai/signing-identity';
-import type { SistemaInformatico } from './verifactu/registro';
-import { VerifactuIssuing } from './verifactu/service';
+import { TicketbaiIssuing } from './regimes/ticketbai/service';
+import { tbaiSigner } from './regimes/ticketbai/signing-identity';
+import type { SistemaInformatico } from './regimes/verifactu/record/registro';
+import { VerifactuIssuing } from './regimes/verifactu/service';
 import { buildNoVerifactu, type NoVerifactuModule } from './no-verifactu/module';
 
 /** Everything the APIs and workers share, built once per engine from its config and database. */
@@ -57,9 +61,9 @@ export interface EngineContext {
   webhooks: WebhookService;
   webhookDeliveries: WebhookDeliveryWorker;
   /** Census NIF checks, issuer clients and their representation. */
-  census: ClientsModule['census'];
-  clients: ClientsModule['clients'];
-  representation: ClientsModule['representation'];
+  census: CensusService;
+  clients: ClientService;
+  representation: RepresentationService;
   /** Devices, series ownership and the high-capacity phase: the store issuing reads in its transaction, and the capability. */
   deviceStore: DeviceStore;
   devices: DeviceService;
@@ -80,7 +84,8 @@ export interface EngineContext {
  */
 export function buildContext(config: ResolvedConfig, db: Database, logger: Logger, options: { filingThread?: FilingThread } = {}): EngineContext {
   const { clock, ids } = config;
-  const invoices = new InvoiceStore(db, ids);
+  // The filing that enqueued records wake is built below; the hook runs only after a commit.
+  const invoices = new InvoiceStore(db, ids, (queueKey) => filing.enqueued(queueKey));
   const issuers = new IssuerStore(db, clock, ids);
   const pureWork = new PureWork({ size: config.workerThreads, logger });
   const deviceStore = new DeviceStore(db);
@@ -100,7 +105,6 @@ export function buildContext(config: ResolvedConfig, db: Database, logger: Logge
     : (options.filingThread ?? new FilingThread(filingThreadData(config, db.file), logger));
   // Issuing goes first at the write lock it shares with the filing thread (workers on this thread yield between transactions instead).
   const groupCommit = new GroupCommit(db, undefined, filing instanceof FilingThread ? filing.priority : undefined);
-  invoices.onEnqueued = (queueKey) => filing.enqueued(queueKey);
   const software = config.software;
   const noVerifactu = buildNoVerifactu(config, db, sistema, issuers);
   const ticketbai = new TicketbaiIssuing({
@@ -115,10 +119,24 @@ export function buildContext(config: ResolvedConfig, db: Database, logger: Logge
     signer: tbaiSigner(db, clock, { nif: software.productorNif, nombre: software.productorNombre }, config.ticketbai.certificate),
     politicas: config.ticketbai.politicasFirma,
   });
-  const webhooks = new WebhookService(db, issuers, clock, ids, webhookAddresses);
-  webhooks.afterChange = () => filing.webhooksChanged();
+  const webhooks = new WebhookService(db, issuers, clock, ids, webhookAddresses, () => filing.webhooksChanged());
   const cursors = new CursorCodec(installValue(db, 'cursorSecret', () => ids.secret(32)));
-  const clientsModule = buildClientsModule({ config, db, logger, issuers, cursors });
+  const census = new CensusService(db, clock, logger, config.census);
+  const representations = new RepresentationStore(db);
+  let iae: IaeCatalogue | undefined;
+  // Read on first use: the catalogue is only needed for Bizkaia's self-employed issuers.
+  const catalogue = () => (iae ??= IaeCatalogue.load(config.iaeCatalogue));
+  const clients = new ClientService({ db, issuers, representations, census, cursors, clock, ids, iae: catalogue });
+  const representation = new RepresentationService({
+    db,
+    issuers,
+    clients,
+    store: representations,
+    clock,
+    ids,
+    softwareName: `${config.software.nombreSistema} ${config.software.version}`,
+    cas: config.representacionCas,
+  });
   const accounts = new AccountStore(db, clock, ids);
   const tillCredentials = new TillCredentials(db, accounts, clock, ids);
   const context: EngineContext = {
@@ -141,13 +159,15 @@ export function buildContext(config: ResolvedConfig, db: Database, logger: Logge
     submissions: workers?.submissions ?? inFilingThread('submissions'),
     webhooks,
     webhookDeliveries: workers?.webhookDeliveries ?? inFilingThread('webhookDeliveries'),
-    ...clientsModule,
+    census,
+    clients,
+    representation,
     deviceStore,
     devices: new DeviceService({
       db,
       devices: deviceStore,
       issuers,
-      clients: clientsModule.clients,
+      clients,
       clock,
       // Deactivating a till revokes its own credential (token and keys) in the same transaction.
       onDeactivated: (accountId, idMaquina) => void tillCredentials.revokeMachine(accountId, idMaquina),

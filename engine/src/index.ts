@@ -7,14 +7,14 @@ import { buildBillingApi } from './http/billing-api';
 import { buildManageApi } from './http/manage-api';
 import { buildPanelApi } from './http/panel-api';
 import { isLoopbackBind } from './http/panel-auth';
-import { certificateNames, loadServerTls } from './http/tls';
+import { certificateNames, loadServerTls } from './core/tls';
 import { fileLogger } from './platform/logger';
 import { portsOf } from './webhooks/address-policy';
 import { PollLoop } from './platform/poll-loop';
 
 export type { EngineConfig } from './config';
 /** First start of an empty data dir (headless start, desktop engine process): the demo account. */
-export { seedDemoAccount, type DemoKeys } from './account/demo';
+export { seedDemoAccount, type DemoKeys } from './demo/account';
 /** The POS_* environment of the headless start, also read by the desktop's engine process. */
 export { configFromEnv } from './config';
 

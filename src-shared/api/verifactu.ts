@@ -1,7 +1,7 @@
 // HTTP contract of the VeriFactu issuing endpoints (API-CONTRACT.md, "Issuing (billing API)").
 // Requests are strict objects: an unknown key is a 400 naming it. Cross-field rules that are pure
 // shape live here (with `path`, so `campo` names the field); the AEAT business rules with their
-// error codes live in engine/src/verifactu/reglas.ts.
+// error codes live in engine/src/regimes/verifactu/reglas.ts.
 import { z } from 'zod';
 import { nifTercero } from './common';
 import { anulacionDataBaseFields, emisionBaseFields } from './emision';

@@ -16,8 +16,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { pathToFileURL } from 'node:url';
-import { buildRegistroAlta, type RegistroAnterior } from '../../engine/src/verifactu/registro';
-import { buildRegFactuSoapEnvelope } from '../../engine/src/verifactu/soap';
+import { buildRegistroAlta, type RegistroAnterior } from '../../engine/src/regimes/verifactu/record/registro';
+import { buildRegFactuSoapEnvelope } from '../../engine/src/regimes/verifactu/authority/soap';
 import { aFacturaF2, aSistemaInformatico } from '../fixtures/verifactu';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');

@@ -11,10 +11,10 @@ import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import BetterSqlite3 from 'better-sqlite3';
-import { seedDemoAccount } from '../../engine/src/account/demo';
+import { seedDemoAccount } from '../../engine/src/demo/account';
 import { FILING_THREAD_NICENESS } from '../../engine/src/filing/thread-priority';
 import { createEngine } from '../../engine/src/index';
-import type { Caller } from '../../engine/src/http/auth';
+import type { Caller } from '../../engine/src/core/caller';
 import { runningEngineConfig, UNMETERED } from '../support/running-engine-config';
 
 /** Raw SQLite: UPDATE one row by primary key, 1000 per transaction, synchronous=FULL. */

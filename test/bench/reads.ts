@@ -5,7 +5,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { seedDemoAccount } from '../../engine/src/account/demo';
+import { seedDemoAccount } from '../../engine/src/demo/account';
 import { createEngine } from '../../engine/src/index';
 import { runningEngineConfig } from '../support/running-engine-config';
 

@@ -12,11 +12,11 @@ import { mkdtempSync } from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { seedDemoAccount } from '../../engine/src/account/demo';
+import { seedDemoAccount } from '../../engine/src/demo/account';
 import { createEngine } from '../../engine/src/index';
 import type { Account } from '../../engine/src/account/store';
 import type { EngineContext } from '../../engine/src/context';
-import type { Caller } from '../../engine/src/http/auth';
+import type { Caller } from '../../engine/src/core/caller';
 import { runningEngineConfig, UNMETERED } from '../support/running-engine-config';
 import { filingThreadFromEnv, setFilingPaused } from './drain';
 

@@ -15,8 +15,8 @@ import { Database } from '../../engine/src/db/database';
 import { WalSync } from '../../engine/src/db/wal-sync';
 import { WritePriority } from '../../engine/src/db/write-priority';
 import { GroupCommit } from '../../engine/src/issuing/group-commit';
-import { PureWork } from '../../engine/src/issuing/pure-work';
-import { VerifactuIssuing } from '../../engine/src/verifactu/service';
+import { PureWork } from '../../engine/src/pure-work/pure-work';
+import { VerifactuIssuing } from '../../engine/src/regimes/verifactu/service';
 
 export const SEQ_HEADER = 'x-bench-seq';
 

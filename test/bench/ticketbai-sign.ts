@@ -6,11 +6,11 @@ import { createPrivateKey, sign as rsaSign } from 'node:crypto';
 import { pathToFileURL } from 'node:url';
 import { Decimal } from 'decimal.js';
 import { ticketbaiCrearBody } from '../../src-shared/api/ticketbai';
-import { identificadorTbai } from '../../engine/src/ticketbai/identificador';
-import { POLITICAS_FIRMA } from '../../engine/src/ticketbai/politicas';
-import { qrTbaiPng, urlQrTbai } from '../../engine/src/ticketbai/qr';
-import { signTicketBai, signTicketBaiXmlCrypto, type SignTicketBaiOptions } from '../../engine/src/ticketbai/xades';
-import { buildTicketBaiAlta, importeTotalFacturaTbai, type FacturaAnteriorTbai } from '../../engine/src/ticketbai/xml';
+import { identificadorTbai } from '../../engine/src/regimes/ticketbai/record/identificador';
+import { POLITICAS_FIRMA } from '../../engine/src/regimes/ticketbai/politicas';
+import { qrTbaiPng, urlQrTbai } from '../../engine/src/regimes/ticketbai/record/qr';
+import { signTicketBai, signTicketBaiXmlCrypto, type SignTicketBaiOptions } from '../../engine/src/regimes/ticketbai/record/xades';
+import { buildTicketBaiAlta, importeTotalFacturaTbai, type FacturaAnteriorTbai } from '../../engine/src/regimes/ticketbai/record/xml';
 import { aCertificadoTbai, aDetalleTbai, aFacturaTbai, aLineaTbai, aSoftwareTbai, GENERADO_EN } from '../engine/ticketbai/fixtures';
 
 export interface TicketbaiSignBenchResult {

@@ -5,9 +5,9 @@ import { pathToFileURL } from 'node:url';
 import { Decimal } from 'decimal.js';
 import { verifactuCrearBody, type VerifactuCrearBody } from '../../src-shared/api/verifactu';
 import { crearBodyRapido } from '../../src-shared/api/verifactu-rapido';
-import { fechaLocalDdMmAaaa } from '../../engine/src/verifactu/fecha-hora';
-import { buildRegistroAlta, type RegistroAnterior, type SistemaInformatico } from '../../engine/src/verifactu/registro';
-import { validarAlta } from '../../engine/src/verifactu/reglas';
+import { fechaLocalDdMmAaaa } from '../../engine/src/issuing/fecha-hora';
+import { buildRegistroAlta, type RegistroAnterior, type SistemaInformatico } from '../../engine/src/regimes/verifactu/record/registro';
+import { validarAlta } from '../../engine/src/regimes/verifactu/reglas';
 import { aDetalle, aFacturaF1, aFacturaF2, aSistemaInformatico } from '../fixtures/verifactu';
 
 export interface BenchResult {

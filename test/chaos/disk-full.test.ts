@@ -3,7 +3,7 @@
 // stores nothing; when space returns, issuing resumes and nothing acknowledged is lost, every
 // chain verifies.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { verificarCadenas } from '../../engine/src/verification/instantanea';
+import { verificarCadenas } from '../../engine/src/verification/instantanea.sqlite';
 import { aTicketTbai } from '../fixtures/ticketbai';
 import { makeTestEngine, type TestEngine } from '../support/engine';
 

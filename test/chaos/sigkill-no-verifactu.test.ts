@@ -12,7 +12,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { verificarFirma } from '../../engine/src/no-verifactu/firma';
-import { verificarCadenas } from '../../engine/src/verification/instantanea';
+import { verificarCadenas } from '../../engine/src/verification/instantanea.sqlite';
 import { admin } from '../support/admin-cli';
 import { crear, killMidLoad, startEngineProcess } from '../support/engine-child';
 import { startTestEmulators } from '../support/emulators';

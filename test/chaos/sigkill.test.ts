@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { verificarCadenas } from '../../engine/src/verification/instantanea';
+import { verificarCadenas } from '../../engine/src/verification/instantanea.sqlite';
 import { aTicketTbai, tbaiEmisor } from '../fixtures/ticketbai';
 import { activateDevices, crear, deliveriesDrained, drained, startEngineProcess, type EngineProcessInfo } from '../support/engine-child';
 import { startTestEmulators } from '../support/emulators';

@@ -3,7 +3,7 @@
 // Gipuzkoa reception answers (OCA).
 import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
-import { parseAeatReply } from '../../engine/src/submission/aeat-reply';
+import { parseAeatReply } from '../../engine/src/regimes/verifactu/authority/aeat-reply';
 import { closeValidator, validateTicketBaiResponse } from '../emulators/ticketbai/helpers';
 import { CONFORMANCE_DIR, conformanceSuite, corpusFile } from './corpus';
 

@@ -2,8 +2,8 @@
 import { readFileSync } from 'node:fs';
 import { DOMParser, type Element } from '@xmldom/xmldom';
 import { afterAll, describe, expect, it } from 'vitest';
-import { huellaAlta, huellaAnulacion } from '../../engine/src/verifactu/huella';
-import { buildRegistroAlta } from '../../engine/src/verifactu/registro';
+import { huellaAlta, huellaAnulacion } from '../../engine/src/regimes/verifactu/record/huella';
+import { buildRegistroAlta } from '../../engine/src/regimes/verifactu/record/registro';
 import { aFacturaF1, aRegistroAnterior, aSistemaInformatico } from '../fixtures/verifactu';
 import { closeRespValidator, validateRespuesta } from '../emulators/aeat/helpers';
 import { validateAgainstVerifactuXsd } from '../support/xsd';

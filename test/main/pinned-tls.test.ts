@@ -2,7 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadServerTls } from '../../engine/src/http/tls';
+import { loadServerTls } from '../../engine/src/core/tls';
 import { normalizeFingerprint, pinnedCertificateVerifier } from '../../src-main/pinned-tls';
 
 describe('The till window trusts the shared engine’s certificate by its pinned fingerprint only', () => {

@@ -1,7 +1,7 @@
 import QRCode from 'qrcode';
 import { describe, expect, it } from 'vitest';
 import { qrPng } from '../../engine/src/qr/png';
-import { urlValidacion } from '../../engine/src/verifactu/qr';
+import { urlValidacion } from '../../engine/src/regimes/verifactu/record/qr';
 import { qrModules } from '../../src-main/printing/qr-size';
 import { receiptHtml } from '../../src-main/printing/receipt-html';
 import { buildReceipt } from '../../src-renderer/features/sale/receipt-model';

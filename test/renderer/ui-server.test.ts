@@ -6,7 +6,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { seedDemoAccount } from '../../engine/src/account/demo';
+import { seedDemoAccount } from '../../engine/src/demo/account';
 import { createEngine, type Engine } from '../../engine/src/index';
 import { silentLogger } from '../../engine/src/platform/logger';
 

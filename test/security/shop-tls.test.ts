@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import net from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { seedDemoAccount } from '../../engine/src/account/demo';
+import { seedDemoAccount } from '../../engine/src/demo/account';
 import { createEngine, urlHostOf, type Engine } from '../../engine/src/index';
 import { PinnedCertificateError, pinnedFetch } from '../../src-main/pinned-tls';
 import { loadSharedEngineConfig } from '../../src-main/shared-engine';

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { configFromEnv } from '../../engine/src/config';
-import { certificateNames, loadServerTls } from '../../engine/src/http/tls';
+import { certificateNames, loadServerTls } from '../../engine/src/core/tls';
 
 const dirs: string[] = [];
 const tempDir = () => {

@@ -7,7 +7,7 @@
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { seedDemoAccount } from '../../engine/src/account/demo';
+import { seedDemoAccount } from '../../engine/src/demo/account';
 import { createEngine } from '../../engine/src/index';
 import { runningEngineConfig } from './running-engine-config';
 import { tbaiEmisor } from '../fixtures/ticketbai';

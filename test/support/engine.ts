@@ -2,7 +2,7 @@ import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { LightMyRequestResponse } from 'fastify';
-import { seedDemoAccount } from '../../engine/src/account/demo';
+import { seedDemoAccount } from '../../engine/src/demo/account';
 import type { LimitsConfig } from '../../engine/src/account/plans';
 import type { EngineConfig } from '../../engine/src/config';
 import { createEngine, type Engine } from '../../engine/src/index';

@@ -1,4 +1,4 @@
-import type { RateLimits } from '../../engine/src/account/plans';
+import type { RateLimits } from '../../engine/src/core/caller';
 import type { EngineConfig } from '../../engine/src/config';
 import { silentLogger } from '../../engine/src/platform/logger';
 

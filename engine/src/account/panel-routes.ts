@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from '@fastify/type-provider-zod';
 import { z } from 'zod';
 import { entornoSchema } from '../../../src-shared/api/common';
-import { EngineError, notFound } from '../http/errors';
+import { EngineError, notFound } from '../core/errors';
 import type { AccountStore } from './store';
 
 const LOG_TAIL_BYTES = 2 * 1024 * 1024;

@@ -1,13 +1,6 @@
 import type { Entorno } from '../../../src-shared/api/common';
+import type { RateLimits } from '../core/caller';
 
-export interface RateLimits {
-  /** Sustained requests per second. */
-  rps: number;
-  /** Token-bucket capacity. */
-  burst: number;
-  /** Requests per calendar month (Europe/Madrid). */
-  monthlyQuota: number;
-}
 
 /** Plans are configuration: LIVE 25–250 req/s, bursts 50–500, 10 k–1 M a month; TEST is fixed. */
 export const DEFAULT_PLANS: Record<string, RateLimits> = {

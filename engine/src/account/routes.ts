@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from '@fastify/type-provider-zod';
 import { cuentaResponseSchema } from '../../../src-shared/api/cuenta';
-import { callerOf } from '../http/auth';
+import { callerOf } from '../core/caller';
 import type { Clock } from '../platform/clock';
 import type { UsageMeter } from './usage';
 

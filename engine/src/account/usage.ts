@@ -1,8 +1,9 @@
 import type { Database } from '../db/database';
 import type { Clock } from '../platform/clock';
 import { madridPeriod, startOfNextMadridMonth } from '../platform/madrid-calendar';
-import { quotaExceeded, rateLimited } from '../http/errors';
-import type { RateLimits } from './plans';
+import { quotaExceeded, rateLimited } from '../core/errors';
+import type { RateLimits } from '../core/caller';
+import { QuotaUsageStore } from './usage-store';
 
 interface Counter {
   periodo: string;
@@ -40,7 +41,11 @@ export class UsageMeter {
     private readonly db: Database,
     private readonly clock: Clock,
     private readonly snapshotMaxAgeMs = 5 * 60_000,
-  ) {}
+  ) {
+    this.store = new QuotaUsageStore(db);
+  }
+
+  private readonly store: QuotaUsageStore;
 
   startFlushing(intervalMs = 1000): void {
     this.timer = setInterval(() => this.flush(), intervalMs);
@@ -99,18 +104,7 @@ export class UsageMeter {
     if (dirty.length === 0 || !this.db.sqlite.open) return;
     this.db.transaction(() => {
       for (const [keyId, c] of dirty) {
-        this.db.run(
-          this.db.kysely
-            .insertInto('quota_usage')
-            .values({ keyId, periodo: c.periodo, usadas: c.usadas, snapshotUsadas: c.snapshotUsadas, snapshotEn: c.snapshotEn })
-            .onConflict((oc) =>
-              oc.columns(['keyId', 'periodo']).doUpdateSet({
-                usadas: c.usadas,
-                snapshotUsadas: c.snapshotUsadas,
-                snapshotEn: c.snapshotEn,
-              }),
-            ),
-        );
+        this.store.save({ keyId, periodo: c.periodo, usadas: c.usadas, snapshotUsadas: c.snapshotUsadas, snapshotEn: c.snapshotEn });
         c.dirty = false;
       }
     });
@@ -132,13 +126,7 @@ export class UsageMeter {
     const periodo = this.periodOf(now);
     const cached = this.counters.get(keyId);
     if (cached && cached.periodo === periodo) return cached;
-    const row = this.db.first(
-      this.db.kysely
-        .selectFrom('quota_usage')
-        .selectAll()
-        .where('keyId', '=', keyId)
-        .where('periodo', '=', periodo),
-    );
+    const row = this.store.find(keyId, periodo);
     const counter: Counter = {
       periodo,
       usadas: row?.usadas ?? 0,

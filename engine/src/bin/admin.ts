@@ -16,10 +16,10 @@ import { configFromEnv, resolveConfig } from '../config';
 import { buildContext, type EngineContext } from '../context';
 import { Database } from '../db/database';
 import { issueTillCredential } from '../devices/till-credential-panel-routes';
-import { EngineError } from '../http/errors';
+import { EngineError } from '../core/errors';
 import { silentLogger } from '../platform/logger';
 import { systemClock } from '../platform/clock';
-import { verificarCadenas } from '../verification/instantanea';
+import { verificarCadenas } from '../verification/instantanea.sqlite';
 import type { VerificacionCadenas } from '../../../src-shared/api/verificacion';
 
 const USAGE = `Usage: npm run admin -- <command> [options]

@@ -1,5 +1,5 @@
 import { XMLParser } from 'fast-xml-parser';
-import { postSoap, type TlsClientConfig } from '../submission/transport';
+import { postSoap, type TlsClientConfig } from '../core/transport';
 
 // Client of the census NIF check service (AEAT "VNifV2"-style SOAP; the shipped emulator speaks
 // the same, see engine/emulators/census/soap.ts for the wire format).

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from '@fastify/type-provider-zod';
 import { errorBodySchema } from '../../../src-shared/api/common';
 import { nifValidarBodySchema, nifValidarResponseSchema } from '../../../src-shared/api/nif';
-import { EngineError } from '../http/errors';
+import { EngineError } from '../core/errors';
 import type { CensusService } from './service';
 
 export const censusUnavailable = (resultados: unknown[]) =>

@@ -3,28 +3,10 @@ import { validateNif } from '../../../src-shared/nif';
 import type { Database } from '../db/database';
 import type { Clock } from '../platform/clock';
 import type { Logger } from '../platform/logger';
-import type { TlsClientConfig } from '../submission/transport';
+import type { CensusConfig } from './config';
 import { CensusUnavailable, SoapCensusClient, type CensusAnswer, type CensusClient, type CensusQuery } from './client';
 import { CensusVerdictStore, type CachedVerdict } from './store';
 import { estadoFromLabel, isConclusive, nombreCenso, nombreClave } from './verdicts';
-
-export const DEFAULT_CENSUS_EMULATOR_URL = 'http://127.0.0.1:8790/wlpl/BURT-JDIT/ws/VNifV2SOAP';
-
-export interface CensusConfig {
-  /** The NIF check service (AEAT VNifV2-style SOAP); the shipped emulator by default. */
-  url: string;
-  /** A query without an answer within this time counts as "census unreachable". */
-  timeoutMs: number;
-  /** A cached verdict younger than this is answered without asking the census. */
-  cacheTtlMs: number;
-  tls?: TlsClientConfig;
-}
-
-export const DEFAULT_CENSUS_CONFIG: CensusConfig = {
-  url: DEFAULT_CENSUS_EMULATOR_URL,
-  timeoutMs: 5_000,
-  cacheTtlMs: 24 * 60 * 60 * 1000,
-};
 
 /** What an issuer client stores in `validacionCensal`. */
 export interface ValidacionCensal {

@@ -1,4 +1,4 @@
-import { EngineError, validation } from '../http/errors';
+import { EngineError, validation } from '../core/errors';
 
 /** One factory per spec error of the issuer-client endpoints. */
 

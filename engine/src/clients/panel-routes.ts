@@ -5,8 +5,8 @@ import { clientesListResponseSchema, estadoClienteSchema } from '../../../src-sh
 import { entornoSchema, timestampSchema } from '../../../src-shared/api/common';
 import { normalizeNif } from '../../../src-shared/nif';
 import type { Account, AccountStore } from '../account/store';
-import { mountEmulatorFaultRelay } from '../http/emulator-relay';
-import { EngineError, notFound } from '../http/errors';
+import { mountEmulatorFaultRelay } from '../core/emulator-relay';
+import { EngineError, notFound } from '../core/errors';
 import type { ClientService } from './service';
 import { RESTORATION_WINDOW_MS, type ClientRecord } from './store';
 

@@ -11,7 +11,7 @@ import {
   clientesListQuerySchema,
   clientesListResponseSchema,
 } from '../../../src-shared/api/clientes';
-import { callerOf } from '../http/auth';
+import { callerOf } from '../core/caller';
 import type { ClientService } from './service';
 
 const nifParam = z.object({ nif: z.string() });

@@ -13,11 +13,10 @@ import { normalizeNif, validateNif } from '../../../src-shared/nif';
 import type { Account } from '../account/store';
 import type { CensusService, ValidacionCensal } from '../census/service';
 import type { Database } from '../db/database';
-import { forbidden, validation, type EngineError } from '../http/errors';
-import type { CursorCodec } from '../http/pagination';
+import { forbidden, validation, type EngineError } from '../core/errors';
+import type { CursorCodec } from '../core/pagination';
 import type { Clock } from '../platform/clock';
 import type { IdGenerator } from '../platform/ids';
-import type { RepresentationStore } from '../representation/store';
 import {
   clientDeleted,
   clientLimitReached,
@@ -48,10 +47,22 @@ export interface Who {
   entorno: Entorno;
 }
 
+/**
+ * What the client lifecycle does to an issuer's representation documents (representation/store
+ * implements it; representation builds on clients, not the other way round).
+ */
+export interface IssuerRepresentations {
+  /** Whether a document is being signed (its issuer's data must not change meanwhile). */
+  inProgress(issuerId: string): object | undefined;
+  /** Cancels the document being signed; true when there was one. */
+  cancelInProgress(issuerId: string, at: string): boolean;
+  deleteForIssuer(issuerId: string): void;
+}
+
 export interface ClientServiceDeps {
   db: Database;
   issuers: IssuerStore;
-  representations: RepresentationStore;
+  representations: IssuerRepresentations;
   census: CensusService;
   cursors: CursorCodec;
   clock: Clock;

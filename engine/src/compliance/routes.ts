@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from '@fastify/type-provider-zod';
 import { z } from 'zod';
 import { declaracionResponseSchema } from '../../../src-shared/api/cuenta';
-import { EngineError, notFound } from '../http/errors';
+import { EngineError, notFound } from '../core/errors';
 import { DECLARATION_HTML_KEY, DECLARATION_KEY, type DeclarationService } from './service';
 
 const notUploaded = () =>

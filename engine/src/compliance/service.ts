@@ -1,5 +1,6 @@
-import type { SoftwareIdentity } from '../config';
+import type { SoftwareIdentity } from './config';
 import type { Database } from '../db/database';
+import { DeclarationStore } from './store';
 import type { Clock } from '../platform/clock';
 import type { IdGenerator } from '../platform/ids';
 import {
@@ -29,7 +30,11 @@ export class DeclarationService {
     private readonly ids: IdGenerator,
     private readonly assetsDir: string,
     private readonly software: SoftwareIdentity,
-  ) {}
+  ) {
+    this.store = new DeclarationStore(db);
+  }
+
+  private readonly store: DeclarationStore;
 
   dataFor(fecha: Date): DeclarationData {
     const s = this.software;
@@ -64,24 +69,13 @@ export class DeclarationService {
       const last = this.current();
       const version = (last?.version ?? 0) + 1;
       const lastModified = now.toISOString();
-      this.db.run(
-        this.db.kysely
-          .insertInto('declarations')
-          .values({ id: this.ids.next('dec'), key: DECLARATION_KEY, version, publicadoEn: lastModified, html, pdf }),
-      );
+      this.store.insert({ id: this.ids.next('dec'), key: DECLARATION_KEY, version, publicadoEn: lastModified, html, pdf });
       return { key: DECLARATION_KEY, version, lastModified, html, pdf };
     });
   }
 
   current(): PublishedDeclaration | undefined {
-    const row = this.db.first(
-      this.db.kysely
-        .selectFrom('declarations')
-        .selectAll()
-        .where('key', '=', DECLARATION_KEY)
-        .orderBy('version', 'desc')
-        .limit(1),
-    );
+    const row = this.store.latest(DECLARATION_KEY);
     return row
       ? { key: row.key, version: row.version, lastModified: row.publicadoEn, html: row.html, pdf: row.pdf }
       : undefined;

@@ -38,6 +38,17 @@ export class CacheGeneration {
 }
 
 /**
+ * Reads the committed generation and the schema version in one statement, prepared once: for a
+ * cache that checks them itself on every read (devices/routing-cache.ts).
+ */
+export function generationAndSchemaProbe(db: Database): () => { generation: number; schema: number } | undefined {
+  const statement: BetterSqlite3.Statement<[], { generation: number; schema: number }> = db.sqlite.prepare(
+    'SELECT generation, (SELECT schema_version FROM pragma_schema_version) AS schema FROM read_cache_generation WHERE id = 1',
+  );
+  return () => statement.get();
+}
+
+/**
  * Rows every request reads (its key, account, issuer) kept in memory, trusted only while the
  * `read_cache_generation` counter is unchanged: triggers bump it on every write to those tables,
  * from this process or another one (the admin CLI), so a revoked key or a deactivated issuer is

@@ -1,5 +1,10 @@
 import type { Database } from './database';
 
+/** A setting's value, when it was ever written. */
+export function settingValue(db: Database, key: string): string | undefined {
+  return db.first(db.kysely.selectFrom('settings').select('value').where('key', '=', key))?.value;
+}
+
 /** A per-install value created once and kept (NumeroInstalacion, the cursor-signing secret). */
 export function installValue(db: Database, key: string, create: () => string): string {
   const existing = db.first(db.kysely.selectFrom('settings').select('value').where('key', '=', key));

@@ -1,5 +1,4 @@
 import type { Entorno } from '../../../src-shared/api/common';
-import { numSerieDispositivo } from '../ticketbai/xml';
 
 /**
  * The chain keys of the high-capacity mode, the one place issuing and the devices capability
@@ -14,6 +13,11 @@ import { numSerieDispositivo } from '../ticketbai/xml';
 export type ChainRegimen = 'verifactu' | 'ticketbai';
 
 export const DEVICE_CHAIN_MARKER = 'dev:';
+
+/** NumSerieDispositivo: TicketBAI declares the last 30 characters of idMaquina. */
+export function numSerieDispositivo(idMaquina: string): string {
+  return idMaquina.length <= 30 ? idMaquina : idMaquina.slice(-30);
+}
 
 export function issuerChainKey(regimen: ChainRegimen, entorno: Entorno, nif: string): string {
   return `${entorno}|${regimen}|${nif}`;

@@ -3,7 +3,6 @@ import type { ZodTypeProvider } from '@fastify/type-provider-zod';
 import { z } from 'zod';
 import { entornoSchema } from '../../../src-shared/api/common';
 import { normalizeNif } from '../../../src-shared/nif';
-import type { Database } from '../db/database';
 import { deviceChainKey, issuerChainKey, type ChainRegimen } from './chain-keys';
 
 /** GET /panel/v1/cadena: the chain a till's records go to, as its settings screen shows it. */
@@ -32,12 +31,19 @@ function ultimoEslabon(lastLink: string): string {
   return lastLink;
 }
 
+/** What the route reads of the ledger (invoices/store.ts InvoiceStore). */
+export interface ChainHeads {
+  chainHeads(chainKeys: readonly string[]): { chainKey: string; length: number; lastLink: string }[];
+  /** When the till's last record was generated, if it has any. */
+  lastRecordAt(entorno: 'test' | 'live', nifEmisor: string, idMaquina: string): string | null;
+}
+
 /**
  * The till's chain for its settings screen: the device's own chain when it has one, else the
  * issuer's single chain it writes to. Read-only, from the chains table the issuing transaction
  * keeps (length and last link), so it is exactly what the next record will link to.
  */
-export function chainPanelRoute(app: FastifyInstance, deps: { db: Database }): void {
+export function chainPanelRoute(app: FastifyInstance, deps: { chains: ChainHeads }): void {
   app.withTypeProvider<ZodTypeProvider>().get(
     '/panel/v1/cadena',
     { schema: { tags: ['panel'], summary: 'Cadena de una caja: longitud y último eslabón', querystring: querySchema, response: { 200: cadenaCajaSchema } } },
@@ -49,21 +55,11 @@ export function chainPanelRoute(app: FastifyInstance, deps: { db: Database }): v
         if (idMaquina) candidates.push({ key: deviceChainKey(regimen, entorno, nif, idMaquina), propia: true, regimen });
       }
       for (const regimen of ['verifactu', 'ticketbai'] as const) candidates.push({ key: issuerChainKey(regimen, entorno, nif), propia: false, regimen });
-      const rows = deps.db.all(deps.db.kysely.selectFrom('chains').select(['chainKey', 'length', 'lastLink']).where('chainKey', 'in', candidates.map((c) => c.key)));
+      const rows = deps.chains.chainHeads(candidates.map((c) => c.key));
       const found = candidates.find((c) => rows.some((r) => r.chainKey === c.key));
       const row = found ? rows.find((r) => r.chainKey === found.key) : undefined;
-      const ultima = idMaquina
-        ? deps.db.first(
-            deps.db.kysely
-              .selectFrom('registros')
-              .select((eb) => eb.fn.max('creadoEn').as('en'))
-              .where('entorno', '=', entorno)
-              .where('nifEmisor', '=', nif)
-              .where('idMaquina', '=', idMaquina),
-          )
-        : undefined;
       return {
-        ...(idMaquina ? { ultimaVentaEn: (ultima?.en as string | null | undefined) ?? null } : {}),
+        ...(idMaquina ? { ultimaVentaEn: deps.chains.lastRecordAt(entorno, nif, idMaquina) } : {}),
         propia: found?.propia ?? false,
         sistemaFiscal: found?.regimen ?? 'verifactu',
         longitud: row ? Number(row.length) : 0,

@@ -1,4 +1,4 @@
-import { EngineError } from '../http/errors';
+import { EngineError } from '../core/errors';
 
 /** One factory per spec error of the device endpoints (spec: Devices, Errors). */
 

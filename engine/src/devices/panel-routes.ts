@@ -5,7 +5,7 @@ import { timestampSchema } from '../../../src-shared/api/common';
 import { faseAltaCapacidadSchema, modoCadenaSchema } from '../../../src-shared/api/clientes';
 import { normalizeNif } from '../../../src-shared/nif';
 import type { Account, AccountStore } from '../account/store';
-import { notFound } from '../http/errors';
+import { notFound } from '../core/errors';
 import type { DeviceService } from './service';
 import type { Phase } from './store';
 

@@ -14,7 +14,7 @@ import {
   solicitarActivacionResponseSchema,
 } from '../../../src-shared/api/dispositivos';
 import { idMaquina } from '../../../src-shared/primitives';
-import { callerOf } from '../http/auth';
+import { callerOf } from '../core/caller';
 import type { DeviceService } from './service';
 import { dispositivoView } from './views';
 

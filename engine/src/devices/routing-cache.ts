@@ -1,6 +1,6 @@
-import type BetterSqlite3 from 'better-sqlite3';
 import type { Database } from '../db/database';
 import { onePerDatabase } from '../db/per-database';
+import { generationAndSchemaProbe } from '../db/read-cache';
 
 /**
  * The device rows issuing reads on every request (the issuer's phase, the device, the series
@@ -29,13 +29,13 @@ export class RoutingRowCache {
   private checkedIn = -1;
   /** The transaction this connection wrote device rows in last; -1: none. */
   private wroteIn = -1;
-  private readonly current: BetterSqlite3.Statement<[], { generation: number; schema: number }>;
+  private readonly current: () => { generation: number; schema: number } | undefined;
 
   private constructor(
     private readonly db: Database,
     private readonly maxEntries = 10_000,
   ) {
-    this.current = db.sqlite.prepare('SELECT generation, (SELECT schema_version FROM pragma_schema_version) AS schema FROM read_cache_generation WHERE id = 1');
+    this.current = generationAndSchemaProbe(db);
   }
 
   /** The cached value of `key`, or `load()`'s (remembered when the rows it read are committed ones). */
@@ -46,7 +46,7 @@ export class RoutingRowCache {
     if (inTransaction && this.wroteIn === serial) return load();
     // Outside a transaction every read sees the latest commit: check the generation each time.
     if (!inTransaction || this.checkedIn !== serial) {
-      const row = this.current.get();
+      const row = this.current();
       const generation = row ? `${row.generation}/${row.schema}` : '';
       if (generation === '' || generation !== this.generation) {
         this.entries.clear();

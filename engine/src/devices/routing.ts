@@ -1,6 +1,6 @@
 import type { Entorno } from '../../../src-shared/api/common';
 import { SHARD0, type FaseAltaCapacidad, type ModoCadena } from '../db/schema/devices';
-import { EngineError } from '../http/errors';
+import { EngineError } from '../core/errors';
 import type { Clock } from '../platform/clock';
 import type { IdGenerator } from '../platform/ids';
 import type { DeviceStore } from './store';

@@ -6,7 +6,7 @@ import type { ClientService } from '../clients/service';
 import type { ClientRecord, IssuerStore } from '../clients/store';
 import type { Database } from '../db/database';
 import type { FaseAltaCapacidad } from '../db/schema/devices';
-import { notFound } from '../http/errors';
+import { notFound } from '../core/errors';
 import type { Clock } from '../platform/clock';
 import {
   clientNotInLive,

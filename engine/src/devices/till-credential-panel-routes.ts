@@ -5,7 +5,7 @@ import type { Entorno } from '../../../src-shared/api/common';
 import { normalizeNif } from '../../../src-shared/nif';
 import { idMaquina as idMaquinaSchema } from '../../../src-shared/primitives';
 import type { Account, AccountStore } from '../account/store';
-import { EngineError, notFound } from '../http/errors';
+import { EngineError, notFound } from '../core/errors';
 import type { IdGenerator } from '../platform/ids';
 import type { DeviceService } from './service';
 import type { IssuedTillCredential, TillCredentials } from './till-credentials';

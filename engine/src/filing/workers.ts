@@ -3,9 +3,12 @@ import type { WriteTurns } from '../db/write-priority';
 import type { Clock } from '../platform/clock';
 import type { IdGenerator } from '../platform/ids';
 import type { Logger } from '../platform/logger';
-import { SubmissionWorker, type SubmissionConfig } from '../submission/worker';
-import { LroeAdapter, TbaiRestAdapter, type TbaiEndpoints } from '../ticketbai/filing';
-import { WebhookDeliveryWorker, type WebhookDeliveryConfig } from '../webhooks/delivery-worker';
+import type { SubmissionConfig } from '../submission/config';
+import { SubmissionWorker } from '../submission/worker';
+import type { TbaiEndpoints } from '../regimes/ticketbai/config';
+import { LroeAdapter, TbaiRestAdapter } from '../regimes/ticketbai/authority/filing';
+import type { WebhookDeliveryConfig } from '../webhooks/config';
+import { WebhookDeliveryWorker } from '../webhooks/delivery-worker';
 import type { WebhookAddressPolicy } from '../webhooks/address-policy';
 
 /** What the filing workers need of the engine's configuration; plain data, so it crosses to the filing thread. */
@@ -66,7 +69,7 @@ export interface Filing {
   start(guardedPorts?: readonly number[]): Promise<void>;
   /** Resolves once nothing is in flight any more: no submission or delivery is left half-recorded. */
   stop(): Promise<void>;
-  /** Records were durably committed into `queueKey` (invoices.onEnqueued). */
+  /** Records were durably committed into `queueKey` (InvoiceStore's onEnqueued hook). */
   enqueued(queueKey: string): void;
   /** Look for due submissions now (the panel's retry and resume). */
   wakeSubmissions(): void;

@@ -1,28 +1,10 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { Entorno } from '../../../src-shared/api/common';
-import { limitsFor, type LimitsConfig, type RateLimits } from '../account/plans';
-import type { Account, AccountStore, ActiveKey } from '../account/store';
+import { limitsFor, type LimitsConfig } from '../account/plans';
+import type { AccountStore, ActiveKey } from '../account/store';
 import type { UsageMeter } from '../account/usage';
 import { safeEqual } from '../platform/secrets';
-import { GatewayForbidden } from './errors';
-
-/** Who is calling: resolved from `x-api-key` once per request. */
-export interface Caller {
-  keyId: string;
-  entorno: Entorno;
-  account: Account;
-  limits: RateLimits;
-}
-
-declare module 'fastify' {
-  interface FastifyRequest {
-    caller: Caller | null;
-  }
-  interface FastifyContextConfig {
-    /** Served without a key (OpenAPI, the published declaration). */
-    public?: boolean;
-  }
-}
+import type { Caller } from '../core/caller';
+import { GatewayForbidden } from '../core/errors';
 
 export interface KeyAuthDeps {
   accounts: AccountStore;
@@ -73,10 +55,4 @@ export function keyAuthGate(deps: KeyAuthDeps): (request: FastifyRequest) => voi
     if (!fromPanel) deps.usage.admit(caller.keyId, caller.limits);
     request.caller = caller;
   };
-}
-
-/** The caller of a keyed route (the hook guarantees it is set). */
-export function callerOf(request: FastifyRequest): Caller {
-  if (!request.caller) throw new GatewayForbidden();
-  return request.caller;
 }

@@ -3,8 +3,9 @@ import { accountRoutes } from '../account/routes';
 import type { EngineContext } from '../context';
 import { invoiceReadRoutes } from '../invoices/routes';
 import { bloqueoDeFactura } from '../submission/blocked';
-import { ticketbaiRoutes } from '../ticketbai/routes';
-import { verifactuRoutes } from '../verifactu/routes';
+import { SyncViewStore } from '../submission/sync-view-store';
+import { ticketbaiRoutes } from '../regimes/ticketbai/routes';
+import { verifactuRoutes } from '../regimes/verifactu/routes';
 import { buildKeyedApi } from './keyed-api';
 import { liveEmulatorNoticeHook } from './live-emulator-notice';
 import { tillBindingHook } from './till-binding';
@@ -21,13 +22,14 @@ export async function buildBillingApi(ctx: EngineContext): Promise<FastifyInstan
   accountRoutes(app, { usage: ctx.usage, clock: ctx.config.clock });
   verifactuRoutes(app, ctx.verifactu);
   ticketbaiRoutes(app, ctx.ticketbai);
+  const queueBlocks = new SyncViewStore(ctx.db);
   invoiceReadRoutes(app, {
     invoices: ctx.invoices,
     issuers: ctx.issuers,
     cursors: ctx.cursors,
     clock: ctx.config.clock,
     billingUrl: () => ctx.urls.billing,
-    bloqueoDeFactura: (invoiceId) => bloqueoDeFactura(ctx.db, invoiceId),
+    bloqueoDeFactura: (invoiceId) => bloqueoDeFactura(queueBlocks, invoiceId),
   });
   return app;
 }

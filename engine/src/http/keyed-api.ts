@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { EngineContext } from '../context';
 import { declareCaller, keyAuthGate } from './auth';
-import { notFound } from './errors';
+import { notFound } from '../core/errors';
 import { buildApiServer } from './server';
 
 /** The common shell of the billing and management APIs: key auth, limits, 404 after auth. */

@@ -1,8 +1,10 @@
 import type { FastifyInstance } from 'fastify';
-import { registerClientsManageRoutes } from '../clients/module';
+import { censusRoutes } from '../census/routes';
+import { clientRoutes } from '../clients/routes';
 import { complianceRoutes } from '../compliance/routes';
 import type { EngineContext } from '../context';
 import { deviceRoutes } from '../devices/routes';
+import { representationRoutes } from '../representation/routes';
 import { eventosRoutes } from '../no-verifactu/routes';
 import { webhookRoutes } from '../webhooks/routes';
 import { buildKeyedApi } from './keyed-api';
@@ -18,7 +20,10 @@ export async function buildManageApi(ctx: EngineContext): Promise<FastifyInstanc
   tillManageGuard(app, { credentials: ctx.tillCredentials, relaySecret: ctx.relaySecret });
   complianceRoutes(app, { declarations: ctx.declarations, publicBaseUrl: () => ctx.urls.manage });
   webhookRoutes(app, ctx.webhooks);
-  registerClientsManageRoutes(app, ctx);
+  // POST /v1/nif/validar, the /v1/clientes endpoints and representation.
+  censusRoutes(app, { census: ctx.census });
+  clientRoutes(app, { clients: ctx.clients });
+  representationRoutes(app, { representation: ctx.representation });
   deviceRoutes(app, { devices: ctx.devices });
   eventosRoutes(app, { issuers: ctx.issuers, noVerifactu: ctx.noVerifactu, cursors: ctx.cursors, clock: ctx.config.clock });
   return app;

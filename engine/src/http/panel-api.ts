@@ -5,13 +5,14 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from '@fastify/type-provider-zod';
 import { z } from 'zod';
 import type { EngineContext } from '../context';
-import { notFound } from './errors';
+import { notFound } from '../core/errors';
 import { hostNamesOf } from './keyed-api';
 import { panelRelayRoutes, type RelayTargets } from './panel-relay';
 import { buildApiServer } from './server';
 import { isLoopbackBind, panelGate, type ThrottleOptions, type TillTokenLookup } from './panel-auth';
 import { TILL_UI_CSP } from '../../../src-shared/csp';
 import { syncPanelRoutes } from '../submission/panel-routes';
+import { SyncViewStore } from '../submission/sync-view-store';
 import { reachabilityRoute } from '../submission/reachability';
 import { accountPanelRoutes } from '../account/panel-routes';
 import { clientPanelRoutes } from '../clients/panel-routes';
@@ -86,7 +87,7 @@ export async function buildPanelApi(ctx: EngineContext, token: string, options: 
   });
 
   accountPanelRoutes(app, { accounts: ctx.accounts, dataDir: ctx.config.dataDir, tillKeys: () => readDemoKeys(ctx.config.dataDir) });
-  syncPanelRoutes(app, { db: ctx.db, filing: ctx.filing, emulatorUrl: () => ctx.config.emulatorUrl, clock: ctx.config.clock });
+  syncPanelRoutes(app, { view: new SyncViewStore(ctx.db), filing: ctx.filing, emulatorUrl: () => ctx.config.emulatorUrl, clock: ctx.config.clock });
   reachabilityRoute(app, {
     clock: ctx.config.clock,
     emulatorUrl: () => ctx.config.emulatorUrl,
@@ -102,7 +103,7 @@ export async function buildPanelApi(ctx: EngineContext, token: string, options: 
   clientPanelRoutes(app, { clients: ctx.clients, accounts: ctx.accounts, emulatorUrl: () => ctx.config.emulatorUrl });
   devicePanelRoutes(app, { devices: ctx.devices, accounts: ctx.accounts });
   noVerifactuPanelRoutes(app, { issuers: ctx.issuers, noVerifactu: ctx.noVerifactu });
-  chainPanelRoute(app, { db: ctx.db });
+  chainPanelRoute(app, { chains: ctx.invoices });
   tillCredentialPanelRoutes(app, {
     credentials: ctx.tillCredentials,
     devices: ctx.devices,

@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { FastifyRequest } from 'fastify';
 import type { Logger } from '../platform/logger';
 import { safeEqual } from '../platform/secrets';
-import { EngineError } from './errors';
+import { EngineError } from '../core/errors';
 
 /**
  * Who holds a panel token. The panel is not a master key of the account:

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
 import { RELAY_SECRET_HEADER } from './auth';
-import { EngineError, validation } from './errors';
+import { EngineError, validation } from '../core/errors';
 import { RELAY_TILL_HEADER } from './till-binding';
 
 /**

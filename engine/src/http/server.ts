@@ -9,7 +9,7 @@ import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, ty
 import type { ErrorBody } from '../../../src-shared/api/common';
 import type { IdGenerator } from '../platform/ids';
 import type { Logger } from '../platform/logger';
-import { EngineError, GatewayForbidden } from './errors';
+import { EngineError, GatewayForbidden } from '../core/errors';
 import { WalSyncError } from '../db/wal-sync';
 import { openApiTransform } from './openapi';
 import { problemsFromValidation } from './validation-errors';
@@ -32,7 +32,7 @@ export interface ApiOptions {
    */
   gate?: (request: FastifyRequest) => void;
   bodyLimit?: number;
-  /** Certificate and key: the API answers HTTPS only (http/tls.ts). */
+  /** Certificate and key: the API answers HTTPS only (core/tls.ts). */
   tls?: { cert: string; key: string } | undefined;
 }
 

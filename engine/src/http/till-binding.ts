@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { TillCredentials } from '../devices/till-credentials';
 import { safeEqual } from '../platform/secrets';
 import { RELAY_SECRET_HEADER } from './auth';
-import { EngineError } from './errors';
+import { EngineError } from '../core/errors';
 
 /** The till the panel relay vouches for (only believed with the relay's per-launch secret). */
 export const RELAY_TILL_HEADER = 'x-panel-caja';

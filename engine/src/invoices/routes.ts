@@ -17,15 +17,18 @@ import {
 import { sistemaFiscalSchema } from '../../../src-shared/api/common';
 import { esFechaReal, fechaDdMmAaaa } from '../../../src-shared/primitives';
 import type { Issuer, IssuerStore } from '../clients/store';
-import { callerOf, type Caller } from '../http/auth';
-import { forbidden, invalidParameter, missingParameter, notFound, validation } from '../http/errors';
-import { parseBillingLimite, type CursorCodec } from '../http/pagination';
+import { callerOf, type Caller } from '../core/caller';
+import { forbidden, invalidParameter, missingParameter, notFound, validation } from '../core/errors';
+import { parseBillingLimite, type CursorCodec } from '../core/pagination';
 import type { Clock } from '../platform/clock';
 import { madridParts } from '../platform/madrid-calendar';
 import { qrPng } from '../qr/png';
-import type { BloqueoEnvio } from '../submission/blocked';
+import type { bloqueoEnvioSchema } from '../../../src-shared/api/facturas';
 import type { InvoiceRow, InvoiceStore, RegistroRow } from './store';
 import { estadoLeido, estadoView, facturaDetalle, facturaListItem, registroDetalle, registroView } from './views';
+
+/** Why a submission waits for a person (submission/blocked.ts). */
+type BloqueoEnvio = z.infer<typeof bloqueoEnvioSchema>;
 
 export interface ReadDeps {
   invoices: InvoiceStore;

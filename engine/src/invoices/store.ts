@@ -1,12 +1,13 @@
 import type { Entorno } from '../../../src-shared/api/common';
 import type { Database } from '../db/database';
 import type {
+  ChainsTable,
   EstadoFactura,
   InvoicesTable,
   RegistrosTable,
   TipoRegistro,
 } from '../db/schema/invoices';
-import type { CursorPosition } from '../http/pagination';
+import type { CursorPosition } from '../core/pagination';
 import type { IdGenerator } from '../platform/ids';
 
 export type InvoiceRow = InvoicesTable;
@@ -88,12 +89,11 @@ const JOB_COLUMNS = [
 export class InvoiceStore {
   /** The statements every issuing request runs, built once (see Database.prepare). */
   private readonly hot;
-  /** Told, after COMMIT, of every record queued for submission (wakes the submission worker). */
-  onEnqueued: (queueKey: string) => void = () => {};
-
   constructor(
     private readonly db: Database,
     private readonly ids: IdGenerator,
+    /** Told, after COMMIT, of every record queued for submission (wakes the submission worker). */
+    private readonly onEnqueued: (queueKey: string) => void = () => {},
   ) {
     const k = db.kysely;
     const insertAll = <T extends 'invoices' | 'registros' | 'submission_jobs'>(table: T, columns: readonly string[]) =>
@@ -293,6 +293,24 @@ export class InvoiceStore {
       );
     }
     return this.db.all(q.orderBy('creadoEn', 'desc').orderBy('id', 'desc').limit(filter.limit));
+  }
+
+  /** When the till's last record was generated (the panel's chain view), if it has any. */
+  lastRecordAt(entorno: Entorno, nifEmisor: string, idMaquina: string): string | null {
+    const row = this.db.first(
+      this.db.kysely
+        .selectFrom('registros')
+        .select((eb) => eb.fn.max('creadoEn').as('en'))
+        .where('entorno', '=', entorno)
+        .where('nifEmisor', '=', nifEmisor)
+        .where('idMaquina', '=', idMaquina),
+    );
+    return (row?.en as string | null | undefined) ?? null;
+  }
+
+  /** The chains of `chainKeys` that exist: their length and last link (the panel's chain view). */
+  chainHeads(chainKeys: readonly string[]): Pick<ChainsTable, 'chainKey' | 'length' | 'lastLink'>[] {
+    return this.db.all(this.db.kysely.selectFrom('chains').select(['chainKey', 'length', 'lastLink']).where('chainKey', 'in', [...chainKeys]));
   }
 
   /** Every record of a chain in order, with its XML (tests and support check continuity with it). */

@@ -3,7 +3,7 @@
 // is recognised as a replay instead of being chained a second time.
 import { createHash } from 'node:crypto';
 import { Decimal } from 'decimal.js';
-import { importeCanonico, tipoCanonico } from '../verifactu/importes';
+import { importeCanonico, tipoCanonico } from './importes';
 
 /** How each amount-like field (by key name, at any depth) is written in canonical form. */
 export type CanonicalFields = Readonly<Record<string, (value: string) => string>>;

@@ -1,7 +1,7 @@
 import type { Hacienda } from '../../../src-shared/api/common';
 import type { Issuer, IssuerStore } from '../clients/store';
-import { EngineError, forbidden, paymentRequired } from '../http/errors';
-import type { Caller } from '../http/auth';
+import { EngineError, forbidden, paymentRequired } from '../core/errors';
+import type { Caller } from '../core/caller';
 
 export const representationPending = () =>
   new EngineError(403, 'REPRESENTATION_PENDING', 'La representación del emisor no está firmada: no se puede emitir en LIVE');

@@ -11,9 +11,9 @@ import type { Issuer } from '../clients/store';
 import type { Database } from '../db/database';
 import type { Clock } from '../platform/clock';
 import type { SifEventosTable } from '../db/schema/no-verifactu';
-import { parsearXml } from '../ticketbai/xades';
+import { parsearXml } from '../regimes/ticketbai/record/xades';
 import { VerificadorCadena } from '../verification/cadenas';
-import { escapeXml } from '../verifactu/xml-escape';
+import { escapeXml } from '../regimes/verifactu/record/xml-escape';
 import { huellaEvento, TIPOS_EVENTO, type RegistroEventos } from './eventos';
 import { verificarFirma } from './firma';
 

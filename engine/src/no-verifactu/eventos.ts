@@ -9,10 +9,10 @@ import type { Database } from '../db/database';
 import type { SifEventosCabezaTable, SifEventosTable } from '../db/schema/no-verifactu';
 import type { Clock } from '../platform/clock';
 import type { IdGenerator } from '../platform/ids';
-import { fechaHoraHusoGenRegistro } from '../verifactu/fecha-hora';
-import { huellaDeCadena } from '../verifactu/huella';
-import type { SistemaInformatico } from '../verifactu/registro';
-import { escapeXml } from '../verifactu/xml-escape';
+import { fechaHoraHusoGenRegistro } from '../issuing/fecha-hora';
+import { huellaDeCadena } from '../regimes/verifactu/record/huella';
+import type { SistemaInformatico } from '../regimes/verifactu/record/registro';
+import { escapeXml } from '../regimes/verifactu/record/xml-escape';
 import { firmarRegistro, type IdentidadFirma } from './firma';
 
 export const NS_EVENTOS = 'https://www2.agenciatributaria.gob.es/static_files/common/internet/dep/aplicaciones/es/aeat/tike/cont/ws/EventosSIF.xsd';

@@ -8,9 +8,9 @@ import path from 'node:path';
 import { Decimal } from 'decimal.js';
 import type { Issuer } from '../clients/store';
 import type { Database } from '../db/database';
-import { EngineError } from '../http/errors';
-import { fechaHoraHusoGenRegistro } from '../verifactu/fecha-hora';
-import { escapeXml } from '../verifactu/xml-escape';
+import { EngineError } from '../core/errors';
+import { fechaHoraHusoGenRegistro } from '../issuing/fecha-hora';
+import { escapeXml } from '../regimes/verifactu/record/xml-escape';
 import { TIPOS_EVENTO, type RegistroEventos } from './eventos';
 
 export interface ResultadoExportacion {

@@ -7,11 +7,12 @@
 import type { Entorno } from '../../../src-shared/api/common';
 import type { Database } from '../db/database';
 import { installValue } from '../db/settings';
-import { EngineError } from '../http/errors';
+import { EngineError } from '../core/errors';
 import type { InstallTestCa } from '../representation/test-ca';
-import { loadPkcs12 } from '../ticketbai/certificados';
-import type { PoliticaFirma } from '../ticketbai/politicas';
-import { signTicketBai, verifyTicketBai, type VerificacionFirma } from '../ticketbai/xades';
+import { loadPkcs12 } from '../regimes/ticketbai/certificados';
+import type { PoliticaFirma } from '../regimes/ticketbai/politicas';
+import { signTicketBai } from '../regimes/ticketbai/record/xades';
+import { FIN_EVENTO, verificarFirma } from '../verification/firma-registro';
 
 /** The AGE policy the AEAT's signature document names (section 4). */
 export const POLITICA_FIRMA_AGE: PoliticaFirma = {
@@ -68,7 +69,8 @@ export function identidadesFirma(
   };
 }
 
-const FIN_EVENTO = '</sf:Evento>';
+// The verifier lives with the chain verification, which reads it too (verification/firma-registro.ts).
+export { verificarFirma };
 
 /**
  * Signs a billing record (the Signature as the root's last child) or an event record (the
@@ -102,18 +104,4 @@ export function firmarRegistro(xml: string, identidad: IdentidadFirma, signingTi
   const sinFirma = signedXml.slice(0, inicio) + signedXml.slice(fin);
   const corte = sinFirma.lastIndexOf(FIN_EVENTO);
   return sinFirma.slice(0, corte) + firma + sinFirma.slice(corte);
-}
-
-/** The signature of a stored record or event, verified from its XML alone (key from KeyInfo). */
-export function verificarFirma(xml: string): VerificacionFirma {
-  // The TicketBAI verifier wants the Signature as the root's child: an event's is moved back there
-  // (the enveloped transform leaves it out of what is signed wherever it sits).
-  const inicio = xml.indexOf('<ds:Signature ');
-  const finEvento = xml.lastIndexOf(FIN_EVENTO);
-  if (inicio < 0 || finEvento < 0 || inicio > finEvento) return verifyTicketBai(xml);
-  const fin = xml.indexOf('</ds:Signature>', inicio) + '</ds:Signature>'.length;
-  const firma = xml.slice(inicio, fin);
-  const sinFirma = xml.slice(0, inicio) + xml.slice(fin);
-  const raizFin = sinFirma.lastIndexOf('</');
-  return verifyTicketBai(sinFirma.slice(0, raizFin) + firma + sinFirma.slice(raizFin));
 }

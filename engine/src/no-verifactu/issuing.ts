@@ -4,7 +4,7 @@
 // job is queued for it: it is kept, and sent only on the AEAT's requirement.
 import type { Entorno } from '../../../src-shared/api/common';
 import type { Clock } from '../platform/clock';
-import type { SistemaInformatico } from '../verifactu/registro';
+import type { SistemaInformatico } from '../regimes/verifactu/record/registro';
 import { firmarRegistro, type IdentidadFirma } from './firma';
 import type { ModoSif, ModosSif } from './modo';
 

@@ -14,7 +14,7 @@ import type { Entorno } from '../../../src-shared/api/common';
 import type { Issuer } from '../clients/store';
 import type { Database } from '../db/database';
 import type { ModoSif } from '../db/schema/no-verifactu';
-import { EngineError } from '../http/errors';
+import { EngineError } from '../core/errors';
 import type { Clock } from '../platform/clock';
 import type { IdGenerator } from '../platform/ids';
 import { madridParts } from '../platform/madrid-calendar';

@@ -1,7 +1,10 @@
-import type { ResolvedConfig } from '../config';
+import type { SoftwareIdentity } from '../compliance/config';
+import type { Clock } from '../platform/clock';
+import type { IdGenerator } from '../platform/ids';
+import type { SubmissionConfig } from '../submission/config';
 import type { Database } from '../db/database';
 import { InstallTestCa } from '../representation/test-ca';
-import type { SistemaInformatico } from '../verifactu/registro';
+import type { SistemaInformatico } from '../regimes/verifactu/record/registro';
 import { DeteccionAnomalias } from './anomalias';
 import { RegistroEventos } from './eventos';
 import { identidadesFirma } from './firma';
@@ -24,7 +27,15 @@ export interface NoVerifactuModule {
   resumenes: ResumenesNoVerifactu;
 }
 
-export function buildNoVerifactu(config: ResolvedConfig, db: Database, sistema: SistemaInformatico, issuers: IssuerStore): NoVerifactuModule {
+/** What the mode reads of the engine's configuration (config.ts ResolvedConfig has it). */
+export interface NoVerifactuSettings {
+  clock: Clock;
+  ids: IdGenerator;
+  software: Pick<SoftwareIdentity, 'productorNif' | 'productorNombre'>;
+  submission: { aeat: SubmissionConfig['aeat'] };
+}
+
+export function buildNoVerifactu(config: NoVerifactuSettings, db: Database, sistema: SistemaInformatico, issuers: IssuerStore): NoVerifactuModule {
   const { clock, ids } = config;
   const software = config.software;
   const tls = config.submission.aeat.tls;

@@ -5,7 +5,7 @@ import { entornoSchema } from '../../../src-shared/api/common';
 import { deteccionAnomaliasSchema, modoSifResponseSchema, modoSifSchema } from '../../../src-shared/api/eventos';
 import { normalizeNif } from '../../../src-shared/nif';
 import type { Issuer, IssuerStore } from '../clients/store';
-import { notFound } from '../http/errors';
+import { notFound } from '../core/errors';
 import type { NoVerifactuModule } from './module';
 
 const nifParams = z.object({ nif: z.string() });

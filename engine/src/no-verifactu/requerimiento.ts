@@ -7,10 +7,10 @@
 // event (90, «otros»: the AEAT's event list has no type of its own for it).
 import type { Issuer } from '../clients/store';
 import type { Database } from '../db/database';
-import { EngineError } from '../http/errors';
-import { parseAeatReply } from '../submission/aeat-reply';
-import { postSoap, type TlsClientConfig } from '../submission/transport';
-import { buildRegFactuSoapEnvelope, MAX_REGISTROS_POR_ENVIO } from '../verifactu/soap';
+import { EngineError } from '../core/errors';
+import { parseAeatReply } from '../regimes/verifactu/authority/aeat-reply';
+import { postSoap, type TlsClientConfig } from '../core/transport';
+import { buildRegFactuSoapEnvelope, MAX_REGISTROS_POR_ENVIO } from '../regimes/verifactu/authority/soap';
 import { TIPOS_EVENTO, type RegistroEventos } from './eventos';
 
 export interface EnvioRequerimiento {

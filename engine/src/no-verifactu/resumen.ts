@@ -10,7 +10,7 @@ import type { Issuer, IssuerStore } from '../clients/store';
 import type { Database } from '../db/database';
 import type { SifEventosTable } from '../db/schema/no-verifactu';
 import type { Clock } from '../platform/clock';
-import { escapeXml } from '../verifactu/xml-escape';
+import { escapeXml } from '../regimes/verifactu/record/xml-escape';
 import type { DeteccionAnomalias } from './anomalias';
 import { TIPOS_EVENTO, type RegistroEventos } from './eventos';
 

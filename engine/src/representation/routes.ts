@@ -10,7 +10,7 @@ import {
   representacionVerificarResponseSchema,
 } from '../../../src-shared/api/clientes';
 import { entornoSchema, timestampSchema } from '../../../src-shared/api/common';
-import { callerOf } from '../http/auth';
+import { callerOf } from '../core/caller';
 import type { RepresentationService } from './service';
 
 const nifParam = z.object({ nif: z.string() });

@@ -5,7 +5,7 @@ import type { ClientService, Who } from '../clients/service';
 import type { ClientRecord, IssuerStore } from '../clients/store';
 import { direccionOf, estadoRepresentacion, representanteOf } from '../clients/views';
 import type { Database } from '../db/database';
-import { EngineError, notFound, validation } from '../http/errors';
+import { EngineError, notFound, validation } from '../core/errors';
 import type { Clock } from '../platform/clock';
 import type { IdGenerator } from '../platform/ids';
 import { certIdentity, openPkcs12, Pkcs12Error, type CertIdentity } from './certificates';

@@ -1,7 +1,7 @@
 import { createHash, generateKeyPairSync, X509Certificate } from 'node:crypto';
 import forge from 'node-forge';
 import type { Database } from '../db/database';
-import { installValue } from '../db/settings';
+import { installValue, settingValue } from '../db/settings';
 import type { Clock } from '../platform/clock';
 import type { IdGenerator } from '../platform/ids';
 import { validateNif } from '../../../src-shared/nif';
@@ -60,8 +60,8 @@ export class InstallTestCa {
    */
   existing(): X509Certificate | undefined {
     if (this.cached) return this.cached.x509;
-    const row = this.db.first(this.db.kysely.selectFrom('settings').select('value').where('key', '=', SETTING));
-    return row ? this.remember(JSON.parse(row.value) as CaMaterial).x509 : undefined;
+    const value = settingValue(this.db, SETTING);
+    return value !== undefined ? this.remember(JSON.parse(value) as CaMaterial).x509 : undefined;
   }
 
   private material(): CaMaterial {

@@ -1,5 +1,3 @@
-import type { Database } from '../db/database';
-
 /**
  * Whole-request faults of the AEAT that no resend cures: the invoices are fine, something outside
  * them must be fixed by a person (the issuer's census data, a representation, the certificate).
@@ -48,17 +46,13 @@ export function bloqueoOf(queue: { codigoBloqueo: string | null; ultimoError: st
   return { codigo: queue.codigoBloqueo, motivo, descripcion: queue.ultimoError, accion: ACCIONES[motivo], desde: queue.ultimoErrorEn, reintentoEn: queue.reintentoEn };
 }
 
+/** The queue state a blocked invoice's records wait in (SyncViewStore.queueBlockOfInvoice). */
+export interface QueueBlocks {
+  queueBlockOfInvoice(invoiceId: string): { codigoBloqueo: string | null; ultimoError: string | null; ultimoErrorEn: string | null; reintentoEn: string | null } | undefined;
+}
+
 /** The block holding back one of the invoice's records still waiting to be sent, if any. */
-export function bloqueoDeFactura(db: Database, invoiceId: string): BloqueoEnvio | undefined {
-  const row = db.sqlite
-    .prepare(
-      `SELECT q.codigoBloqueo, q.ultimoError, q.ultimoErrorEn, q.reintentoEn
-       FROM registros r
-       JOIN submission_jobs j ON j.registroId = r.id
-       JOIN submission_queues q ON q.queueKey = j.queueKey
-       WHERE r.invoiceId = ? AND q.codigoBloqueo IS NOT NULL
-       LIMIT 1`,
-    )
-    .get(invoiceId) as { codigoBloqueo: string | null; ultimoError: string | null; ultimoErrorEn: string | null; reintentoEn: string | null } | undefined;
+export function bloqueoDeFactura(queues: QueueBlocks, invoiceId: string): BloqueoEnvio | undefined {
+  const row = queues.queueBlockOfInvoice(invoiceId);
   return row ? bloqueoOf(row) : undefined;
 }

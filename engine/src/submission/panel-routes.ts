@@ -8,13 +8,12 @@ import {
   reintentarBodySchema,
   syncResumenSchema,
 } from '../../../src-shared/api/sync';
-import type { Database } from '../db/database';
 import type { SubmissionBatchesTable } from '../db/schema/submission';
-import { mountEmulatorFaultRelay } from '../http/emulator-relay';
-import { notFound } from '../http/errors';
+import { mountEmulatorFaultRelay } from '../core/emulator-relay';
+import { notFound } from '../core/errors';
 import { bloqueoOf } from './blocked';
-import type { Filing } from '../filing/workers';
 import type { Clock } from '../platform/clock';
+import type { SyncViewStore } from './sync-view-store';
 
 const lote = (b: SubmissionBatchesTable) => ({
   idLote: b.id,
@@ -35,9 +34,9 @@ const lote = (b: SubmissionBatchesTable) => ({
 });
 
 export interface SyncPanelDeps {
-  db: Database;
+  view: SyncViewStore;
   /** The workers, on the filing thread or here: `wakeSubmissions` is a message to it. */
-  filing: Pick<Filing, 'wakeSubmissions'>;
+  filing: { wakeSubmissions(): void };
   /** The emulators' control base URL, when the authorities are played by them. */
   emulatorUrl: () => string | undefined;
   /** The engine's clock: a next attempt already due reads as now. */
@@ -47,47 +46,22 @@ export interface SyncPanelDeps {
 /** Sync view for support staff: the queue, its batches and replies, retry now, pause, faults. */
 export function syncPanelRoutes(app: FastifyInstance, deps: SyncPanelDeps): void {
   const api = app.withTypeProvider<ZodTypeProvider>();
-  const { db } = deps;
+  const { view } = deps;
 
   api.get('/panel/v1/sync', { schema: { tags: ['sync'], response: { 200: syncResumenSchema } } }, async () => {
-    const paused = new Set(db.all(db.kysely.selectFrom('submission_control').select('entorno').where('pausado', '=', 1)).map((r) => r.entorno));
-    const inFlight = db.all(
-      db.kysely
-        .selectFrom('registros')
-        .select(['entorno', 'estadoEnvio', (eb) => eb.fn.countAll<number>().as('n')])
-        .where('estadoEnvioFinal', 'is', null)
-        .groupBy(['entorno', 'estadoEnvio']),
-    );
+    const paused = new Set(view.pausedEntornos());
+    const inFlight = view.inFlightByEstadoEnvio();
     const porEstadoEnvio: Record<string, Record<string, number>> = { test: {}, live: {} };
     for (const row of inFlight) (porEstadoEnvio[row.entorno] ??= {})[row.estadoEnvio] = Number(row.n);
     // Rejections still standing: a rejected record that a later record of its invoice (the
     // correction, the cancellation) has not superseded. A corrected invoice no longer counts.
-    const rechazadosRows = db.all(
-      db.kysely
-        .selectFrom('registros as r')
-        .select(['r.entorno', (eb) => eb.fn.countAll<number>().as('n')])
-        .where('r.estadoEnvioFinal', '=', 'rechazada')
-        .where(({ not, exists, selectFrom }) =>
-          not(exists(selectFrom('registros as l').select('l.id').whereRef('l.invoiceId', '=', 'r.invoiceId').whereRef('l.creadoEn', '>', 'r.creadoEn'))),
-        )
-        .groupBy('r.entorno'),
-    );
+    const rechazadosRows = view.standingRejections();
     const rechazados: Record<string, number> = { test: 0, live: 0 };
     for (const row of rechazadosRows) rechazados[row.entorno] = Number(row.n);
     // Per queue: how many records wait and since when (the oldest one's creation).
-    const esperando = new Map(
-      db
-        .all(
-          db.kysely
-            .selectFrom('submission_jobs as j')
-            .innerJoin('registros as r', 'r.id', 'j.registroId')
-            .select(['j.queueKey', (eb) => eb.fn.countAll<number>().as('n'), (eb) => eb.fn.min('r.creadoEn').as('desde')])
-            .groupBy('j.queueKey'),
-        )
-        .map((r) => [r.queueKey, { n: Number(r.n), desde: r.desde as string | null }]),
-    );
+    const esperando = new Map(view.waitingByQueue().map((r) => [r.queueKey, r]));
     const now = deps.clock.now().toISOString();
-    const colas = db.all(db.kysely.selectFrom('submission_queues').selectAll().orderBy('queueKey')).map((q) => {
+    const colas = view.queues().map((q) => {
       // When the worker tries next: the later of the authority's wait and the back-off; with records
       // waiting, not paused and neither ahead (after «Reintentar ahora», say), now — never a time already past.
       const times = [q.siguienteEnvioEn, q.reintentoEn].filter((x): x is string => x !== null).sort();
@@ -118,20 +92,10 @@ export function syncPanelRoutes(app: FastifyInstance, deps: SyncPanelDeps): void
       const alcanzable = prev?.alcanzable === false || c.alcanzable === false ? false : (c.alcanzable ?? prev?.alcanzable ?? null);
       autoridades.set(key, { autoridad: c.autoridad, entorno: c.entorno, alcanzable });
     }
-    // What waits per till (device), so support sees which till's records are still out. A «NO
-    // VERI*FACTU» record (no_remitida) is kept, never sent: it waits for nothing.
-    const porDispositivo = db
-      .all(
-        db.kysely
-          .selectFrom('registros')
-          .select(['entorno', 'nifEmisor', 'idMaquina', (eb) => eb.fn.countAll<number>().as('n')])
-          .where('estadoEnvioFinal', 'is', null)
-          .where('estadoEnvio', '!=', 'no_remitida')
-          .groupBy(['entorno', 'nifEmisor', 'idMaquina'])
-          .orderBy('entorno')
-          .orderBy('nifEmisor')
-          .orderBy('idMaquina'),
-      )
+    // What waits per till (device), so support sees which till's records are still out (a «NO
+    // VERI*FACTU» record is kept, never sent: SyncViewStore.waitingByDevice leaves it out).
+    const porDispositivo = view
+      .waitingByDevice()
       .map((r) => ({ entorno: r.entorno, nif: r.nifEmisor, idMaquina: r.idMaquina, pendientes: Number(r.n) }));
     return {
       pausado: { test: paused.has('test'), live: paused.has('live') },
@@ -147,9 +111,7 @@ export function syncPanelRoutes(app: FastifyInstance, deps: SyncPanelDeps): void
     '/panel/v1/sync/lotes',
     { schema: { tags: ['sync'], querystring: z.object({ limite: z.coerce.number().int().min(1).max(500).optional() }), response: { 200: z.object({ lotes: z.array(loteSchema) }) } } },
     async (request) => ({
-      lotes: db
-        .all(db.kysely.selectFrom('submission_batches').selectAll().orderBy('creadoEn', 'desc').limit(request.query.limite ?? 50))
-        .map(lote),
+      lotes: view.latestBatches(request.query.limite ?? 50).map(lote),
     }),
   );
 
@@ -157,14 +119,7 @@ export function syncPanelRoutes(app: FastifyInstance, deps: SyncPanelDeps): void
     '/panel/v1/sync/lotes/:idLote',
     { schema: { tags: ['sync'], params: z.object({ idLote: z.string() }), response: { 200: loteDetalleSchema } } },
     async (request) => {
-      const b = db.first(
-        db.kysely
-          .selectFrom('submission_batches as b')
-          .innerJoin('submission_requests as p', 'p.idLote', 'b.id')
-          .selectAll('b')
-          .select('p.peticion')
-          .where('b.id', '=', request.params.idLote),
-      );
+      const b = view.batchWithRequest(request.params.idLote);
       if (!b) throw notFound('Lote no encontrado');
       return { ...lote(b), peticion: b.peticion, respuesta: b.respuesta };
     },
@@ -175,9 +130,7 @@ export function syncPanelRoutes(app: FastifyInstance, deps: SyncPanelDeps): void
     { schema: { tags: ['sync'], body: reintentarBodySchema, response: { 200: z.object({ colas: z.number().int() }) } } },
     async (request) => {
       // "Retry now" lifts the back-off after failures; the authority's own wait (TiempoEsperaEnvio) stays.
-      let q = db.kysely.updateTable('submission_queues').set({ reintentoEn: null });
-      if (request.body.queueKey) q = q.where('queueKey', '=', request.body.queueKey);
-      const colas = db.run(q);
+      const colas = view.clearBackoff(request.body.queueKey);
       deps.filing.wakeSubmissions();
       return { colas };
     },
@@ -188,12 +141,7 @@ export function syncPanelRoutes(app: FastifyInstance, deps: SyncPanelDeps): void
     { schema: { tags: ['sync'], body: pausaBodySchema, response: { 200: pausaBodySchema } } },
     async (request) => {
       const { entorno, pausado } = request.body;
-      db.run(
-        db.kysely
-          .insertInto('submission_control')
-          .values({ entorno, pausado: pausado ? 1 : 0 })
-          .onConflict((oc) => oc.column('entorno').doUpdateSet({ pausado: pausado ? 1 : 0 })),
-      );
+      view.setPaused(entorno, pausado);
       if (!pausado) deps.filing.wakeSubmissions();
       return { entorno, pausado };
     },

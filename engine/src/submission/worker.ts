@@ -1,58 +1,24 @@
-import type BetterSqlite3 from 'better-sqlite3';
 import type { Entorno } from '../../../src-shared/api/common';
 import type { Database } from '../db/database';
 import { afterPendingEvents, type WriteTurns } from '../db/write-priority';
-import type { SubmissionBatchesTable, SubmissionQueuesTable } from '../db/schema/submission';
 import type { Clock } from '../platform/clock';
 import type { IdGenerator } from '../platform/ids';
 import type { Logger } from '../platform/logger';
 import { PollLoop } from '../platform/poll-loop';
-import { AeatAdapter, type AeatEndpointConfig } from './aeat-adapter';
-import { SubmissionBlocked, type AuthorityAdapter, type Interpretation, type OutgoingRecord } from './authority';
+import { AeatAdapter } from '../regimes/verifactu/authority/aeat-adapter';
+import { SubmissionBlocked, type AuthorityAdapter, type Interpretation, type OutgoingRecord, type Verdict } from '../core/authority';
 import { motivoBloqueo } from './blocked';
-import { applyVerdicts, VERDICT_RECORD_COLUMNS, type Verdict, type VerdictItem, type VerdictRecord } from './verdicts';
+import { DEFAULT_BLOCKED_RETRY_MS, type SubmissionConfig } from './config';
+import type { Batch, OutboxStore, OutgoingJob } from './outbox-store';
+import { SqliteOutboxStore } from './outbox-store.sqlite';
+import type { RecordStates, VerdictRecord } from './record-states';
+import { recordStatesOf } from './record-states.sqlite';
+import { applyVerdicts, type VerdictItem } from './verdicts';
 
-export type { AeatEndpointConfig } from './aeat-adapter';
+export type { AeatEndpointConfig } from '../regimes/verifactu/authority/aeat-adapter';
 
-export interface SubmissionConfig {
-  aeat: AeatEndpointConfig;
-  /** Back-off after failures: base and ceiling, with ±20 % jitter. */
-  backoffBaseMs: number;
-  backoffMaxMs: number;
-  /** Seconds a record may wait before its submission counts as late (Incidencia = S), checked at every send. */
-  incidenciaAfterSeconds: number;
-  /** How often an idle worker looks for due work (wake() cuts it short). */
-  pollMs: number;
-  /** Queues sent at the same time. */
-  parallelQueues: number;
-  /**
-   * The wait after a fault that needs a person (submission/blocked.ts: AEAT 4104…) instead of the
-   * back-off: resending cannot cure it, the panel's "retry now" does once it is fixed. Default 1 h.
-   */
-  blockedRetryMs?: number;
-  random?: () => number;
-}
-
-/** SubmissionConfig.blockedRetryMs when unset. */
-export const DEFAULT_BLOCKED_RETRY_MS = 60 * 60_000;
-
-export const DEFAULT_AEAT_EMULATOR_URL = 'http://127.0.0.1:8790/wlpl/TIKE-CONT/ws/SistemaFacturacion/VerifactuSOAP';
-
-type Batch = SubmissionBatchesTable;
 /** A submission with its exact request bytes (stored apart, in submission_requests). */
 type BatchWithRequest = Batch & { peticion: string };
-type QueueState = SubmissionQueuesTable;
-
-/** A queued job with what an adapter needs of its record; `enviadoAntes` is set once read. */
-type OutgoingJob = OutgoingRecord & { jobId: string };
-
-/** Jobs joined to their records; ordered by the job's rowid, which is chain order (jobs are written in the issuing transaction). */
-const OUTGOING_JOBS = `
-  SELECT j.id AS jobId, r.id AS registroId, r.tipo, d.xml, r.creadoEn, r.entorno, i.nifEmisor, i.numeroFactura, i.fechaExpedicion
-  FROM submission_jobs j
-  JOIN registros r ON r.id = j.registroId
-  JOIN invoices i ON i.id = r.invoiceId
-  JOIN registro_documentos d ON d.registroId = r.id`;
 
 /** Submissions one queue may chain back to back before its lane is handed to other queues. */
 const PIPELINE_ROUNDS = 20;
@@ -106,17 +72,7 @@ type SendResult =
   | { kind: 'answered'; outcome: Interpretation; raw: string; records: number }
   | { kind: 'failed'; error: unknown };
 
-/*
- * estadoEnvio of a record (and of its invoice while it has no estadoFactura) on its way out:
- *   pendiente_proceso  stored, not yet in a submission;
- *   en_lote            in a submission whose exact bytes are committed, its first attempt not yet
- *                      (a submission built to leave at once commits both: straight to en_cola);
- *   en_cola            sent (its attempt committed before it left; marked once its bytes are on
- *                      the wire), awaiting the answer;
- *   pendiente_envio    a send failed (transport, Server fault, a blocking Client fault, or an
- *                      answer that left its line out): the submission is being retried, and its
- *                      records keep this state through the resends until an answer settles them.
- */
+// estadoEnvio of a record on its way out: see record-states.ts.
 
 /** The authority of a queue: its key is `entorno|autoridad|obligado`. */
 function autoridadOf(queueKey: string): string {
@@ -145,27 +101,10 @@ export class SubmissionWorker {
    * queue not in here (new, or just processed) wakes the worker at its next record.
    */
   private waiting = new Map<string, { dueAt: number; room: number }>();
-  // Every pass runs these: built once (kysely compiling per call showed in the profile).
-  private readonly sql: {
-    queuesWithJobs: BetterSqlite3.Statement<[], { queueKey: string; entorno: string }>;
-    paused: BetterSqlite3.Statement<[], { entorno: string }>;
-    pausedOne: BetterSqlite3.Statement<[string], { pausado: number }>;
-    queueState: BetterSqlite3.Statement<[string], QueueState>;
-    openBatch: BetterSqlite3.Statement<[string], Batch>;
-    openBatchExcept: BetterSqlite3.Statement<[string, string], Batch>;
-    pendingAtLeast: BetterSqlite3.Statement<[string, number], { n: number }>;
-    stillPending: BetterSqlite3.Statement<[string], { n: number }>;
-    batchRecords: BetterSqlite3.Statement<[string], VerdictRecord>;
-    waitingJobs: BetterSqlite3.Statement<[string, number], OutgoingJob>;
-    batchJobs: BetterSqlite3.Statement<[string], OutgoingJob>;
-    jobsIntoBatch: BetterSqlite3.Statement<[string, string]>;
-    recordsIntoBatch: BetterSqlite3.Statement<['en_lote' | 'en_cola', string, string, string]>;
-    insertRequest: BetterSqlite3.Statement<[string, string]>;
-    updateRequest: BetterSqlite3.Statement<[string, string]>;
-    requestOf: BetterSqlite3.Statement<[string], { peticion: string }>;
-    registrosSent: BetterSqlite3.Statement<[string, string]>;
-    invoicesSent: BetterSqlite3.Statement<[string]>;
-  };
+  /** Jobs, submissions, their bytes and the queues' flow-control state. */
+  private readonly outbox: OutboxStore;
+  /** Where records and invoices move between the sending states. */
+  private readonly records: RecordStates;
 
   constructor(
     private readonly db: Database,
@@ -178,59 +117,8 @@ export class SubmissionWorker {
   ) {
     this.register(new AeatAdapter(config.aeat));
     this.loop = new PollLoop('submission', () => this.tick(), () => this.nextPassInMs(), logger);
-    const sqlite = db.sqlite;
-    this.sql = {
-      // The distinct queues by hopping through the (queueKey, estado) index, one seek per queue,
-      // instead of reading every pending job (a backlog of 100 k jobs is 100 k index entries).
-      queuesWithJobs: sqlite.prepare(`
-        WITH RECURSIVE q(queueKey) AS (
-          SELECT (SELECT MIN(queueKey) FROM submission_jobs)
-          UNION ALL
-          SELECT (SELECT MIN(queueKey) FROM submission_jobs WHERE queueKey > q.queueKey) FROM q WHERE q.queueKey IS NOT NULL
-        )
-        SELECT queueKey, (SELECT entorno FROM submission_jobs j WHERE j.queueKey = q.queueKey LIMIT 1) AS entorno
-        FROM q WHERE queueKey IS NOT NULL`),
-      paused: sqlite.prepare('SELECT entorno FROM submission_control WHERE pausado = 1'),
-      pausedOne: sqlite.prepare('SELECT pausado FROM submission_control WHERE entorno = ?'),
-      queueState: sqlite.prepare('SELECT * FROM submission_queues WHERE queueKey = ?'),
-      openBatch: sqlite.prepare(
-        "SELECT * FROM submission_batches WHERE queueKey = ? AND estado = 'pendiente_respuesta' ORDER BY creadoEn, id LIMIT 1",
-      ),
-      openBatchExcept: sqlite.prepare(
-        "SELECT * FROM submission_batches WHERE queueKey = ? AND estado = 'pendiente_respuesta' AND id != ? ORDER BY creadoEn, id LIMIT 1",
-      ),
-      // Counted in SQLite up to the cap: no row reaches JavaScript.
-      pendingAtLeast: sqlite.prepare(
-        "SELECT COUNT(*) AS n FROM (SELECT 1 FROM submission_jobs WHERE queueKey = ? AND estado = 'pendiente' LIMIT ?)",
-      ),
-      stillPending: sqlite.prepare(
-        "SELECT COUNT(*) AS n FROM submission_jobs WHERE id IN (SELECT value FROM json_each(?)) AND estado = 'pendiente' AND idLote IS NULL",
-      ),
-      // A submission's records in chain order (jobs are written in the issuing transaction), with
-      // only the columns applying a verdict reads.
-      batchRecords: sqlite.prepare(`
-        SELECT ${VERDICT_RECORD_COLUMNS.map((c) => `r.${c}`).join(', ')} FROM submission_jobs j JOIN registros r ON r.id = j.registroId
-        WHERE j.idLote = ? ORDER BY j.rowid`),
-      // A queue's waiting jobs and a submission's jobs, with what an adapter needs of their records.
-      waitingJobs: sqlite.prepare(`${OUTGOING_JOBS} WHERE j.queueKey = ? AND j.estado = 'pendiente' ORDER BY j.rowid LIMIT ?`),
-      batchJobs: sqlite.prepare(`${OUTGOING_JOBS} WHERE j.idLote = ? ORDER BY j.rowid`),
-      // A thousand ids as one JSON array: no SQL with a thousand parameters built per submission.
-      jobsIntoBatch: sqlite.prepare(
-        "UPDATE submission_jobs SET estado = 'en_lote', idLote = ? WHERE id IN (SELECT value FROM json_each(?))",
-      ),
-      recordsIntoBatch: sqlite.prepare(
-        "UPDATE registros SET estadoEnvio = ?, idLote = ?, ultimaModificacion = ? WHERE id IN (SELECT value FROM json_each(?))",
-      ),
-      insertRequest: sqlite.prepare('INSERT INTO submission_requests (idLote, peticion) VALUES (?, ?)'),
-      updateRequest: sqlite.prepare('UPDATE submission_requests SET peticion = ? WHERE idLote = ?'),
-      requestOf: sqlite.prepare('SELECT peticion FROM submission_requests WHERE idLote = ?'),
-      registrosSent: sqlite.prepare(
-        "UPDATE registros SET estadoEnvio = 'en_cola', ultimaModificacion = ? WHERE idLote = ? AND estadoEnvioFinal IS NULL AND estadoEnvio = 'en_lote'",
-      ),
-      invoicesSent: sqlite.prepare(
-        "UPDATE invoices SET estadoEnvio = 'en_cola' WHERE estadoFactura IS NULL AND estadoEnvio = 'en_lote' AND id IN (SELECT invoiceId FROM registros WHERE idLote = ?)",
-      ),
-    };
+    this.outbox = new SqliteOutboxStore(db);
+    this.records = recordStatesOf(db);
   }
 
   /** Adds an authority (TicketBAI treasuries register theirs). */
@@ -308,10 +196,10 @@ export class SubmissionWorker {
   private dueQueues(): string[] {
     const nowDate = this.clock.now();
     const now = nowDate.toISOString();
-    const paused = new Set(this.sql.paused.all().map((r) => r.entorno));
+    const paused = new Set(this.outbox.pausedEntornos());
     const waiting = new Map<string, { dueAt: number; room: number }>();
     const out: string[] = [];
-    for (const { queueKey, entorno } of this.sql.queuesWithJobs.all()) {
+    for (const { queueKey, entorno } of this.outbox.queuesWithJobs()) {
       if (paused.has(entorno)) {
         // Resuming wakes the worker (panel), so a paused queue waits on nothing here.
         waiting.set(queueKey, { dueAt: Infinity, room: Infinity });
@@ -341,16 +229,16 @@ export class SubmissionWorker {
     return out;
   }
 
-  private queueState(queueKey: string): QueueState | undefined {
-    return this.sql.queueState.get(queueKey);
+  private queueState(queueKey: string) {
+    return this.outbox.queueState(queueKey);
   }
 
   private openBatch(queueKey: string, exceptId?: string): Batch | undefined {
-    return exceptId === undefined ? this.sql.openBatch.get(queueKey) : this.sql.openBatchExcept.get(queueKey, exceptId);
+    return this.outbox.openBatch(queueKey, exceptId);
   }
 
   private pendingCount(queueKey: string, cap: number): number {
-    return this.sql.pendingAtLeast.get(queueKey, cap)?.n ?? 0;
+    return this.outbox.pendingCount(queueKey, cap);
   }
 
   /**
@@ -489,7 +377,7 @@ export class SubmissionWorker {
   }
 
   private isPaused(entorno: Entorno): boolean {
-    return this.sql.pausedOne.get(entorno)?.pausado === 1;
+    return this.outbox.isPaused(entorno);
   }
 
   /**
@@ -505,7 +393,7 @@ export class SubmissionWorker {
     const before = { id: batch.id, intentos: batch.intentos };
     // Built before the write transaction: nothing changes a submission's records while it is
     // this queue's send in progress (one at a time per queue, on this worker).
-    const stored = ahead ? ahead.batch.peticion : this.sql.requestOf.get(batch.id)?.peticion;
+    const stored = ahead ? ahead.batch.peticion : this.outbox.requestOf(batch.id);
     if (stored === undefined) throw new Error(`submission ${batch.id} has no stored request`);
     let peticion = stored;
     let { incidencia } = batch;
@@ -520,14 +408,9 @@ export class SubmissionWorker {
       }
     }
     await this.write(() => {
-      this.db.run(
-        this.db.kysely
-          .updateTable('submission_batches')
-          .set({ intentos: batch.intentos + 1, enviadoEn: nowIso, incidencia })
-          .where('id', '=', batch.id),
-      );
+      this.outbox.updateBatch(batch.id, { intentos: batch.intentos + 1, enviadoEn: nowIso, incidencia });
       // The stored bytes (≈ 2 MB for 1,000 records) are rewritten only when they changed.
-      if (peticion !== stored) this.sql.updateRequest.run(peticion, batch.id);
+      if (peticion !== stored) this.outbox.replaceRequest(batch.id, peticion);
       Object.assign(batch, { intentos: batch.intentos + 1, enviadoEn: nowIso, incidencia });
     });
     // Only the attempt is committed before the send: its records' en_cola follows once the bytes
@@ -543,10 +426,7 @@ export class SubmissionWorker {
    */
   private async markSent(idLote: string, nowIso: string): Promise<void> {
     try {
-      await this.write(() => {
-        this.sql.registrosSent.run(nowIso, idLote);
-        this.sql.invoicesSent.run(idLote);
-      });
+      await this.write(() => this.records.sent(idLote, nowIso));
     } catch (error) {
       this.logger.warn('could not mark a sent submission en_cola; its answer settles it', { idLote, error: String(error) });
     }
@@ -590,14 +470,8 @@ export class SubmissionWorker {
 
   /** Whether the submission's oldest record is now past the Incidencia limit (one indexed read). */
   private oldestIsLate(idLote: string, now: Date): boolean {
-    const row = this.db.first(
-      this.db.kysely
-        .selectFrom('registros')
-        .select((eb) => eb.fn.min('creadoEn').as('oldest'))
-        .where('idLote', '=', idLote)
-        .where('estadoEnvioFinal', 'is', null),
-    );
-    return row?.oldest ? this.isLate([{ creadoEn: row.oldest }], now) : false;
+    const oldest = this.outbox.oldestOpenRecord(idLote);
+    return oldest ? this.isLate([{ creadoEn: oldest }], now) : false;
   }
 
   /** Whether the oldest record was generated longer ago than AEAT's Incidencia limit allows. */
@@ -610,10 +484,8 @@ export class SubmissionWorker {
 
   /** The request for a submission's records, in chain order. */
   private request(adapter: AuthorityAdapter, batch: Pick<Batch, 'entorno' | 'obligado'>, records: readonly OutgoingRecord[], incidencia: boolean): string {
-    const issuer = this.db.first(
-      this.db.kysely.selectFrom('issuers').select('nombre').where('entorno', '=', batch.entorno).where('nif', '=', batch.obligado),
-    );
-    return adapter.build(records, { obligado: { nif: batch.obligado, nombre: issuer?.nombre ?? batch.obligado }, incidencia });
+    const nombre = this.outbox.obligadoNombre(batch.entorno, batch.obligado);
+    return adapter.build(records, { obligado: { nif: batch.obligado, nombre: nombre ?? batch.obligado }, incidencia });
   }
 
   /**
@@ -670,32 +542,21 @@ export class SubmissionWorker {
       ultimoError: null,
     };
     const batch: BatchWithRequest = { ...row, peticion };
-    const jobIds = JSON.stringify(chosen.map((j) => j.jobId));
+    const jobIds = chosen.map((j) => j.jobId);
     return this.write(() => {
-      if (this.sql.stillPending.get(jobIds)?.n !== chosen.length) {
+      if (this.outbox.stillWaiting(jobIds) !== chosen.length) {
         this.logger.warn('records chosen for a submission changed before it was stored; reading them again', { queueKey });
         return undefined;
       }
-      this.db.run(this.db.kysely.insertInto('submission_batches').values(row));
-      this.sql.insertRequest.run(batch.id, peticion);
-      const estadoEnvio = withAttempt ? 'en_cola' : 'en_lote';
-      this.sql.jobsIntoBatch.run(batch.id, jobIds);
-      this.sql.recordsIntoBatch.run(estadoEnvio, batch.id, batch.creadoEn, JSON.stringify(chosen.map((j) => j.registroId)));
-      this.db.run(
-        this.db.kysely
-          .updateTable('invoices')
-          .set({ estadoEnvio })
-          .where('estadoFactura', 'is', null)
-          .where('id', 'in', (eb) => eb.selectFrom('registros').select('invoiceId').where('idLote', '=', batch.id)),
-      );
-      this.ensureQueue(queueKey, batch.entorno, adapter.autoridad, obligado);
+      this.outbox.insertBatch(row, peticion, jobIds);
+      this.records.intoSubmission(batch.id, chosen.map((j) => j.registroId), withAttempt ? 'en_cola' : 'en_lote', batch.creadoEn);
       return { batch, records: chosen };
     });
   }
 
   /** The queue's next submission, read and built (no write): its waiting records in chain order, as many as one submission carries. */
   private draft(queueKey: string, adapter: AuthorityAdapter, now: Date): Draft | undefined {
-    const jobs = this.sql.waitingJobs.all(queueKey, adapter.maxRecords);
+    const jobs = this.outbox.waitingJobs(queueKey, adapter.maxRecords);
     const seen = new Set<string>();
     const chosen: OutgoingJob[] = [];
     for (const job of jobs) {
@@ -716,48 +577,8 @@ export class SubmissionWorker {
     return { chosen, waiting, late, peticion: this.request(adapter, { entorno: first.entorno, obligado: first.nifEmisor }, chosen, late) };
   }
 
-  private setEstadoEnvio(idLote: string, estadoEnvio: 'en_cola' | 'pendiente_envio', now: string): void {
-    this.db.run(
-      this.db.kysely
-        .updateTable('registros')
-        .set({ estadoEnvio, ultimaModificacion: now })
-        .where('idLote', '=', idLote)
-        .where('estadoEnvioFinal', 'is', null)
-        // A retry that fails again changes nothing: no rows rewritten.
-        .where('estadoEnvio', '!=', estadoEnvio),
-    );
-    this.db.run(
-      this.db.kysely
-        .updateTable('invoices')
-        .set({ estadoEnvio })
-        .where('estadoFactura', 'is', null)
-        .where('estadoEnvio', 'not in', ['rechazada', estadoEnvio])
-        .where('id', 'in', (eb) => eb.selectFrom('registros').select('invoiceId').where('idLote', '=', idLote)),
-    );
-  }
-
-  private ensureQueue(queueKey: string, entorno: Entorno, autoridad: string, obligado: string): void {
-    this.db.run(
-      this.db.kysely
-        .insertInto('submission_queues')
-        .values({
-          queueKey,
-          entorno,
-          autoridad,
-          obligado,
-          siguienteEnvioEn: null,
-          reintentoEn: null,
-          fallosSeguidos: 0,
-          ultimoError: null,
-          ultimoErrorEn: null,
-          alcanzable: null,
-        })
-        .onConflict((oc) => oc.column('queueKey').doNothing()),
-    );
-  }
-
   private batchRegistros(idLote: string): VerdictRecord[] {
-    return this.sql.batchRecords.all(idLote);
+    return this.outbox.batchRecords(idLote);
   }
 
   /**
@@ -766,7 +587,7 @@ export class SubmissionWorker {
    */
   private outgoing(batch: Pick<Batch, 'id' | 'intentos'>): OutgoingRecord[] {
     const enviadoAntes = batch.intentos > 0;
-    const rows = this.sql.batchJobs.all(batch.id);
+    const rows = this.outbox.batchJobs(batch.id);
     for (const row of rows) row.enviadoAntes = enviadoAntes;
     return rows;
   }
@@ -811,49 +632,29 @@ export class SubmissionWorker {
     // transaction (each page written once, one commit): ≈ a quarter less time per answer than in chunks.
     while (early.length > VERDICTS_PER_TRANSACTION && (this.turns.issuingBusy?.() ?? true)) {
       const chunk = early.splice(0, VERDICTS_PER_TRANSACTION);
-      await this.write(() => applyVerdicts(this.db, this.ids, chunk, context));
+      await this.write(() => applyVerdicts(this.records, this.ids, chunk, context));
     }
     const position = new Map(registros.map((r, i) => [r.id, i]));
     const last = [...early, ...closing].sort((a, b) => (position.get(a.registro.id) ?? 0) - (position.get(b.registro.id) ?? 0));
     // Lines left out go again: built before the closing transaction (nothing else changes them).
     const unanswered = registros.filter((r) => !reply.verdicts.has(r.id) && r.estadoEnvioFinal === null).map((r) => r.id);
     const resend = unanswered.length > 0 ? this.resendOf(batch, new Set(unanswered), now) : undefined;
-    const queue = this.db.kysely
-      .updateTable('submission_queues')
-      .set({ siguienteEnvioEn: new Date(now.getTime() + reply.waitSeconds * 1000).toISOString(), reintentoEn: null, fallosSeguidos: 0, alcanzable: 1, codigoBloqueo: null })
-      .where('queueKey', '=', batch.queueKey);
+    const queue = { siguienteEnvioEn: new Date(now.getTime() + reply.waitSeconds * 1000).toISOString(), reintentoEn: null, fallosSeguidos: 0, alcanzable: 1, codigoBloqueo: null };
     const answered = { respuesta: raw, csv: reply.csv ?? null, estadoEnvio: reply.estadoEnvio ?? null, respondidoEn: nowIso };
     await this.write(() => {
-      applyVerdicts(this.db, this.ids, last, context);
+      applyVerdicts(this.records, this.ids, last, context);
       if (!resend) {
-        this.db.run(this.db.kysely.deleteFrom('submission_jobs').where('idLote', '=', batch.id));
-        this.db.run(
-          this.db.kysely
-            .updateTable('submission_batches')
-            .set({ estado: 'respondido', ...answered, ultimoError: null })
-            .where('id', '=', batch.id),
-        );
-        this.db.run(queue);
+        this.outbox.deleteJobs(batch.id);
+        this.outbox.updateBatch(batch.id, { estado: 'respondido', ...answered, ultimoError: null });
+        this.outbox.updateQueue(batch.queueKey, queue);
         return;
       }
-      this.db.run(
-        this.db.kysely
-          .deleteFrom('submission_jobs')
-          .where('idLote', '=', batch.id)
-          .where('registroId', 'in', (eb) =>
-            eb.selectFrom('registros').select('id').where('idLote', '=', batch.id).where('estadoEnvioFinal', 'is not', null),
-          ),
-      );
+      this.outbox.deleteJobs(batch.id, true);
       const message = `${resend.records} registros sin respuesta: se reenvían`;
-      this.db.run(
-        this.db.kysely
-          .updateTable('submission_batches')
-          .set({ ...answered, numRegistros: resend.records, incidencia: resend.incidencia ? 1 : 0, ultimoError: message })
-          .where('id', '=', batch.id),
-      );
-      this.sql.updateRequest.run(resend.peticion, batch.id);
-      this.setEstadoEnvio(batch.id, 'pendiente_envio', nowIso);
-      this.db.run(queue);
+      this.outbox.updateBatch(batch.id, { ...answered, numRegistros: resend.records, incidencia: resend.incidencia ? 1 : 0, ultimoError: message });
+      this.outbox.replaceRequest(batch.id, resend.peticion);
+      this.records.awaitingResend(batch.id, 'pendiente_envio', nowIso);
+      this.outbox.updateQueue(batch.queueKey, queue);
       this.logger.warn('answer left records out, they go again first', { idLote: batch.id, registros: resend.records });
     });
   }
@@ -873,24 +674,14 @@ export class SubmissionWorker {
     await this.write(() => {
       const verdict: Verdict = { kind: 'rechazado', codigo: refusal.codigo, descripcion: refusal.descripcion };
       applyVerdicts(
-        this.db,
+        this.records,
         this.ids,
         this.batchRegistros(batch.id).map((registro) => ({ registro, verdict })),
         { idLote: batch.id, now: nowIso },
       );
-      this.db.run(this.db.kysely.deleteFrom('submission_jobs').where('idLote', '=', batch.id));
-      this.db.run(
-        this.db.kysely
-          .updateTable('submission_batches')
-          .set({ estado: 'rechazado', respuesta: raw, respondidoEn: nowIso, ultimoError: `${refusal.codigo}: ${refusal.descripcion}` })
-          .where('id', '=', batch.id),
-      );
-      this.db.run(
-        this.db.kysely
-          .updateTable('submission_queues')
-          .set({ reintentoEn: null, fallosSeguidos: 0, alcanzable: 1, ultimoError: refusal.descripcion, ultimoErrorEn: nowIso, codigoBloqueo: null })
-          .where('queueKey', '=', batch.queueKey),
-      );
+      this.outbox.deleteJobs(batch.id);
+      this.outbox.updateBatch(batch.id, { estado: 'rechazado', respuesta: raw, respondidoEn: nowIso, ultimoError: `${refusal.codigo}: ${refusal.descripcion}` });
+      this.outbox.updateQueue(batch.queueKey, { reintentoEn: null, fallosSeguidos: 0, alcanzable: 1, ultimoError: refusal.descripcion, ultimoErrorEn: nowIso, codigoBloqueo: null });
     });
   }
 
@@ -915,14 +706,9 @@ export class SubmissionWorker {
     const alcanzable = error instanceof SubmissionBlocked ? 1 : 0;
     this.logger.warn('submission failed, will resend it', { idLote: batch.id, error: message, retryAt });
     await this.write(() => {
-      this.db.run(this.db.kysely.updateTable('submission_batches').set({ ultimoError: message }).where('id', '=', batch.id));
-      this.setEstadoEnvio(batch.id, 'pendiente_envio', nowIso);
-      this.db.run(
-        this.db.kysely
-          .updateTable('submission_queues')
-          .set({ fallosSeguidos: failures, reintentoEn: retryAt, alcanzable, ultimoError: message, ultimoErrorEn: nowIso, codigoBloqueo })
-          .where('queueKey', '=', batch.queueKey),
-      );
+      this.outbox.updateBatch(batch.id, { ultimoError: message });
+      this.records.awaitingResend(batch.id, 'pendiente_envio', nowIso);
+      this.outbox.updateQueue(batch.queueKey, { fallosSeguidos: failures, reintentoEn: retryAt, alcanzable, ultimoError: message, ultimoErrorEn: nowIso, codigoBloqueo });
     });
   }
 }

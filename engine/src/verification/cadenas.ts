@@ -14,9 +14,9 @@
 import type { Element as XElement } from '@xmldom/xmldom';
 import type { CadenaVerificada, ProblemaCadena } from '../../../src-shared/api/verificacion';
 import type { Entorno, SistemaFiscal } from '../../../src-shared/api/common';
-import { parsearXml, verifyTicketBai } from '../ticketbai/xades';
-import { huellaAlta, huellaAnulacion } from '../verifactu/huella';
-import { verificarFirma } from '../no-verifactu/firma';
+import { parsearXml, verifyTicketBai } from '../regimes/ticketbai/record/xades';
+import { huellaAlta, huellaAnulacion } from '../regimes/verifactu/record/huella';
+import { verificarFirma } from './firma-registro';
 
 /** One stored record as the snapshot reads it. */
 export interface RegistroLeido {

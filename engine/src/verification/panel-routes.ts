@@ -3,7 +3,7 @@ import type { ZodTypeProvider } from '@fastify/type-provider-zod';
 import { verificacionCadenasSchema, verificarCadenasQuerySchema } from '../../../src-shared/api/verificacion';
 import type { Database } from '../db/database';
 import type { Clock } from '../platform/clock';
-import { verificarCadenas } from './instantanea';
+import { verificarCadenas } from './instantanea.sqlite';
 
 /** "Verificar cadenas" of the sync view: every chain recomputed from the stored XML. */
 export function verificationPanelRoutes(app: FastifyInstance, deps: { db: Database; clock: Clock }): void {

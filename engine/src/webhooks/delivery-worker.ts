@@ -4,34 +4,11 @@ import { afterPendingEvents, type WriteTurns } from '../db/write-priority';
 import type { Clock } from '../platform/clock';
 import type { Logger } from '../platform/logger';
 import { PollLoop } from '../platform/poll-loop';
+import type { WebhookDeliveryConfig } from './config';
 import { deliveryBody, deliveryHeaders, idEntrega } from './signing';
-import { eventosOf, WebhookStore, type DeliveryRow } from './store';
+import { eventosOf, WebhookStore, type DeliveryRow } from './store.sqlite';
 import { postWebhook, type AttemptOutcome } from './transport';
 import { WebhookAddressPolicy } from './address-policy';
-
-export interface WebhookDeliveryConfig {
-  /** A delivery must be answered (status line) within this time; later counts as a failure. */
-  timeoutMs: number;
-  /** Waits before each retry; its length is the number of retries (spec: up to 3). */
-  retryDelaysMs: number[];
-  /** How often an idle worker looks for new events and due retries (wake() cuts it short). */
-  pollMs: number;
-  /** Webhooks served at the same time; each webhook gets one attempt at a time, in order. */
-  parallelWebhooks: number;
-  /** Due deliveries taken per pass. */
-  batchSize: number;
-  /** Start delivering with the engine. */
-  deliverAutomatically: boolean;
-}
-
-export const DEFAULT_WEBHOOK_DELIVERY: WebhookDeliveryConfig = {
-  timeoutMs: 10_000,
-  retryDelaysMs: [30_000, 120_000, 480_000],
-  pollMs: 250,
-  parallelWebhooks: 8,
-  batchSize: 200,
-  deliverAutomatically: true,
-};
 
 /** Consecutive failed attempts after which the platform suspends a webhook (spec). */
 export const SUSPEND_AFTER_FAILURES = 20;
@@ -44,7 +21,7 @@ const FAN_OUT_CHUNK = 250;
 /**
  * Turns final-verdict events into signed webhook deliveries and sends them, at least once.
  *
- * Fan-out: an outbox cursor (`settings.webhookEventCursor`, the last `events.rowid` handled)
+ * Fan-out: an outbox cursor (`settings.webhookEventCursor`, the sequence of the last event handled)
  * advances in the same transaction that inserts the deliveries, so each event is fanned out
  * exactly once across crashes; the deterministic idEntrega (primary key) makes a repeat a no-op.
  * One delivery per active webhook linked to the event's issuer (same account and environment)

@@ -6,9 +6,9 @@ import {
   panelEntregasResponse,
   panelWebhooksResponse,
 } from '../../../src-shared/api/webhooks';
-import { notFound } from '../http/errors';
+import { notFound } from '../core/errors';
 import { webhookView } from './service';
-import type { WebhookRow, WebhookStore } from './store';
+import type { WebhookRow, WebhookStore } from './store.sqlite';
 
 function panelView(store: WebhookStore, row: WebhookRow) {
   return { ...webhookView(row), entorno: row.entorno, idCuenta: row.accountId, clientes: store.linkedNifs(row.idWebhook) };

@@ -11,9 +11,9 @@ import {
   webhookResponse,
   webhooksListResponse,
 } from '../../../src-shared/api/webhooks';
-import { callerOf } from '../http/auth';
+import { callerOf } from '../core/caller';
 import type { WebhookService } from './service';
-import type { WebhookScope } from './store';
+import type { WebhookScope } from './store.sqlite';
 
 function scopeOf(request: FastifyRequest): WebhookScope {
   const caller = callerOf(request);

@@ -7,10 +7,10 @@ import {
 } from '../../../src-shared/api/webhooks';
 import type { IssuerStore } from '../clients/store';
 import type { Database } from '../db/database';
-import { forbidden, notFound, validation } from '../http/errors';
+import { forbidden, notFound, validation } from '../core/errors';
 import type { Clock } from '../platform/clock';
 import type { IdGenerator } from '../platform/ids';
-import { eventosOf, WebhookStore, type WebhookRow, type WebhookScope } from './store';
+import { eventosOf, WebhookStore, type WebhookRow, type WebhookScope } from './store.sqlite';
 import { WebhookAddressPolicy } from './address-policy';
 
 /** The Webhook resource as the API shows it: `secreto` never; suspension details only when suspended. */
@@ -41,9 +41,6 @@ const webhookNotFound = () => notFound('Webhook no encontrado');
  */
 export class WebhookService {
   readonly store: WebhookStore;
-  /** Called after a commit that may make deliveries due (reactivation): wakes the worker. */
-  afterChange: () => void = () => {};
-
   constructor(
     private readonly db: Database,
     private readonly issuers: IssuerStore,
@@ -51,6 +48,8 @@ export class WebhookService {
     private readonly ids: IdGenerator,
     /** Where webhooks may point (checked by the routes before create and a change of url). */
     readonly addresses: WebhookAddressPolicy = new WebhookAddressPolicy(),
+    /** Called after a commit that may make deliveries due (reactivation): wakes the worker. */
+    private readonly afterChange: () => void = () => {},
   ) {
     this.store = new WebhookStore(db);
   }

@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Entorno } from '../../../src-shared/api/common';
 import { ManualClock } from '../../../engine/src/platform/clock';
-import { verifactuChainKey } from '../../../engine/src/verifactu/service';
+import { verifactuChainKey } from '../../../engine/src/regimes/verifactu/service';
 import { startTestEmulators } from '../../support/emulators';
 import { useEngineWithEmulators, type Emulators } from '../../support/filing';
 import {

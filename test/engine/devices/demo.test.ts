@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { startEngine, type StartedEngine } from '../../../engine/src/bin/start';
-import { DEMO_ISSUER_SIN_ALTA_CAPACIDAD } from '../../../engine/src/devices/demo';
+import { DEMO_ISSUER_SIN_ALTA_CAPACIDAD } from '../../../engine/src/demo/devices';
 
 function envFor(dataDir: string, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   return { POS_DATA_DIR: dataDir, POS_BILLING_PORT: '0', POS_MANAGE_PORT: '0', POS_PANEL_PORT: '0', POS_EMULATORS: 'off', ...extra };

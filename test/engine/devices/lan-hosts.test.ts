@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { seedDemoAccount } from '../../../engine/src/account/demo';
+import { seedDemoAccount } from '../../../engine/src/demo/account';
 import { configFromEnv } from '../../../engine/src/config';
 import { allowedHostNames } from '../../../engine/src/http/keyed-api';
 import { createEngine, type Engine } from '../../../engine/src/index';

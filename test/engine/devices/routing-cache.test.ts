@@ -6,7 +6,7 @@ import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SHARD0, type DeviceStore } from '../../../engine/src/devices/store';
-import { verifactuChainKey } from '../../../engine/src/verifactu/service';
+import { verifactuChainKey } from '../../../engine/src/regimes/verifactu/service';
 import { aFacturaF2 } from '../../fixtures/verifactu';
 import { admin } from '../../support/admin-cli';
 import { makeTestEngine, type TestEngine } from '../../support/engine';

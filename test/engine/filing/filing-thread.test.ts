@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { seedDemoAccount } from '../../../engine/src/account/demo';
+import { seedDemoAccount } from '../../../engine/src/demo/account';
 import { tbaiEmulatorBases } from '../../../engine/src/config';
 import { createEngine, type Engine } from '../../../engine/src/index';
 import type { Logger } from '../../../engine/src/platform/logger';

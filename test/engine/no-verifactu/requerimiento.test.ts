@@ -8,7 +8,7 @@ import { startTestEmulators } from '../../support/emulators';
 import { makeTestEngine, type TestEngine } from '../../support/engine';
 import { soapBodyFirstChild, validateAgainstVerifactuXsd } from '../../support/xsd';
 import { issuerChainKey } from '../../../engine/src/devices/chain-keys';
-import { buildRegFactuSoapEnvelope } from '../../../engine/src/verifactu/soap';
+import { buildRegFactuSoapEnvelope } from '../../../engine/src/regimes/verifactu/authority/soap';
 
 let emulators: Awaited<ReturnType<typeof startTestEmulators>>;
 let t: TestEngine;

@@ -6,9 +6,9 @@ import { existsSync, readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { faultXml, respuestaXml, type Respuesta, type RespuestaLinea as LineaEmulada } from '../../../engine/emulators/aeat/soap';
-import { verdictOf } from '../../../engine/src/submission/aeat-adapter';
-import { parseAeatReply, parseAeatReplyFully, type AeatReply } from '../../../engine/src/submission/aeat-reply';
-import { scanAeatReply } from '../../../engine/src/submission/aeat-reply-scan';
+import { verdictOf } from '../../../engine/src/regimes/verifactu/authority/aeat-adapter';
+import { parseAeatReply, parseAeatReplyFully, type AeatReply } from '../../../engine/src/regimes/verifactu/authority/aeat-reply';
+import { scanAeatReply } from '../../../engine/src/regimes/verifactu/authority/aeat-reply-scan';
 import { CONFORMANCE_DIR, corpusFile } from '../../conformance/corpus';
 
 /** Every verdict an answer gives, for a first send and for a resend. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../engine/src/platform/clock';
-import { buildRegFactuSoapEnvelope } from '../../../engine/src/verifactu/soap';
+import { buildRegFactuSoapEnvelope } from '../../../engine/src/regimes/verifactu/authority/soap';
 import { aFacturaF2 } from '../../fixtures/verifactu';
 import { useEngineWithEmulators } from '../../support/filing';
 

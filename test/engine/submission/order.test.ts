@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../engine/src/platform/clock';
-import type { AuthorityAdapter } from '../../../engine/src/submission/authority';
+import type { AuthorityAdapter } from '../../../engine/src/core/authority';
 import { aFacturaF2 } from '../../fixtures/verifactu';
 import { useEngineWithEmulators } from '../../support/filing';
 

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { WriteTurns } from '../../../engine/src/db/write-priority';
 import { ManualClock } from '../../../engine/src/platform/clock';
 import { silentLogger } from '../../../engine/src/platform/logger';
-import type { AuthorityAdapter } from '../../../engine/src/submission/authority';
+import type { AuthorityAdapter } from '../../../engine/src/core/authority';
 import { SubmissionWorker } from '../../../engine/src/submission/worker';
 import { aFacturaF2 } from '../../fixtures/verifactu';
 import { issueTickets, useEngineWithEmulators } from '../../support/filing';

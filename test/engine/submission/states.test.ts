@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../engine/src/platform/clock';
 import { aFacturaF2 } from '../../fixtures/verifactu';
-import type { AuthorityAdapter } from '../../../engine/src/submission/authority';
+import type { AuthorityAdapter } from '../../../engine/src/core/authority';
 import { useEngineWithEmulators } from '../../support/filing';
 
 const clock = new ManualClock('2026-11-20T10:00:00.000Z');

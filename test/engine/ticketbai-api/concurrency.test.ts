@@ -5,8 +5,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verificacionCadenasSchema } from '../../../src-shared/api/verificacion';
 import { DeviceStore } from '../../../engine/src/devices/store';
-import { ticketbaiChainKey } from '../../../engine/src/ticketbai/service';
-import { verificarCadenas } from '../../../engine/src/verification/instantanea';
+import { ticketbaiChainKey } from '../../../engine/src/regimes/ticketbai/service';
+import { verificarCadenas } from '../../../engine/src/verification/instantanea.sqlite';
 import { aTicketTbai } from '../../fixtures/ticketbai';
 import { makeTestEngine, type TestEngine } from '../../support/engine';
 

@@ -7,11 +7,11 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { generateTestCertificate } from '../../../engine/src/ticketbai/certificados';
+import { generateTestCertificate } from '../../../engine/src/regimes/ticketbai/certificados';
 import type { FaseAltaCapacidad } from '../../../engine/src/db/schema/devices';
 import { DeviceStore } from '../../../engine/src/devices/store';
 import { ManualClock } from '../../../engine/src/platform/clock';
-import { ticketbaiChainKey } from '../../../engine/src/ticketbai/service';
+import { ticketbaiChainKey } from '../../../engine/src/regimes/ticketbai/service';
 import { aTicketTbai } from '../../fixtures/ticketbai';
 import { useEngineWithEmulators } from '../../support/filing';
 

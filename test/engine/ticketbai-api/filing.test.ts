@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { ticketbaiCrearBody } from '../../../src-shared/api/ticketbai';
-import type { Interpretation, OutgoingRecord } from '../../../engine/src/submission/authority';
-import { TransportError } from '../../../engine/src/submission/transport';
-import type { Verdict } from '../../../engine/src/submission/verdicts';
-import { identidadDocumento, LroeAdapter, TbaiRestAdapter } from '../../../engine/src/ticketbai/filing';
-import { POLITICAS_FIRMA } from '../../../engine/src/ticketbai/politicas';
-import { signTicketBai } from '../../../engine/src/ticketbai/xades';
-import { buildTicketBaiAlta, buildTicketBaiAnulacion } from '../../../engine/src/ticketbai/xml';
+import type { Interpretation, OutgoingRecord } from '../../../engine/src/core/authority';
+import { TransportError } from '../../../engine/src/core/transport';
+import type { Verdict } from '../../../engine/src/core/authority';
+import { identidadDocumento, LroeAdapter, TbaiRestAdapter } from '../../../engine/src/regimes/ticketbai/authority/filing';
+import { POLITICAS_FIRMA } from '../../../engine/src/regimes/ticketbai/politicas';
+import { signTicketBai } from '../../../engine/src/regimes/ticketbai/record/xades';
+import { buildTicketBaiAlta, buildTicketBaiAnulacion } from '../../../engine/src/regimes/ticketbai/record/xml';
 import { aCertificadoTbai, aFacturaTbai, anAnularTbai, aSoftwareTbai, EMISOR_TBAI, GENERADO_EN } from '../ticketbai/fixtures';
 
 const endpoints = { base: { araba: { test: '', live: '' }, bizkaia: { test: '', live: '' }, gipuzkoa: { test: '', live: '' } }, timeoutMs: 1000 };

@@ -4,10 +4,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { seedDemoAccount } from '../../../engine/src/account/demo';
+import { seedDemoAccount } from '../../../engine/src/demo/account';
 import { createEngine, type Engine } from '../../../engine/src/index';
-import { POLITICAS_FIRMA } from '../../../engine/src/ticketbai/politicas';
-import { verifyTicketBai } from '../../../engine/src/ticketbai/xades';
+import { POLITICAS_FIRMA } from '../../../engine/src/regimes/ticketbai/politicas';
+import { verifyTicketBai } from '../../../engine/src/regimes/ticketbai/record/xades';
 import { testEngineConfig } from '../../support/engine';
 
 const POLITICA_GIPUZKOA = {

@@ -4,7 +4,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { generateTestCertificate, loadPkcs12 } from '../../../engine/src/ticketbai/certificados';
+import { generateTestCertificate, loadPkcs12 } from '../../../engine/src/regimes/ticketbai/certificados';
 import { aCertificadoTbai, EMISOR_TBAI } from './fixtures';
 
 describe('generateTestCertificate: self-signed RSA-2048 for TEST installs', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { crc8, crc8Digits } from '../../../engine/src/ticketbai/crc8';
-import { identificadorTbai, identificadorTbaiValido, LONGITUD_ID_TBAI } from '../../../engine/src/ticketbai/identificador';
+import { crc8, crc8Digits } from '../../../engine/src/regimes/ticketbai/record/crc8';
+import { identificadorTbai, identificadorTbaiValido, LONGITUD_ID_TBAI } from '../../../engine/src/regimes/ticketbai/record/identificador';
 
 describe('CRC-8 (poly 0x07, init 0, no reflection, xorout 0): the official examples', () => {
   it('check value: crc8("123456789") = 244', () => {

@@ -7,8 +7,8 @@ import type {
   LineaTbai,
   TicketbaiAnularBody,
 } from '../../../src-shared/api/ticketbai';
-import { generateTestCertificate, type CertificadoPrueba } from '../../../engine/src/ticketbai/certificados';
-import type { SoftwareTbai } from '../../../engine/src/ticketbai/xml';
+import { generateTestCertificate, type CertificadoPrueba } from '../../../engine/src/regimes/ticketbai/certificados';
+import type { SoftwareTbai } from '../../../engine/src/regimes/ticketbai/record/xml';
 
 /** The day the fixtures are issued. */
 export const HOY = '02-03-2026';

@@ -2,10 +2,10 @@ import { gunzipSync } from 'node:zlib';
 import { DOMParser } from '@xmldom/xmldom';
 import { describe, expect, it } from 'vitest';
 import { ticketbaiCrearBody } from '../../../src-shared/api/ticketbai';
-import { buildLroeAlta, buildLroeAnulacion } from '../../../engine/src/ticketbai/lroe';
-import { POLITICAS_FIRMA } from '../../../engine/src/ticketbai/politicas';
-import { signTicketBai, verifyTicketBai } from '../../../engine/src/ticketbai/xades';
-import { buildTicketBaiAlta, buildTicketBaiAnulacion } from '../../../engine/src/ticketbai/xml';
+import { buildLroeAlta, buildLroeAnulacion } from '../../../engine/src/regimes/ticketbai/authority/lroe';
+import { POLITICAS_FIRMA } from '../../../engine/src/regimes/ticketbai/politicas';
+import { signTicketBai, verifyTicketBai } from '../../../engine/src/regimes/ticketbai/record/xades';
+import { buildTicketBaiAlta, buildTicketBaiAnulacion } from '../../../engine/src/regimes/ticketbai/record/xml';
 import { validateAgainstTicketbaiXsd } from '../../support/xsd-ticketbai';
 import { aCertificadoTbai, aFacturaTbai, anAnularTbai, aSoftwareTbai, EMISOR_TBAI, GENERADO_EN } from './fixtures';
 

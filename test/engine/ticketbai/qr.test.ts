@@ -1,8 +1,8 @@
 import jsQR from 'jsqr';
 import { PNG } from 'pngjs';
 import { describe, expect, it } from 'vitest';
-import { crc8Digits } from '../../../engine/src/ticketbai/crc8';
-import { QR_HOSTS, qrTbaiPng, urlQrTbai } from '../../../engine/src/ticketbai/qr';
+import { crc8Digits } from '../../../engine/src/regimes/ticketbai/record/crc8';
+import { QR_HOSTS, qrTbaiPng, urlQrTbai } from '../../../engine/src/regimes/ticketbai/record/qr';
 
 const ID = 'TBAI-00000006Y-251019-btFpwP8dcLGAF-237';
 

@@ -3,16 +3,16 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { FacturaTicketbai } from '../../../src-shared/api/ticketbai';
 import { ticketbaiCrearBody } from '../../../src-shared/api/ticketbai';
-import { identificadorTbai, identificadorTbaiValido } from '../../../engine/src/ticketbai/identificador';
-import { POLITICAS_FIRMA } from '../../../engine/src/ticketbai/politicas';
+import { identificadorTbai, identificadorTbaiValido } from '../../../engine/src/regimes/ticketbai/record/identificador';
+import { POLITICAS_FIRMA } from '../../../engine/src/regimes/ticketbai/politicas';
 import {
   signatureValueDe,
   signTicketBai,
   signTicketBaiXmlCrypto,
   verifyTicketBai,
   type SignTicketBaiOptions,
-} from '../../../engine/src/ticketbai/xades';
-import { buildTicketBaiAlta, buildTicketBaiAnulacion, type FacturaAnteriorTbai } from '../../../engine/src/ticketbai/xml';
+} from '../../../engine/src/regimes/ticketbai/record/xades';
+import { buildTicketBaiAlta, buildTicketBaiAnulacion, type FacturaAnteriorTbai } from '../../../engine/src/regimes/ticketbai/record/xml';
 import { REFERENCE_DIR } from '../../support/xsd';
 import { aCertificadoTbai, aFacturaF1Tbai, aFacturaTbai, anAnularTbai, aSoftwareTbai, EMISOR_TBAI, GENERADO_EN } from './fixtures';
 import { xmlsec1Verify } from './xmlsec';

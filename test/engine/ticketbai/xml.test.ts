@@ -2,15 +2,15 @@ import { DOMParser, type Element } from '@xmldom/xmldom';
 import { describe, expect, it } from 'vitest';
 import type { FacturaTicketbai } from '../../../src-shared/api/ticketbai';
 import { ticketbaiCrearBody } from '../../../src-shared/api/ticketbai';
-import { POLITICAS_FIRMA } from '../../../engine/src/ticketbai/politicas';
-import { C14nTbai, signTicketBai, type SignTicketBaiOptions } from '../../../engine/src/ticketbai/xades';
+import { POLITICAS_FIRMA } from '../../../engine/src/regimes/ticketbai/politicas';
+import { C14nTbai, signTicketBai, type SignTicketBaiOptions } from '../../../engine/src/regimes/ticketbai/record/xades';
 import {
   buildTicketBaiAlta,
   buildTicketBaiAnulacion,
   escapeTexto,
   importe8Canonico,
   type FacturaAnteriorTbai,
-} from '../../../engine/src/ticketbai/xml';
+} from '../../../engine/src/regimes/ticketbai/record/xml';
 import { validateAgainstTicketbaiXsd } from '../../support/xsd-ticketbai';
 import {
   aCertificadoTbai,

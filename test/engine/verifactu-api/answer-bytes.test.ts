@@ -1,12 +1,12 @@
 // The issuing answers leave through a serializer compiled from the response schema
-// (http/response-serializer.ts) instead of zod's check-then-stringify: the bytes must be exactly
+// (core/response-serializer.ts) instead of zod's check-then-stringify: the bytes must be exactly
 // those the zod serializer writes, for every kind of answer, and an answer that breaks its schema
 // must still fail.
 import { serializerCompiler } from '@fastify/type-provider-zod';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ticketbaiEmisionResponse } from '../../../src-shared/api/ticketbai';
 import { verifactuAnularResponse, verifactuEmisionResponse } from '../../../src-shared/api/verifactu';
-import { flatFields, flatSerializerCompiler } from '../../../engine/src/http/response-serializer';
+import { flatFields, flatSerializerCompiler } from '../../../engine/src/core/response-serializer';
 import { aFacturaF1, aFacturaF2 } from '../../fixtures/verifactu';
 import type { TestEngine } from '../../support/engine';
 import { crear, engineOnFixtureDay } from './helpers';

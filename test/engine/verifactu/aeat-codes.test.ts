@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { REGLAS_VERIFACTU } from '../../../engine/src/verifactu/reglas';
+import { REGLAS_VERIFACTU } from '../../../engine/src/regimes/verifactu/reglas';
 
 const root = path.resolve(import.meta.dirname, '../../..');
 const LIST = path.join(root, 'assets/reference/verifactu/validaciones/errores.properties');

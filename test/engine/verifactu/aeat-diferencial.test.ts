@@ -11,10 +11,10 @@ import type { DetalleDesglose, FacturaVerifactu } from '../../../src-shared/api/
 import { verifactuCrearBody } from '../../../src-shared/api/verifactu';
 import type { AeatEmulator } from '../../../engine/emulators/aeat/index';
 import { createAeatEmulator, AEAT_SOAP_PATH } from '../../../engine/emulators/aeat/index';
-import { validarAlta } from '../../../engine/src/verifactu/reglas';
-import type { RegistroAnterior } from '../../../engine/src/verifactu/registro';
-import { buildRegistroAlta } from '../../../engine/src/verifactu/registro';
-import { buildRegFactuSoapEnvelope } from '../../../engine/src/verifactu/soap';
+import { validarAlta } from '../../../engine/src/regimes/verifactu/reglas';
+import type { RegistroAnterior } from '../../../engine/src/regimes/verifactu/record/registro';
+import { buildRegistroAlta } from '../../../engine/src/regimes/verifactu/record/registro';
+import { buildRegFactuSoapEnvelope } from '../../../engine/src/regimes/verifactu/authority/soap';
 import { EMISOR, GENERADO_EN, HOY, aDestinatarioNif, aDetalle, aFacturaF1, aFacturaF2, aSistemaInformatico } from '../../fixtures/verifactu';
 
 const SAMPLES = 12;

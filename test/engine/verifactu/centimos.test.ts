@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { centesimas, centimos, excesoCuota, textoCentimos, textoCuotaEsperada } from '../../../engine/src/verifactu/centimos';
+import { centesimas, centimos, excesoCuota, textoCentimos, textoCuotaEsperada } from '../../../engine/src/regimes/verifactu/centimos';
 
 describe('Integer cents (bigint) of schema-validated amounts', () => {
   it('reads every spelling the schema accepts, a signed zero as zero', () => {

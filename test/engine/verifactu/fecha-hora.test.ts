@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fechaHoraHusoGenRegistro, fechaLocalDdMmAaaa, offsetMs } from '../../../engine/src/verifactu/fecha-hora';
+import { fechaHoraHusoGenRegistro, fechaLocalDdMmAaaa, offsetMs } from '../../../engine/src/issuing/fecha-hora';
 
 const at = (iso: string) => new Date(iso);
 

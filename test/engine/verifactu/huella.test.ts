@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { cadenaHuellaAlta, huellaAlta, huellaAnulacion } from '../../../engine/src/verifactu/huella';
+import { cadenaHuellaAlta, huellaAlta, huellaAnulacion } from '../../../engine/src/regimes/verifactu/record/huella';
 
 const H1 = '3C464DAF61ACB827C65FDA19F352A4E3BDC2C640E9E9FC4CC058073F38F12F60';
 const H2 = 'F7B94CFD8924EDFF273501B01EE5153E4CE8F259766F88CF6ACB8935802A2B97';

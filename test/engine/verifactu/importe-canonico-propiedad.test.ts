@@ -3,7 +3,7 @@
 import { Decimal } from 'decimal.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { importeCanonico } from '../../../engine/src/verifactu/importes';
+import { importeCanonico } from '../../../engine/src/issuing/importes';
 
 describe('importeCanonico = decimal.js toFixed(2)', () => {
   it('any schema-valid amount, canonical or not', () => {

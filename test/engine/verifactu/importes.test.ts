@@ -1,6 +1,6 @@
 import { Decimal } from 'decimal.js';
 import { describe, expect, it } from 'vitest';
-import { importeCanonico, tipoCanonico } from '../../../engine/src/verifactu/importes';
+import { importeCanonico, tipoCanonico } from '../../../engine/src/issuing/importes';
 
 describe('Amounts: one canonical rendering (two decimals) for the XML and the hash', () => {
   it.each([

@@ -4,7 +4,7 @@ import jsQR from 'jsqr';
 import { PNG } from 'pngjs';
 import { describe, expect, it } from 'vitest';
 import { qrPng as renderQrPng } from '../../../engine/src/qr/png';
-import { javaUrlEncode, qrPng, qrPngBase64, urlValidacion } from '../../../engine/src/verifactu/qr';
+import { javaUrlEncode, qrPng, qrPngBase64, urlValidacion } from '../../../engine/src/regimes/verifactu/record/qr';
 
 function decode(png: Buffer): string | undefined {
   const img = PNG.sync.read(png);

@@ -6,9 +6,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { verifactuCrearBody } from '../../../src-shared/api/verifactu';
-import { tipoCanonico } from '../../../engine/src/verifactu/importes';
-import { buildRegistroAlta, buildRegistroAnulacion, type RegistroAnterior } from '../../../engine/src/verifactu/registro';
-import { escapeXml } from '../../../engine/src/verifactu/xml-escape';
+import { tipoCanonico } from '../../../engine/src/issuing/importes';
+import { buildRegistroAlta, buildRegistroAnulacion, type RegistroAnterior } from '../../../engine/src/regimes/verifactu/record/registro';
+import { escapeXml } from '../../../engine/src/regimes/verifactu/record/xml-escape';
 import { aSistemaInformatico } from '../../fixtures/verifactu';
 import { cuerpoCrear } from './referencia/arbitrarias';
 import { buildRegistroAltaReferencia } from './referencia/registro-referencia';

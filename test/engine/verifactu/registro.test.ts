@@ -2,8 +2,8 @@ import { DOMParser, type Element } from '@xmldom/xmldom';
 import { describe, expect, it } from 'vitest';
 import type { FacturaVerifactu } from '../../../src-shared/api/verifactu';
 import { verifactuCrearBody } from '../../../src-shared/api/verifactu';
-import { huellaAlta, huellaAnulacion } from '../../../engine/src/verifactu/huella';
-import { buildRegistroAlta, buildRegistroAnulacion, NS_SUMINISTRO_INFORMACION } from '../../../engine/src/verifactu/registro';
+import { huellaAlta, huellaAnulacion } from '../../../engine/src/regimes/verifactu/record/huella';
+import { buildRegistroAlta, buildRegistroAnulacion, NS_SUMINISTRO_INFORMACION } from '../../../engine/src/regimes/verifactu/record/registro';
 import {
   aDestinatarioIdOtro,
   aDestinatarioNif,

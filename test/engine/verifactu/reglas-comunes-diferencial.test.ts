@@ -1,4 +1,4 @@
-// Differential property test of the common-case rule path (engine/src/verifactu/reglas-comunes.ts):
+// Differential property test of the common-case rule path (engine/src/regimes/verifactu/reglas-comunes.ts):
 // validarAlta, which takes it for the everyday sale, against the whole rule table run one rule at a
 // time (validarAltaGeneral), on generated invoices around every condition that makes the path fall
 // back: other invoice types, a destinatario where none belongs or by IDOtro, especial, rectificativa,
@@ -8,9 +8,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { verifactuCrearBody } from '../../../src-shared/api/verifactu';
-import { validarAlta, validarAltaGeneral } from '../../../engine/src/verifactu/reglas';
-import { validarAltaComun } from '../../../engine/src/verifactu/reglas-comunes';
-import { buildRegistroAlta, type RegistroAnterior } from '../../../engine/src/verifactu/registro';
+import { validarAlta, validarAltaGeneral } from '../../../engine/src/regimes/verifactu/reglas';
+import { validarAltaComun } from '../../../engine/src/regimes/verifactu/reglas-comunes';
+import { buildRegistroAlta, type RegistroAnterior } from '../../../engine/src/regimes/verifactu/record/registro';
 import { crearBodyRapido } from '../../../src-shared/api/verifactu-rapido';
 import { aFacturaF1, aFacturaF2, aSistemaInformatico, GENERADO_EN, HOY } from '../../fixtures/verifactu';
 import { cuotaDe, importeTexto } from './referencia/arbitrarias';

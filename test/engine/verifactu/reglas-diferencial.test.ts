@@ -4,7 +4,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { verifactuCrearBody } from '../../../src-shared/api/verifactu';
-import { validarAlta } from '../../../engine/src/verifactu/reglas';
+import { validarAlta } from '../../../engine/src/regimes/verifactu/reglas';
 import { contexto, cuerpoCrear } from './referencia/arbitrarias';
 import { validarAltaDecimal } from './referencia/reglas-decimal-vigentes';
 

@@ -3,8 +3,8 @@
 // validarAlta and, for 1287, through the API: 400 naming the field and the character, nothing stored.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifactuCrearBody } from '../../../src-shared/api/verifactu';
-import { validarAlta } from '../../../engine/src/verifactu/reglas';
-import { CARACTERES_NO_VALIDOS } from '../../../engine/src/verifactu/reglas-caracteres';
+import { validarAlta } from '../../../engine/src/regimes/verifactu/reglas';
+import { CARACTERES_NO_VALIDOS } from '../../../engine/src/regimes/verifactu/reglas-caracteres';
 import { HOY, aDestinatarioIdOtro, aDetalle, aFacturaF1, aFacturaF2 } from '../../fixtures/verifactu';
 import { makeTestEngine, type TestEngine } from '../../support/engine';
 

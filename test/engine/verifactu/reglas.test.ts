@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { DetalleDesglose, FacturaVerifactu, Persona } from '../../../src-shared/api/verifactu';
 import { verifactuCrearBody } from '../../../src-shared/api/verifactu';
-import { type ContextoReglas, REGLAS_VERIFACTU, validarAlta } from '../../../engine/src/verifactu/reglas';
+import { type ContextoReglas, REGLAS_VERIFACTU, validarAlta } from '../../../engine/src/regimes/verifactu/reglas';
 import {
   aDestinatarioIdOtro,
   aDestinatarioNif,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { buildRegistroAlta, buildRegistroAnulacion } from '../../../engine/src/verifactu/registro';
-import { buildRegFactuSoapEnvelope, NS_SOAP_ENVELOPE, NS_SUMINISTRO_LR } from '../../../engine/src/verifactu/soap';
+import { buildRegistroAlta, buildRegistroAnulacion } from '../../../engine/src/regimes/verifactu/record/registro';
+import { buildRegFactuSoapEnvelope, NS_SOAP_ENVELOPE, NS_SUMINISTRO_LR } from '../../../engine/src/regimes/verifactu/authority/soap';
 import {
   aFacturaF1,
   aFacturaF2,

@@ -6,7 +6,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { panelEntregasResponse, webhookEntregaSchema } from '../../../src-shared/api/webhooks';
 import { resolveConfig } from '../../../engine/src/config';
 import { ManualClock } from '../../../engine/src/platform/clock';
-import { DEFAULT_WEBHOOK_DELIVERY } from '../../../engine/src/webhooks/delivery-worker';
+import { DEFAULT_WEBHOOK_DELIVERY } from '../../../engine/src/webhooks/config';
 import { aFacturaF2 } from '../../fixtures/verifactu';
 import { makeTestEngine, type TestEngine } from '../../support/engine';
 import { startTestEmulators } from '../../support/emulators';

@@ -23,7 +23,8 @@ const { afterPendingEvents } = await import('../../../engine/src/db/write-priori
 const { LazySyncTurns } = await import('../../../engine/src/filing/lazy-sync-turns');
 const { ManualClock } = await import('../../../engine/src/platform/clock');
 const { silentLogger } = await import('../../../engine/src/platform/logger');
-const { DEFAULT_WEBHOOK_DELIVERY, WebhookDeliveryWorker } = await import('../../../engine/src/webhooks/delivery-worker');
+const { DEFAULT_WEBHOOK_DELIVERY } = await import('../../../engine/src/webhooks/config');
+const { WebhookDeliveryWorker } = await import('../../../engine/src/webhooks/delivery-worker');
 const { startReceiver } = await import('../../support/webhook-receiver');
 
 let rx: Awaited<ReturnType<typeof startReceiver>>;

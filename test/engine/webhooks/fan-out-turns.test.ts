@@ -9,7 +9,8 @@ import { Database } from '../../../engine/src/db/database';
 import type { WriteTurns } from '../../../engine/src/db/write-priority';
 import { ManualClock } from '../../../engine/src/platform/clock';
 import { silentLogger } from '../../../engine/src/platform/logger';
-import { DEFAULT_WEBHOOK_DELIVERY, WebhookDeliveryWorker } from '../../../engine/src/webhooks/delivery-worker';
+import { DEFAULT_WEBHOOK_DELIVERY } from '../../../engine/src/webhooks/config';
+import { WebhookDeliveryWorker } from '../../../engine/src/webhooks/delivery-worker';
 import { insertAccountRow, insertActiveWebhookRows } from '../../fixtures/webhook-rows';
 
 let db: Database | undefined;

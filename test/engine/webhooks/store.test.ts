@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { isPrivateNetworkHost, webhookUrlProblem } from '../../../src-shared/api/webhooks';
 import { Database } from '../../../engine/src/db/database';
 import { deliveryBody, idEntrega, signature, uuidV5 } from '../../../engine/src/webhooks/signing';
-import { WebhookStore } from '../../../engine/src/webhooks/store';
+import { WebhookStore } from '../../../engine/src/webhooks/store.sqlite';
 import { insertAccountRow, insertActiveWebhookRows } from '../../fixtures/webhook-rows';
 
 describe('idEntrega is a UUIDv5 (RFC 4122 §4.3), deterministic per (webhook, record, event)', () => {

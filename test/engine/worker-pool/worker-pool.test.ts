@@ -7,14 +7,14 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { configFromEnv } from '../../../engine/src/config';
-import { PureWork } from '../../../engine/src/issuing/pure-work';
-import { EngineError } from '../../../engine/src/http/errors';
+import { PureWork } from '../../../engine/src/pure-work/pure-work';
+import { EngineError } from '../../../engine/src/core/errors';
 import { silentLogger, type Logger } from '../../../engine/src/platform/logger';
 import { WorkerPool, WorkerPoolError, defaultPoolSize } from '../../../engine/src/platform/worker-pool';
 import { qrPng } from '../../../engine/src/qr/png';
-import { firmarAlta, linkOf, type AltaAFirmar } from '../../../engine/src/ticketbai/alta-firmada';
-import { POLITICAS_FIRMA } from '../../../engine/src/ticketbai/politicas';
-import { verifyTicketBai } from '../../../engine/src/ticketbai/xades';
+import { firmarAlta, linkOf, type AltaAFirmar } from '../../../engine/src/regimes/ticketbai/record/alta-firmada';
+import { POLITICAS_FIRMA } from '../../../engine/src/regimes/ticketbai/politicas';
+import { verifyTicketBai } from '../../../engine/src/regimes/ticketbai/record/xades';
 import { aCertificadoTbai, aFacturaTbai, aSoftwareTbai, GENERADO_EN } from '../ticketbai/fixtures';
 
 interface FixtureTasks {

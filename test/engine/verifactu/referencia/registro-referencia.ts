@@ -1,18 +1,18 @@
 // Reference builder of RegistroAlta for the differential tests: the production builder as it was
-// before the issuing hot path was tuned (engine/src/verifactu/registro.ts at commit 1951751), with
+// before the issuing hot path was tuned (engine/src/regimes/verifactu/record/registro.ts, then engine/src/verifactu/registro.ts, at commit 1951751), with
 // its own hash (createHash over the `Name=value&…` string of every field trimmed), its own
 // escaping (one regular-expression replace) and its own canonical amounts and rates (regular
 // expressions), so that a change to any of the production pieces is compared with this one.
 import * as crypto from 'node:crypto';
 import type { IdFacturaReferida, Persona } from '../../../../src-shared/api/verifactu';
-import { fechaHoraHusoGenRegistro } from '../../../../engine/src/verifactu/fecha-hora';
+import { fechaHoraHusoGenRegistro } from '../../../../engine/src/issuing/fecha-hora';
 import {
   NS_SUMINISTRO_INFORMACION,
   type BuildRegistroAltaInput,
   type RegistroAltaConstruido,
   type RegistroAnterior,
   type SistemaInformatico,
-} from '../../../../engine/src/verifactu/registro';
+} from '../../../../engine/src/regimes/verifactu/record/registro';
 
 const ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;', '\r': '&#13;' };
 function escapeXml(text: string): string {

@@ -1,5 +1,5 @@
 // REFERENCE ONLY (tests): the AEAT local rules as they were before the integer-cent rewrite of
-// engine/src/verifactu/reglas.ts, on decimal.js. The differential property test
+// engine/src/regimes/verifactu/reglas.ts, on decimal.js. The differential property test
 // (reglas-diferencial.test.ts) asserts the production rules give exactly these results.
 // Do not "fix" this copy: it is the oracle. The one kind of change it takes is the AEAT's own: when
 // the AEAT changes a rule, both change (issue 31: 1260 lets IPSI carry a ClaveRegimen, §15.6.1 got
