@@ -259,3 +259,20 @@ export class IssuerStore {
     );
   }
 }
+
+/**
+ * The IAE heading of a natural-person issuer (Bizkaia's LROE model 140 carries it per invoice): it
+ * lives in the issuer's client details, not on the `issuers` row issuing reads.
+ */
+export function epigrafeIaeOf(db: Database, nif: string): string | undefined {
+  const row = db.first(
+    db.kysely
+      .selectFrom('issuers')
+      .innerJoin('issuer_details', 'issuer_details.issuerId', 'issuers.id')
+      .select('issuer_details.epigrafeIAE')
+      .where('issuers.nif', '=', nif)
+      .where('issuer_details.epigrafeIAE', 'is not', null)
+      .limit(1),
+  );
+  return row?.epigrafeIAE ?? undefined;
+}

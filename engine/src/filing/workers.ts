@@ -1,4 +1,5 @@
 import type { Database } from '../db/database';
+import { epigrafeIaeOf } from '../clients/store';
 import type { WriteTurns } from '../db/write-priority';
 import type { Clock } from '../platform/clock';
 import type { IdGenerator } from '../platform/ids';
@@ -41,20 +42,8 @@ export function buildFilingWorkers(
   const submissions = new SubmissionWorker(db, clock, ids, logger, settings.submission, turns);
   submissions.register(new TbaiRestAdapter('araba', settings.tbaiEndpoints));
   submissions.register(new TbaiRestAdapter('gipuzkoa', settings.tbaiEndpoints));
-  submissions.register(new LroeAdapter(settings.tbaiEndpoints, (nif) => epigrafeOf(db, nif)));
+  submissions.register(new LroeAdapter(settings.tbaiEndpoints, (nif) => epigrafeIaeOf(db, nif)));
   return { submissions, webhookDeliveries: new WebhookDeliveryWorker(db, clock, logger, settings.webhooks, turns, addresses) };
-}
-
-/** The IAE heading of a natural-person issuer (LROE model 140), when the client store has one. */
-function epigrafeOf(db: Database, nif: string): string | undefined {
-  try {
-    const row = db.sqlite.prepare('SELECT epigrafeIAE FROM issuers WHERE nif = ? AND epigrafeIAE IS NOT NULL LIMIT 1').get(nif) as
-      | { epigrafeIAE: string }
-      | undefined;
-    return row?.epigrafeIAE;
-  } catch {
-    return undefined;
-  }
 }
 
 /**
