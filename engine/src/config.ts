@@ -7,6 +7,7 @@ import { DEFAULT_SOFTWARE, type SoftwareIdentity } from './compliance/config';
 import { DEFAULT_AEAT_EMULATOR_URL, type SubmissionConfig } from './submission/config';
 import type { TbaiCertificateConfig, TbaiEndpoints } from './regimes/ticketbai/config';
 import { POLITICAS_FIRMA, type PoliticaFirma } from './regimes/ticketbai/politicas';
+import type { Entorno } from '../../src-shared/api/common';
 import type { Provincia } from '../../src-shared/api/ticketbai';
 import { DEFAULT_WEBHOOK_DELIVERY, type WebhookDeliveryConfig } from './webhooks/config';
 import type { WebhookResolver } from './webhooks/address-policy';
@@ -55,7 +56,8 @@ export interface EngineConfig {
   /** Base URL of the shipped emulators, when they play the authorities (fault controls in the panel). */
   /** TicketBAI reception services per province and environment, and the LIVE signing certificate. */
   ticketbai?: {
-    endpoints?: Partial<TbaiEndpoints>;
+    /** `base` may name only some provinces and environments: the rest stay the emulator's. */
+    endpoints?: Partial<Omit<TbaiEndpoints, 'base'>> & { base?: Partial<Record<Provincia, Partial<Record<Entorno, string>>>> };
     certificate?: TbaiCertificateConfig;
     /** XAdES-EPES signature policy per treasury (identifier and digest); defaults to POLITICAS_FIRMA. */
     politicasFirma?: Partial<Record<Provincia, PoliticaFirma>>;
@@ -130,6 +132,12 @@ export function tbaiEmulatorBases(emulatorUrl: string): TbaiEndpoints['base'] {
   return { araba: at('araba'), bizkaia: at('bizkaia'), gipuzkoa: at('gipuzkoa') };
 }
 
+/** Each province's and environment's configured base URL, else the emulator's. */
+function tbaiBases(emulator: TbaiEndpoints['base'], configured: Partial<Record<Provincia, Partial<Record<Entorno, string>>>> | undefined): TbaiEndpoints['base'] {
+  const of = (p: Provincia) => ({ test: configured?.[p]?.test ?? emulator[p].test, live: configured?.[p]?.live ?? emulator[p].live });
+  return { araba: of('araba'), bizkaia: of('bizkaia'), gipuzkoa: of('gipuzkoa') };
+}
+
 export function resolveConfig(config: EngineConfig): ResolvedConfig {
   return {
     dataDir: path.resolve(config.dataDir),
@@ -166,9 +174,9 @@ export function resolveConfig(config: EngineConfig): ResolvedConfig {
     emulatorControlToken: config.emulatorControlToken,
     ticketbai: {
       endpoints: {
-        base: tbaiEmulatorBases(config.emulatorUrl ?? 'http://127.0.0.1:8790'),
         timeoutMs: 30_000,
         ...config.ticketbai?.endpoints,
+        base: tbaiBases(tbaiEmulatorBases(config.emulatorUrl ?? 'http://127.0.0.1:8790'), config.ticketbai?.endpoints?.base),
       },
       certificate: config.ticketbai?.certificate ?? {},
       politicasFirma: { ...POLITICAS_FIRMA, ...config.ticketbai?.politicasFirma },
@@ -207,8 +215,10 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): EngineConfi
   }
   const emulatorPort = port('POS_EMULATOR_PORT', 8790);
   const emulatorAeat = `http://127.0.0.1:${emulatorPort}/wlpl/TIKE-CONT/ws/SistemaFacturacion/VerifactuSOAP`;
-  const tls = aeatTlsFromEnv(env);
+  const tls = clientTlsFromEnv(env, 'POS_AEAT');
+  const tbai = tbaiFromEnv(env);
   return {
+    ...(tbai ? { ticketbai: { endpoints: tbai } } : {}),
     submission: {
       aeat: {
         url: { test: env.POS_AEAT_URL_TEST ?? emulatorAeat, live: env.POS_AEAT_URL_LIVE ?? emulatorAeat },
@@ -241,12 +251,42 @@ function workerThreadsFromEnv(raw: string | undefined): { workerThreads?: number
   return { workerThreads: n };
 }
 
+const PROVINCIAS: readonly Provincia[] = ['araba', 'bizkaia', 'gipuzkoa'];
+
 /**
- * Mutual TLS towards the AEAT: POS_AEAT_P12 (PKCS#12 with the seal or representative certificate),
- * POS_AEAT_P12_PASSWORD, POS_AEAT_CA (a PEM bundle trusted besides the system CAs). Files are read
- * at start so a wrong path stops the engine there, naming the variable, not at the first filing.
+ * The treasuries' reception services (`POS_TBAI_URL_<PROVINCIA>_<TEST|LIVE>`, each the base URL the
+ * engine appends its service paths to) and the certificate presented to them over mutual TLS
+ * (`POS_TBAI_P12`…); undefined when none is set (every one stays the emulator's).
  */
-function aeatTlsFromEnv(env: NodeJS.ProcessEnv): TlsClientConfig | undefined {
+function tbaiFromEnv(env: NodeJS.ProcessEnv): NonNullable<NonNullable<EngineConfig['ticketbai']>['endpoints']> | undefined {
+  const base: Partial<Record<Provincia, Partial<Record<Entorno, string>>>> = {};
+  for (const provincia of PROVINCIAS) {
+    for (const entorno of ['test', 'live'] as const) {
+      const name = `POS_TBAI_URL_${provincia.toUpperCase()}_${entorno.toUpperCase()}`;
+      const raw = env[name];
+      if (raw === undefined || raw === '') continue;
+      let url: URL;
+      try {
+        url = new URL(raw);
+      } catch {
+        throw new Error(`${name} must be an http(s) URL (got "${raw}")`);
+      }
+      if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new Error(`${name} must be an http(s) URL (got "${raw}")`);
+      base[provincia] = { ...base[provincia], [entorno]: raw.replace(/\/+$/, '') };
+    }
+  }
+  const tls = clientTlsFromEnv(env, 'POS_TBAI');
+  if (Object.keys(base).length === 0 && !tls) return undefined;
+  return { ...(Object.keys(base).length > 0 ? { base } : {}), ...(tls ? { tls } : {}) };
+}
+
+/**
+ * Mutual TLS towards an authority: `<prefix>_P12` (PKCS#12 with the seal or representative
+ * certificate), `<prefix>_P12_PASSWORD`, `<prefix>_CA` (a PEM bundle trusted besides the system CAs):
+ * POS_AEAT_* for the AEAT, POS_TBAI_* for the treasuries. Files are read at start so a wrong path
+ * stops the engine there, naming the variable, not at the first filing.
+ */
+function clientTlsFromEnv(env: NodeJS.ProcessEnv, prefix: 'POS_AEAT' | 'POS_TBAI'): TlsClientConfig | undefined {
   const read = (name: string): Buffer | undefined => {
     const file = env[name];
     if (file === undefined || file === '') return undefined;
@@ -256,21 +296,22 @@ function aeatTlsFromEnv(env: NodeJS.ProcessEnv): TlsClientConfig | undefined {
       throw new Error(`${name}: cannot read ${file} (${error instanceof Error ? error.message : String(error)})`);
     }
   };
-  const pfx = read('POS_AEAT_P12');
-  const ca = read('POS_AEAT_CA');
+  const pfx = read(`${prefix}_P12`);
+  const ca = read(`${prefix}_CA`);
+  const password = env[`${prefix}_P12_PASSWORD`];
   if (!pfx) {
-    // AEAT refuses every request without a client certificate: a CA alone is a configuration mistake.
-    if (ca || env.POS_AEAT_P12_PASSWORD) throw new Error('POS_AEAT_CA and POS_AEAT_P12_PASSWORD need POS_AEAT_P12');
+    // The authorities refuse every request without a client certificate: a CA alone is a configuration mistake.
+    if (ca || password) throw new Error(`${prefix}_CA and ${prefix}_P12_PASSWORD need ${prefix}_P12`);
     return undefined;
   }
   // Node's `ca` replaces its bundled roots: keep them, so the CA adds trust instead of narrowing it.
   const trusted = ca ? Buffer.concat([Buffer.from(`${rootCertificates.join('\n')}\n`), ca]) : undefined;
-  const tls: TlsClientConfig = { pfx, ...(env.POS_AEAT_P12_PASSWORD ? { passphrase: env.POS_AEAT_P12_PASSWORD } : {}), ...(trusted ? { ca: trusted } : {}) };
+  const tls: TlsClientConfig = { pfx, ...(password ? { passphrase: password } : {}), ...(trusted ? { ca: trusted } : {}) };
   try {
     // A wrong password or a broken file fails here, not as endless transport retries.
     createSecureContext(tls);
   } catch (error) {
-    throw new Error(`POS_AEAT_P12: cannot use the PKCS#12 (${error instanceof Error ? error.message : String(error)})`);
+    throw new Error(`${prefix}_P12: cannot use the PKCS#12 (${error instanceof Error ? error.message : String(error)})`);
   }
   return tls;
 }

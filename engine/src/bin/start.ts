@@ -100,9 +100,10 @@ export async function startEngine(options: StartOptions): Promise<StartedEngine>
       ...(env.POS_ASSETS_DIR ? { assetsDir: env.POS_ASSETS_DIR } : {}),
       ...(emulatorUrl ? { emulatorUrl } : {}),
       ...(emulators ? { emulatorControlToken } : {}),
-      // TicketBAI LIVE has no real endpoint configured here, and AEAT LIVE defaults to the emulator:
-      // with emulators, LIVE is theirs, and every LIVE answer, the banner and the panel say so.
-      liveToEmulator: emulatorUrl !== undefined,
+      // AEAT and TicketBAI LIVE default to the emulators: with emulators on, LIVE is theirs — and
+      // every LIVE answer, the banner and the panel say so — unless every LIVE endpoint (the AEAT's
+      // and each treasury's) is configured.
+      liveToEmulator: emulatorUrl !== undefined && !liveEndpointsConfigured(env),
       // The census NIF check: the started emulator unless POS_CENSUS_URL points elsewhere.
       census: { ...config.census, ...(emulators && !env.POS_CENSUS_URL ? { url: `${emulators.url}${CENSUS_SOAP_PATH}` } : {}) },
       submission: {
@@ -182,4 +183,9 @@ export async function startEngine(options: StartOptions): Promise<StartedEngine>
     await emulators?.close();
     throw error;
   }
+}
+
+/** POS_AEAT_URL_LIVE and every treasury's POS_TBAI_URL_<PROVINCIA>_LIVE: LIVE goes to no emulator. */
+export function liveEndpointsConfigured(env: NodeJS.ProcessEnv): boolean {
+  return Boolean(env.POS_AEAT_URL_LIVE) && ['ARABA', 'BIZKAIA', 'GIPUZKOA'].every((p) => Boolean(env[`POS_TBAI_URL_${p}_LIVE`]));
 }
