@@ -6,24 +6,9 @@ import { colasBloqueadas } from '../../src-renderer/features/sync/bloqueos';
 import { EVENTOS_POR_PAGINA, huellaCorta, tipoAnomaliaClave, tipoEventoClave, useNoVerifactu, type EventoSif } from '../../src-renderer/features/sync/no-verifactu-store';
 import { conservadasSinEnvio, enVuelo, estadoLote, type SyncResumen } from '../../src-renderer/features/sync/store';
 import { LANGS, translate } from '../../src-renderer/i18n';
+import { cola } from './support/sync-fixtures';
 import { fakeEngine, ok, type Call } from './support/fake-engine';
 
-const cola = (extra: Partial<SyncResumen['colas'][number]>): SyncResumen['colas'][number] => ({
-  queueKey: 'test|aeat|B12345674',
-  entorno: 'test',
-  autoridad: 'aeat',
-  obligado: 'B12345674',
-  pendientes: 0,
-  siguienteEnvioEn: null,
-  reintentoEn: null,
-  proximoIntentoEn: null,
-  fallosSeguidos: 0,
-  alcanzable: true,
-  ultimoError: null,
-  ultimoErrorEn: null,
-  masAntiguoEn: null,
-  ...extra,
-});
 
 const bloqueo = {
   codigo: '4104',

@@ -4,24 +4,9 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { useSession } from '../../src-renderer/app/session';
 import { autoridadesCaidas, autoridadesVista, avisoSinPendientes, emuladoresDeEmisores, enVuelo, estadoLote, useSync, type SyncResumen } from '../../src-renderer/features/sync/store';
 import { translate } from '../../src-renderer/i18n';
+import { cola } from './support/sync-fixtures';
 import { fakeEngine, ok } from './support/fake-engine';
 
-const cola = (extra: Partial<SyncResumen['colas'][number]>): SyncResumen['colas'][number] => ({
-  queueKey: 'test|aeat|B12345674',
-  entorno: 'test',
-  autoridad: 'aeat',
-  obligado: 'B12345674',
-  pendientes: 0,
-  siguienteEnvioEn: null,
-  reintentoEn: null,
-  proximoIntentoEn: null,
-  fallosSeguidos: 0,
-  alcanzable: true,
-  ultimoError: null,
-  ultimoErrorEn: null,
-  masAntiguoEn: null,
-  ...extra,
-});
 
 const resumen: SyncResumen = {
   pausado: { test: false, live: false },

@@ -71,6 +71,17 @@ const texto = (e: XElement | undefined, ...ruta: string[]) => {
 
 const el = (name: string, value: string) => '<sf:' + name + '>' + escapeXml(value) + '</sf:' + name + '>';
 
+/**
+ * A detection run's launch block (EventosSIF.xsd): the four checks — hashes, signatures, chain,
+ * dates — each done over `n` billing records (`Facturacion`) or events (`Evento`).
+ */
+function lanzamiento(de: 'Facturacion' | 'Evento', n: string): string {
+  const checks = ['IntegridadHuellas', 'IntegridadFirmas', 'TrazabilidadCadena', 'TrazabilidadFechas']
+    .map((c) => el(`RealizadoProcesoSobre${c}Reg${de}`, 'S') + el(`NumeroDeRegistros${de}ProcesadosSobre${c}`, n))
+    .join('');
+  return `<sf:LanzamientoProcesoDeteccionAnomaliasReg${de}>${checks}</sf:LanzamientoProcesoDeteccionAnomaliasReg${de}>`;
+}
+
 export class DeteccionAnomalias {
   constructor(private readonly deps: { db: Database; eventos: RegistroEventos; clock: Clock }) {}
 
@@ -97,13 +108,7 @@ export class DeteccionAnomalias {
       anotados.push(
         eventos.anotar(issuer.entorno, obligado, {
           tipoEvento: TIPOS_EVENTO.lanzamientoAnomaliasFacturacion,
-          datosPropios:
-            '<sf:LanzamientoProcesoDeteccionAnomaliasRegFacturacion>' +
-            el('RealizadoProcesoSobreIntegridadHuellasRegFacturacion', 'S') + el('NumeroDeRegistrosFacturacionProcesadosSobreIntegridadHuellas', n) +
-            el('RealizadoProcesoSobreIntegridadFirmasRegFacturacion', 'S') + el('NumeroDeRegistrosFacturacionProcesadosSobreIntegridadFirmas', n) +
-            el('RealizadoProcesoSobreTrazabilidadCadenaRegFacturacion', 'S') + el('NumeroDeRegistrosFacturacionProcesadosSobreTrazabilidadCadena', n) +
-            el('RealizadoProcesoSobreTrazabilidadFechasRegFacturacion', 'S') + el('NumeroDeRegistrosFacturacionProcesadosSobreTrazabilidadFechas', n) +
-            '</sf:LanzamientoProcesoDeteccionAnomaliasRegFacturacion>',
+          datosPropios: lanzamiento('Facturacion', n),
         }),
       );
       for (const a of anomaliasRegistros) {
@@ -125,13 +130,7 @@ export class DeteccionAnomalias {
       anotados.push(
         eventos.anotar(issuer.entorno, obligado, {
           tipoEvento: TIPOS_EVENTO.lanzamientoAnomaliasEventos,
-          datosPropios:
-            '<sf:LanzamientoProcesoDeteccionAnomaliasRegEvento>' +
-            el('RealizadoProcesoSobreIntegridadHuellasRegEvento', 'S') + el('NumeroDeRegistrosEventoProcesadosSobreIntegridadHuellas', m) +
-            el('RealizadoProcesoSobreIntegridadFirmasRegEvento', 'S') + el('NumeroDeRegistrosEventoProcesadosSobreIntegridadFirmas', m) +
-            el('RealizadoProcesoSobreTrazabilidadCadenaRegEvento', 'S') + el('NumeroDeRegistrosEventoProcesadosSobreTrazabilidadCadena', m) +
-            el('RealizadoProcesoSobreTrazabilidadFechasRegEvento', 'S') + el('NumeroDeRegistrosEventoProcesadosSobreTrazabilidadFechas', m) +
-            '</sf:LanzamientoProcesoDeteccionAnomaliasRegEvento>',
+          datosPropios: lanzamiento('Evento', m),
         }),
       );
       const porId = new Map(evs.map((e) => [e.id, e]));
