@@ -46,7 +46,7 @@ export default defineConfig({
     hookTimeout: 60_000,
     // One temporary folder per run, removed at its end (test/support/run-tmpdir.ts), and in it one
     // database migrated once that new data dirs start from (test/support/migrated-template.ts).
-    globalSetup: ['test/support/run-tmpdir.ts', 'test/support/migrated-template.ts'],
+    globalSetup: ['test/support/run-tmpdir.ts', 'test/support/migrated-template.ts', 'test/support/postgres-cluster.ts'],
     projects: [
       {
         extends: true,

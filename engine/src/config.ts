@@ -20,6 +20,12 @@ export { DEFAULT_SOFTWARE, type SoftwareIdentity } from './compliance/config';
 
 export interface EngineConfig {
   dataDir: string;
+  /**
+   * A PostgreSQL connection string (POS_DATABASE_URL): the engine keeps its tables there instead
+   * of the data dir's SQLite file, and several engine processes can share them (README, "Beyond
+   * one machine"). The data dir still holds what is per node: logs, the TLS certificate, keys.
+   */
+  databaseUrl?: string;
   host?: string;
   /**
    * LAN names the APIs also answer to (POS_ALLOWED_HOSTS), each only with the API's own port:
@@ -96,6 +102,7 @@ export const REPO_ROOT = path.resolve(import.meta.dirname, '../..');
 
 export interface ResolvedConfig {
   dataDir: string;
+  databaseUrl: string | undefined;
   host: string;
   allowedHosts: string[];
   billingPort: number;
@@ -141,6 +148,7 @@ function tbaiBases(emulator: TbaiEndpoints['base'], configured: Partial<Record<P
 export function resolveConfig(config: EngineConfig): ResolvedConfig {
   return {
     dataDir: path.resolve(config.dataDir),
+    databaseUrl: config.databaseUrl,
     host: config.host ?? '127.0.0.1',
     allowedHosts: (config.allowedHosts ?? []).map((h) => h.trim().toLowerCase()).filter((h) => h !== ''),
     billingPort: config.billingPort ?? 8780,
@@ -198,6 +206,12 @@ function filingThreadOf(config: EngineConfig): boolean {
     config.submission?.random !== undefined ||
     config.webhookResolver !== undefined;
   if (config.filingThread === true && injected) throw new Error('filingThread needs the system clock, ids and resolver (no clock, ids, submission.random or webhookResolver injected)');
+  // libpq's binding loads on one thread of a process only: on PostgreSQL the filing workers run
+  // on the engine's thread (each node's share of the filing is small: queues are spread over nodes).
+  if (config.databaseUrl !== undefined) {
+    if (config.filingThread === true) throw new Error('filingThread is not available on PostgreSQL (databaseUrl)');
+    return false;
+  }
   return config.filingThread ?? (config.workerThreads !== 0 && !injected);
 }
 
@@ -226,6 +240,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): EngineConfi
       },
     },
     dataDir: env.POS_DATA_DIR ?? './data',
+    ...(env.POS_DATABASE_URL ? { databaseUrl: env.POS_DATABASE_URL } : {}),
     host: env.POS_HOST ?? '127.0.0.1',
     allowedHosts: (env.POS_ALLOWED_HOSTS ?? '').split(',').map((h) => h.trim()).filter((h) => h !== ''),
     billingPort: port('POS_BILLING_PORT', 8780),

@@ -1,7 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { resolveConfig, type EngineConfig, type ResolvedConfig } from './config';
 import { buildContext, filingThreadData, type EngineContext } from './context';
-import { Database } from './db/database';
+import { SqliteDatabase, type Database } from './db/database';
+import { PostgresDatabase } from './db/postgres';
 import { FilingThread } from './filing/filing-thread';
 import { buildBillingApi } from './http/billing-api';
 import { buildManageApi } from './http/manage-api';
@@ -54,7 +55,7 @@ export interface EngineUrls {
 export async function createEngine(input: EngineConfig): Promise<Engine> {
   const config = resolveConfig(input);
   const logger = input.logger ?? fileLogger(config.dataDir);
-  const db = Database.open(config.dataDir);
+  const db: Database = config.databaseUrl ? new PostgresDatabase(config.databaseUrl) : SqliteDatabase.open(config.dataDir);
   // The filing thread loads its code while the database is migrated and the APIs are built.
   const filingThread = config.filingThread ? new FilingThread(filingThreadData(config, db.file), logger) : undefined;
   filingThread?.prepare();

@@ -16,6 +16,8 @@ import { FILING_THREAD_NICENESS } from '../../engine/src/filing/thread-priority'
 import { createEngine } from '../../engine/src/index';
 import type { Caller } from '../../engine/src/core/caller';
 import { runningEngineConfig, UNMETERED } from '../support/running-engine-config';
+import { sqliteOf } from '../support/sqlite-of';
+import type { Database } from '../../engine/src/db/database';
 
 /** Raw SQLite: UPDATE one row by primary key, 1000 per transaction, synchronous=FULL. */
 function rawUpdateRate(rows: number): number {
@@ -137,8 +139,8 @@ export function filingThreadFromEnv(env: NodeJS.ProcessEnv = process.env): { fil
 }
 
 /** Pauses or resumes filing in TEST, as the panel's sync view does (the worker skips paused queues). */
-export function setFilingPaused(db: { sqlite: BetterSqlite3.Database }, pausado: boolean): void {
-  db.sqlite
+export function setFilingPaused(db: Database, pausado: boolean): void {
+  sqliteOf(db)
     .prepare('INSERT INTO submission_control (entorno, pausado) VALUES (?, ?) ON CONFLICT (entorno) DO UPDATE SET pausado = excluded.pausado')
     .run('test', pausado ? 1 : 0);
 }
@@ -150,11 +152,11 @@ export function setFilingPaused(db: { sqlite: BetterSqlite3.Database }, pausado:
  * filing thread the same code runs the same transactions. Issuing's group commits do not go
  * through Database.transaction, and no issuing runs during the drain.
  */
-function timeWriteTransactions(db: { transaction<T>(fn: () => T): T; sqlite: BetterSqlite3.Database }) {
+function timeWriteTransactions(db: Database) {
   const durations: number[] = [];
   const original = db.transaction.bind(db);
   db.transaction = <T>(fn: () => T): T => {
-    if (db.sqlite.inTransaction) return original(fn);
+    if (sqliteOf(db).inTransaction) return original(fn);
     const t0 = performance.now();
     try {
       return original(fn);
@@ -224,7 +226,7 @@ export async function benchDrain(records = Number(process.env.BENCH_DRAIN_RECORD
     // Whether any job is left, not how many: a COUNT(*) reads the whole queue, and on the main
     // connection, whose page cache every filing-thread commit invalidates, that was ≈ 7 CPU-ms per
     // 1,000 records charged to the engine (CPU profile of the main thread during the drain).
-    const anyLeft = ctx.db.sqlite.prepare('SELECT 1 FROM submission_jobs LIMIT 1').pluck();
+    const anyLeft = sqliteOf(ctx.db).prepare('SELECT 1 FROM submission_jobs LIMIT 1').pluck();
     setFilingPaused(ctx.db, false);
     ctx.filing.wakeSubmissions();
     while (anyLeft.get() !== undefined) await new Promise((r) => setTimeout(r, 50));

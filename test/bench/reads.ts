@@ -8,6 +8,7 @@ import path from 'node:path';
 import { seedDemoAccount } from '../../engine/src/demo/account';
 import { createEngine } from '../../engine/src/index';
 import { runningEngineConfig } from '../support/running-engine-config';
+import { sqliteOf } from '../support/sqlite-of';
 
 async function measure(invoices: number) {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'bench-reads-'));
@@ -15,16 +16,16 @@ async function measure(invoices: number) {
   const ctx = engine.context;
   const keys = seedDemoAccount(ctx)!;
   const account = ctx.accounts.listAccounts()[0]!;
-  const insert = ctx.db.sqlite.prepare(
+  const insert = sqliteOf(ctx.db).prepare(
     `INSERT INTO invoices (id, accountId, entorno, nifEmisor, sistemaFiscal, provincia, serie, numero, fechaExpedicion, numeroFactura,
        tipoFactura, importeTotal, cuotaTotal, estadoFactura, estadoEnvio, urlValidacion, huella, csvAeat, idTbai, idMaquina, creadoEn, ultimaModificacion)
      VALUES (?, ?, 'test', 'B12345674', 'verifactu', NULL, 'R', ?, '20-11-2026', ?, 'F2', '12.10', '2.10', 'registrada', 'en_cola', ?, ?, 'A-CSV', NULL, NULL, ?, ?)`,
   );
-  const insertDocs = ctx.db.sqlite.prepare('INSERT INTO invoice_documentos (invoiceId, respuesta, datos) VALUES (?, NULL, NULL)');
+  const insertDocs = sqliteOf(ctx.db).prepare('INSERT INTO invoice_documentos (invoiceId, respuesta, datos) VALUES (?, NULL, NULL)');
   const start = Date.parse('2026-01-01T00:00:00Z');
-  ctx.db.sqlite.pragma('synchronous = OFF'); // bulk loading only
+  sqliteOf(ctx.db).pragma('synchronous = OFF'); // bulk loading only
   for (let from = 0; from < invoices; from += 50_000) {
-    ctx.db.sqlite.transaction(() => {
+    sqliteOf(ctx.db).transaction(() => {
       for (let i = from; i < Math.min(invoices, from + 50_000); i++) {
         const id = `fac_${String(i).padStart(8, '0')}`;
         const at = new Date(start + i * 1000).toISOString();
@@ -33,8 +34,8 @@ async function measure(invoices: number) {
       }
     })();
   }
-  ctx.db.sqlite.pragma('synchronous = FULL');
-  ctx.db.sqlite.exec('ANALYZE');
+  sqliteOf(ctx.db).pragma('synchronous = FULL');
+  sqliteOf(ctx.db).exec('ANALYZE');
   const headers = { 'x-api-key': keys.test };
   const app = engine.apps.billing;
   const time = async (n: number, url: (i: number) => string) => {

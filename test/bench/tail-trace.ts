@@ -11,7 +11,7 @@ import diagnostics from 'node:diagnostics_channel';
 import type { IncomingMessage } from 'node:http';
 import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 import { openSync, readSync, writeFileSync } from 'node:fs';
-import { Database } from '../../engine/src/db/database';
+import { SqliteDatabase as Database } from '../../engine/src/db/database';
 import { WalSync } from '../../engine/src/db/wal-sync';
 import { WritePriority } from '../../engine/src/db/write-priority';
 import { GroupCommit } from '../../engine/src/issuing/group-commit';

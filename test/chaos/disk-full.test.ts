@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verificarCadenas } from '../../engine/src/verification/instantanea.sqlite';
 import { aTicketTbai } from '../fixtures/ticketbai';
 import { makeTestEngine, type TestEngine } from '../support/engine';
+import { sqliteOf } from '../support/sqlite-of';
 
 const VF = 'B12345674';
 const TBAI = 'A58818501';
@@ -28,7 +29,7 @@ const tbai = (numero: string) => aTicketTbai('gipuzkoa', { nif: TBAI, nombre: 'E
 
 describe('A full disk: 503 STORAGE_FULL, nothing stored; nothing acknowledged lost once space returns', () => {
   it('VeriFactu and TicketBAI', async () => {
-    const sqlite = t.engine.context.db.sqlite;
+    const sqlite = sqliteOf(t.engine.context.db);
     const acknowledged: { id: string; nif: string }[] = [];
     let n = 0;
     const issue = async () => {

@@ -14,6 +14,7 @@ import fc from 'fast-check';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { aTicketTbai } from '../fixtures/ticketbai';
 import { makeTestEngine, type TestEngine } from '../support/engine';
+import { sqliteOf } from '../support/sqlite-of';
 
 export type AppName = 'billing' | 'manage' | 'panel';
 
@@ -265,10 +266,10 @@ export async function fuzzTarget(): Promise<FuzzTarget> {
     panel: { authorization: 'Bearer panel-test-token' },
   };
   const request = fc.oneof(...routes.map((r) => requestFor(r, seeds, auth)));
-  const tables = (ctx.db.sqlite.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").all() as { name: string }[]).map((r) => r.name);
+  const tables = (sqliteOf(ctx.db).prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").all() as { name: string }[]).map((r) => r.name);
   // Metering counts every keyed request, refused ones included: not a stored side effect.
   const compared = tables.filter((name) => name !== 'quota_usage');
-  const statements = compared.map((name) => ctx.db.sqlite.prepare(`SELECT * FROM "${name}" ORDER BY rowid`));
+  const statements = compared.map((name) => sqliteOf(ctx.db).prepare(`SELECT * FROM "${name}" ORDER BY rowid`));
   return {
     t,
     routes,

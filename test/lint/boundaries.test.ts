@@ -12,7 +12,7 @@ async function ruleIdsFor(file: string, code: string): Promise<string[]> {
 
 describe('Import boundaries of DESIGN.md §2 are enforced by ESLint', () => {
   it('an emulator importing engine/src fails lint', async () => {
-    expect(await ruleIdsFor('engine/emulators/probe.ts', "import { Database } from '../src/db/database';\nexport const x = Database;\n")).toContain(
+    expect(await ruleIdsFor('engine/emulators/probe.ts', "import { SqliteDatabase } from '../src/db/database';\nexport const x = Database;\n")).toContain(
       'import/no-restricted-paths',
     );
   });

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hostedExample01 } from '../fixtures/hosted-examples';
 import { admin } from '../support/admin-cli';
 import { makeTestEngine, type TestEngine } from '../support/engine';
+import { sqliteOf } from '../support/sqlite-of';
 
 const ADMIN = { authorization: 'Bearer panel-test-token' };
 /** A till on the shop's network. */
@@ -52,8 +53,8 @@ describe('A credential per till: its own token and keys, bound to its idMaquina,
     expect(caja2.dispositivo).toEqual({ test: 'registrado', live: 'registrado' });
     expect(caja2.engineJson).toMatchObject({ idMaquina: 'TPV-CAJA2', tillToken: caja2.token });
     const stored = JSON.stringify([
-      t.engine.context.db.sqlite.prepare('SELECT * FROM till_credentials').all(),
-      t.engine.context.db.sqlite.prepare('SELECT * FROM api_keys').all(),
+      sqliteOf(t.engine.context.db).prepare('SELECT * FROM till_credentials').all(),
+      sqliteOf(t.engine.context.db).prepare('SELECT * FROM api_keys').all(),
     ]);
     for (const secret of [caja2.token, caja2.claves.test, caja2.claves.live]) expect(stored).not.toContain(secret);
     const list = await t.engine.apps.panel.inject({ method: 'GET', url: '/panel/v1/cajas', headers: ADMIN });

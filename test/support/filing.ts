@@ -5,6 +5,7 @@ import type { Hacienda } from '../../src-shared/api/common';
 import { aFacturaF2 } from '../fixtures/verifactu';
 import { makeTestEngine, type TestEngine } from './engine';
 import { startTestEmulators } from './emulators';
+import { sqliteOf } from './sqlite-of';
 
 export type Emulators = Awaited<ReturnType<typeof startTestEmulators>>;
 
@@ -26,7 +27,7 @@ export interface EngineWithEmulatorsOptions {
 export interface EngineWithEmulators {
   readonly t: TestEngine;
   readonly emu: Emulators;
-  db(): TestEngine['engine']['context']['db']['sqlite'];
+  db(): ReturnType<typeof sqliteOf>;
   /** Submission jobs still waiting. */
   jobsLeft(): number;
   /** Runs the worker, a second of the clock between rounds (at most 30), until no job waits. */
@@ -65,7 +66,7 @@ export function useEngineWithEmulators(options: EngineWithEmulatorsOptions): Eng
     if (value === undefined) throw new Error('useEngineWithEmulators: read t/emu inside a test, after beforeAll');
     return value;
   };
-  const db = () => ready(t).engine.context.db.sqlite;
+  const db = () => sqliteOf(ready(t).engine.context.db);
   const jobsLeft = () => (db().prepare('SELECT COUNT(*) AS n FROM submission_jobs').get() as { n: number }).n;
   return {
     get t() {

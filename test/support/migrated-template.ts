@@ -10,7 +10,7 @@
 import { mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { Database } from '../../engine/src/db/database';
+import { SqliteDatabase } from '../../engine/src/db/database';
 
 /** The environment variable through which the tests (and the engine processes they spawn) find the template. */
 export const MIGRATED_TEMPLATE = 'VITEST_MIGRATED_TEMPLATE';
@@ -20,7 +20,7 @@ export default async function setup(): Promise<() => void> {
   if (process.env[MIGRATED_TEMPLATE] !== undefined) return () => {};
   const dir = path.join(tmpdir(), 'migrated-template');
   mkdirSync(dir, { recursive: true });
-  const db = Database.open(dir);
+  const db = SqliteDatabase.open(dir);
   await db.migrate();
   // Closing the last connection checkpoints the WAL into the file and removes it: one file to copy.
   await db.close();

@@ -14,7 +14,7 @@ import { isKnownPlan } from '../account/plans';
 import type { Account } from '../account/store';
 import { configFromEnv, resolveConfig } from '../config';
 import { buildContext, type EngineContext } from '../context';
-import { Database } from '../db/database';
+import { SqliteDatabase } from '../db/database';
 import { issueTillCredential } from '../devices/till-credential-panel-routes';
 import { EngineError } from '../core/errors';
 import { silentLogger } from '../platform/logger';
@@ -335,7 +335,7 @@ export async function main(argv: string[]): Promise<void> {
     return;
   }
   const config = resolveConfig(configFromEnv());
-  const db = Database.open(config.dataDir);
+  const db = SqliteDatabase.open(config.dataDir);
   await db.migrate();
   try {
     const result = await run(buildContext(config, db, silentLogger), argv);

@@ -33,12 +33,74 @@ export interface PreparedQuery<R, V extends string> {
   first(values: Record<V, Param | boolean>): R | undefined;
 }
 
+type RawParam = string | number | bigint | Buffer | null | undefined;
+
+/**
+ * A statement written as SQL text in SQLite's spelling (`?` parameters, `json_each(?)` for a list of
+ * ids given as one JSON array, `IS NOT ?`), prepared once: what the stores on the hot paths use
+ * where building with kysely on every call would show in the profile. PostgreSQL runs the same
+ * text in its own spelling (postgres.ts, sqliteSqlToPostgres).
+ */
+export interface RawStatement<R = unknown> {
+  /** Runs it; the number of rows changed. */
+  run(...params: RawParam[]): number;
+  all(...params: RawParam[]): R[];
+  get(...params: RawParam[]): R | undefined;
+}
+
+/** What the read caches look at before trusting their rows (SQLite: CommitWatch). */
+export interface CommitSignal {
+  /** True when some connection may have committed since the last call that answered true. */
+  changed(): boolean;
+  /** The next look answers "changed". */
+  forget(): void;
+}
+
+/**
+ * The engine's database seam: one synchronous unit-of-work API that every store runs on, with two
+ * implementations — SQLite (this file: the till's embedded file) and PostgreSQL (postgres.ts:
+ * several nodes on one database, POS_DATABASE_URL). Queries are built with kysely and compiled
+ * for the implementation's dialect (`kysely`); execution is synchronous on both, so a transaction
+ * is one uninterrupted run of store calls (docs/architecture.md, "Transactions across stores").
+ */
+export interface Database {
+  readonly dialect: 'sqlite' | 'postgres';
+  /** The SQLite file, or the PostgreSQL connection string. */
+  readonly file: string;
+  readonly kysely: Kysely<Tables>;
+  /** Inside a transaction on this connection (an aborted PostgreSQL one included). */
+  readonly inTransaction: boolean;
+  readonly isOpen: boolean;
+  readonly transactionSerial: number;
+  /** A raw statement in SQLite's spelling (RawStatement), prepared once per text. */
+  statement<R = unknown>(sql: string): RawStatement<R>;
+  migrate(): Promise<MigrationResultSet>;
+  prepare<R, V extends string>(build: (slot: (name: V) => string) => Compilable<R>): PreparedQuery<R, V>;
+  run(query: Compilable): number;
+  all<R>(query: Compilable<R>): R[];
+  first<R>(query: Compilable<R>): R | undefined;
+  /** Changes made through this connection (PostgreSQL: and statements that failed, which poison its transaction). */
+  totalChanges(): number;
+  transaction<T>(fn: () => T): T;
+  transactionDurableLater<T>(fn: () => T): { result: T; durable: Promise<void> };
+  fsyncSlotFreed(): Promise<void> | undefined;
+  whenDurable(): Promise<void>;
+  onCommit(fn: () => void): void;
+  watchCommits(): CommitSignal;
+  /** Reads the committed read-cache generation and the schema version in one statement. */
+  generationProbe(): () => { generation: number; schema: number } | undefined;
+  startBackgroundCheckpoints(intervalMs?: number): void;
+  setSynchronous(level: 'NORMAL' | 'FULL'): void;
+  close(): Promise<void>;
+}
+
 /**
  * One wrapper around better-sqlite3 + kysely. Kysely builds typed SQL; execution is synchronous
  * through cached prepared statements, so a whole issuing request (or a group of them) runs as one
  * synchronous SQLite transaction that no other request can interleave with.
  */
-export class Database {
+export class SqliteDatabase implements Database {
+  readonly dialect = 'sqlite' as const;
   readonly sqlite: BetterSqlite3.Database;
   readonly kysely: Kysely<Tables>;
   private readonly statements = new Map<string, BetterSqlite3.Statement>();
@@ -101,8 +163,32 @@ export class Database {
     if (this.otherWriters) this.walSync?.open();
   }
 
-  static open(dataDir: string): Database {
-    return new Database(path.join(dataDir, 'engine.sqlite'));
+  static open(dataDir: string): SqliteDatabase {
+    return new SqliteDatabase(path.join(dataDir, 'engine.sqlite'));
+  }
+
+  get inTransaction(): boolean {
+    return this.sqlite.inTransaction;
+  }
+
+  statement<R = unknown>(sql: string): RawStatement<R> {
+    const stmt = this.sqlite.prepare(sql);
+    return {
+      run: (...params) => stmt.run(...params).changes,
+      all: (...params) => stmt.all(...params) as R[],
+      get: (...params) => stmt.get(...params) as R | undefined,
+    };
+  }
+
+  get isOpen(): boolean {
+    return this.sqlite.open;
+  }
+
+  generationProbe(): () => { generation: number; schema: number } | undefined {
+    const statement = this.sqlite.prepare<[], { generation: number; schema: number }>(
+      'SELECT generation, (SELECT schema_version FROM pragma_schema_version) AS schema FROM read_cache_generation WHERE id = 1',
+    );
+    return () => statement.get();
   }
 
   async migrate(): Promise<MigrationResultSet> {
@@ -115,7 +201,7 @@ export class Database {
     return result;
   }
 
-  private statement(query: CompiledQuery): BetterSqlite3.Statement {
+  private preparedStatement(query: CompiledQuery): BetterSqlite3.Statement {
     let stmt = this.statements.get(query.sql);
     if (!stmt) {
       stmt = this.sqlite.prepare(query.sql);
@@ -130,7 +216,7 @@ export class Database {
 
   prepare<R, V extends string>(build: (slot: (name: V) => string) => Compilable<R>): PreparedQuery<R, V> {
     const compiled = build((name) => `${SLOT}${name}`).compile();
-    const stmt = this.statement(compiled);
+    const stmt = this.preparedStatement(compiled);
     // Each parameter is either a named slot or a constant fixed at build time; one loop over
     // arrays made once, and the values handed over as one array (better-sqlite3 binds an array's
     // items positionally): issuing runs seven of these per request.
@@ -161,7 +247,6 @@ export class Database {
     };
   }
 
-  /** Runs an INSERT/UPDATE/DELETE; returns the number of rows changed. */
   /**
    * PRAGMA synchronous for this connection's next commits (the filing thread's lazy-sync turns).
    * Not a statement prepared once: SQLite applies it while compiling, so a prepared one's first
@@ -171,19 +256,20 @@ export class Database {
     this.sqlite.pragma(`synchronous = ${level}`);
   }
 
+  /** Runs an INSERT/UPDATE/DELETE; returns the number of rows changed. */
   run(query: Compilable): number {
     const compiled = query.compile();
-    return this.statement(compiled).run(...Database.params(compiled)).changes;
+    return this.preparedStatement(compiled).run(...SqliteDatabase.params(compiled)).changes;
   }
 
   all<R>(query: Compilable<R>): R[] {
     const compiled = query.compile();
-    return this.statement(compiled).all(...Database.params(compiled)) as R[];
+    return this.preparedStatement(compiled).all(...SqliteDatabase.params(compiled)) as R[];
   }
 
   first<R>(query: Compilable<R>): R | undefined {
     const compiled = query.compile();
-    return this.statement(compiled).get(...Database.params(compiled)) as R | undefined;
+    return this.preparedStatement(compiled).get(...SqliteDatabase.params(compiled)) as R | undefined;
   }
 
   /**

@@ -1,6 +1,4 @@
-import type BetterSqlite3 from 'better-sqlite3';
-import type { CommitWatch } from './commit-watch';
-import type { Database } from './database';
+import type { CommitSignal, Database } from './database';
 import { onePerDatabase } from './per-database';
 
 /**
@@ -14,11 +12,11 @@ export class CacheGeneration {
   static readonly of = onePerDatabase((db) => new CacheGeneration(db));
 
   private value = -1;
-  private readonly statement: BetterSqlite3.Statement<[], { generation: number }>;
-  private readonly commits: CommitWatch;
+  private readonly probe: () => { generation: number } | undefined;
+  private readonly commits: CommitSignal;
 
   private constructor(db: Database) {
-    this.statement = db.sqlite.prepare('SELECT generation FROM read_cache_generation WHERE id = 1');
+    this.probe = db.generationProbe();
     this.commits = db.watchCommits();
   }
 
@@ -27,7 +25,7 @@ export class CacheGeneration {
     // The watch is looked at before the counter is read: a commit in between reads again next time.
     if (this.commits.changed()) {
       try {
-        this.value = this.statement.get()?.generation ?? -1;
+        this.value = this.probe()?.generation ?? -1;
       } catch (error) {
         this.commits.forget();
         throw error;
@@ -42,10 +40,7 @@ export class CacheGeneration {
  * cache that checks them itself on every read (devices/routing-cache.ts).
  */
 export function generationAndSchemaProbe(db: Database): () => { generation: number; schema: number } | undefined {
-  const statement: BetterSqlite3.Statement<[], { generation: number; schema: number }> = db.sqlite.prepare(
-    'SELECT generation, (SELECT schema_version FROM pragma_schema_version) AS schema FROM read_cache_generation WHERE id = 1',
-  );
-  return () => statement.get();
+  return db.generationProbe();
 }
 
 /**
@@ -68,7 +63,7 @@ export class ReadCache<V> {
 
   get(key: string, load: () => V): V {
     // Inside a transaction the rows read may never commit: read through, remember nothing.
-    if (this.db.sqlite.inTransaction) return load();
+    if (this.db.inTransaction) return load();
     const generation = this.committed.current();
     if (generation !== this.generation) {
       this.entries.clear();

@@ -1,6 +1,6 @@
 // Entry of the filing thread (see filing-thread.ts; bundled as engine-filing.js for the desktop app).
 import { parentPort, workerData } from 'node:worker_threads';
-import { Database } from '../db/database';
+import { SqliteDatabase, type SqliteDatabase as Database } from '../db/database';
 import { WritePriority, type FilingPolicy } from '../db/write-priority';
 import { systemClock } from '../platform/clock';
 import { timeOrderedIds } from '../platform/ids';
@@ -55,7 +55,7 @@ function yieldCpuToIssuing(): void {
 
 function start(guardedPorts: number[]): void {
   yieldCpuToIssuing();
-  const db = new Database(data.file, { otherWriters: true });
+  const db = new SqliteDatabase(data.file, { otherWriters: true });
   const turns = new LazySyncTurns(db, new WritePriority(data.writePriority).filingTurns(ISSUING_FIRST));
   const workers = buildFilingWorkers(db, systemClock, timeOrderedIds(systemClock), logger, data, turns);
   workers.webhookDeliveries.addresses.guardPorts(guardedPorts);

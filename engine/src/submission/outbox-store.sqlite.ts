@@ -1,6 +1,5 @@
-import type BetterSqlite3 from 'better-sqlite3';
 import type { Entorno } from '../../../src-shared/api/common';
-import type { Database } from '../db/database';
+import type { Database, RawStatement } from '../db/database';
 import type { Batch, OutboxStore, OutgoingJob, QueueState } from './outbox-store';
 import { VERDICT_RECORD_COLUMNS, type VerdictRecord } from './record-states';
 
@@ -15,29 +14,28 @@ const OUTGOING_JOBS = `
 /** The outbox on SQLite: the statements every pass runs, prepared once (kysely compiling per call showed in the profile). */
 export class SqliteOutboxStore implements OutboxStore {
   private readonly sql: {
-    queuesWithJobs: BetterSqlite3.Statement<[], { queueKey: string; entorno: string }>;
-    paused: BetterSqlite3.Statement<[], { entorno: string }>;
-    pausedOne: BetterSqlite3.Statement<[string], { pausado: number }>;
-    queueState: BetterSqlite3.Statement<[string], QueueState>;
-    openBatch: BetterSqlite3.Statement<[string], Batch>;
-    openBatchExcept: BetterSqlite3.Statement<[string, string], Batch>;
-    pendingAtLeast: BetterSqlite3.Statement<[string, number], { n: number }>;
-    stillPending: BetterSqlite3.Statement<[string], { n: number }>;
-    batchRecords: BetterSqlite3.Statement<[string], VerdictRecord>;
-    waitingJobs: BetterSqlite3.Statement<[string, number], OutgoingJob>;
-    batchJobs: BetterSqlite3.Statement<[string], OutgoingJob>;
-    jobsIntoBatch: BetterSqlite3.Statement<[string, string]>;
-    insertRequest: BetterSqlite3.Statement<[string, string]>;
-    updateRequest: BetterSqlite3.Statement<[string, string]>;
-    requestOf: BetterSqlite3.Statement<[string], { peticion: string }>;
+    queuesWithJobs: RawStatement<{ queueKey: string; entorno: string }>;
+    paused: RawStatement<{ entorno: string }>;
+    pausedOne: RawStatement<{ pausado: number }>;
+    queueState: RawStatement<QueueState>;
+    openBatch: RawStatement<Batch>;
+    openBatchExcept: RawStatement<Batch>;
+    pendingAtLeast: RawStatement<{ n: number }>;
+    stillPending: RawStatement<{ n: number }>;
+    batchRecords: RawStatement<VerdictRecord>;
+    waitingJobs: RawStatement<OutgoingJob>;
+    batchJobs: RawStatement<OutgoingJob>;
+    jobsIntoBatch: RawStatement;
+    insertRequest: RawStatement;
+    updateRequest: RawStatement;
+    requestOf: RawStatement<{ peticion: string }>;
   };
 
   constructor(private readonly db: Database) {
-    const sqlite = db.sqlite;
     this.sql = {
       // The distinct queues by hopping through the (queueKey, estado) index, one seek per queue,
       // instead of reading every pending job (a backlog of 100 k jobs is 100 k index entries).
-      queuesWithJobs: sqlite.prepare(`
+      queuesWithJobs: db.statement(`
         WITH RECURSIVE q(queueKey) AS (
           SELECT (SELECT MIN(queueKey) FROM submission_jobs)
           UNION ALL
@@ -45,37 +43,37 @@ export class SqliteOutboxStore implements OutboxStore {
         )
         SELECT queueKey, (SELECT entorno FROM submission_jobs j WHERE j.queueKey = q.queueKey LIMIT 1) AS entorno
         FROM q WHERE queueKey IS NOT NULL`),
-      paused: sqlite.prepare('SELECT entorno FROM submission_control WHERE pausado = 1'),
-      pausedOne: sqlite.prepare('SELECT pausado FROM submission_control WHERE entorno = ?'),
-      queueState: sqlite.prepare('SELECT * FROM submission_queues WHERE queueKey = ?'),
-      openBatch: sqlite.prepare(
+      paused: db.statement('SELECT entorno FROM submission_control WHERE pausado = 1'),
+      pausedOne: db.statement('SELECT pausado FROM submission_control WHERE entorno = ?'),
+      queueState: db.statement('SELECT * FROM submission_queues WHERE queueKey = ?'),
+      openBatch: db.statement(
         "SELECT * FROM submission_batches WHERE queueKey = ? AND estado = 'pendiente_respuesta' ORDER BY creadoEn, id LIMIT 1",
       ),
-      openBatchExcept: sqlite.prepare(
+      openBatchExcept: db.statement(
         "SELECT * FROM submission_batches WHERE queueKey = ? AND estado = 'pendiente_respuesta' AND id != ? ORDER BY creadoEn, id LIMIT 1",
       ),
       // Counted in SQLite up to the cap: no row reaches JavaScript.
-      pendingAtLeast: sqlite.prepare(
+      pendingAtLeast: db.statement(
         "SELECT COUNT(*) AS n FROM (SELECT 1 FROM submission_jobs WHERE queueKey = ? AND estado = 'pendiente' LIMIT ?)",
       ),
-      stillPending: sqlite.prepare(
+      stillPending: db.statement(
         "SELECT COUNT(*) AS n FROM submission_jobs WHERE id IN (SELECT value FROM json_each(?)) AND estado = 'pendiente' AND idLote IS NULL",
       ),
       // A submission's records in chain order (jobs are written in the issuing transaction), with
       // only the columns applying a verdict reads.
-      batchRecords: sqlite.prepare(`
+      batchRecords: db.statement(`
         SELECT ${VERDICT_RECORD_COLUMNS.map((c) => `r.${c}`).join(', ')} FROM submission_jobs j JOIN registros r ON r.id = j.registroId
         WHERE j.idLote = ? ORDER BY j.rowid`),
       // A queue's waiting jobs and a submission's jobs, with what an adapter needs of their records.
-      waitingJobs: sqlite.prepare(`${OUTGOING_JOBS} WHERE j.queueKey = ? AND j.estado = 'pendiente' ORDER BY j.rowid LIMIT ?`),
-      batchJobs: sqlite.prepare(`${OUTGOING_JOBS} WHERE j.idLote = ? ORDER BY j.rowid`),
+      waitingJobs: db.statement(`${OUTGOING_JOBS} WHERE j.queueKey = ? AND j.estado = 'pendiente' ORDER BY j.rowid LIMIT ?`),
+      batchJobs: db.statement(`${OUTGOING_JOBS} WHERE j.idLote = ? ORDER BY j.rowid`),
       // A thousand ids as one JSON array: no SQL with a thousand parameters built per submission.
-      jobsIntoBatch: sqlite.prepare(
+      jobsIntoBatch: db.statement(
         "UPDATE submission_jobs SET estado = 'en_lote', idLote = ? WHERE id IN (SELECT value FROM json_each(?))",
       ),
-      insertRequest: sqlite.prepare('INSERT INTO submission_requests (idLote, peticion) VALUES (?, ?)'),
-      updateRequest: sqlite.prepare('UPDATE submission_requests SET peticion = ? WHERE idLote = ?'),
-      requestOf: sqlite.prepare('SELECT peticion FROM submission_requests WHERE idLote = ?'),
+      insertRequest: db.statement('INSERT INTO submission_requests (idLote, peticion) VALUES (?, ?)'),
+      updateRequest: db.statement('UPDATE submission_requests SET peticion = ? WHERE idLote = ?'),
+      requestOf: db.statement('SELECT peticion FROM submission_requests WHERE idLote = ?'),
     };
   }
 

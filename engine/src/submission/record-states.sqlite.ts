@@ -1,5 +1,4 @@
-import type BetterSqlite3 from 'better-sqlite3';
-import type { Database } from '../db/database';
+import type { Database, RawStatement } from '../db/database';
 import type { EventsTable } from '../db/schema/submission';
 import {
   VERDICT_INVOICE_COLUMNS,
@@ -19,53 +18,52 @@ const IN_IDS = 'IN (SELECT value FROM json_each(?))';
  */
 class SqliteRecordStates implements RecordStates {
   private readonly st: {
-    intoSubmission: BetterSqlite3.Statement<['en_lote' | 'en_cola', string, string, string]>;
-    registrosSent: BetterSqlite3.Statement<[string, string]>;
-    invoicesSent: BetterSqlite3.Statement<[string]>;
-    openRecords: BetterSqlite3.Statement<[string], { registroId: string } & NullableColumns<VerdictInvoice>>;
-    accept: BetterSqlite3.Statement<[number, string | null, string | null, string | null, string, string, string]>;
-    reject: BetterSqlite3.Statement<[string, string, string, string, string]>;
-    lote: BetterSqlite3.Statement<[string, string, string]>;
-    extra: BetterSqlite3.Statement<[string, string]>;
-    invoiceChanges: BetterSqlite3.Statement<[number, string | null, number, string | null, number, string | null, string, string]>;
-    event: BetterSqlite3.Statement<[string, string, string, string, string, string, string, string, string]>;
+    intoSubmission: RawStatement;
+    registrosSent: RawStatement;
+    invoicesSent: RawStatement;
+    openRecords: RawStatement<{ registroId: string } & NullableColumns<VerdictInvoice>>;
+    accept: RawStatement;
+    reject: RawStatement;
+    lote: RawStatement;
+    extra: RawStatement;
+    invoiceChanges: RawStatement;
+    event: RawStatement;
   };
 
   constructor(private readonly db: Database) {
-    const sqlite = db.sqlite;
     this.st = {
-      intoSubmission: sqlite.prepare(`UPDATE registros SET estadoEnvio = ?, idLote = ?, ultimaModificacion = ? WHERE id ${IN_IDS}`),
-      registrosSent: sqlite.prepare(
+      intoSubmission: db.statement(`UPDATE registros SET estadoEnvio = ?, idLote = ?, ultimaModificacion = ? WHERE id ${IN_IDS}`),
+      registrosSent: db.statement(
         "UPDATE registros SET estadoEnvio = 'en_cola', ultimaModificacion = ? WHERE idLote = ? AND estadoEnvioFinal IS NULL AND estadoEnvio = 'en_lote'",
       ),
-      invoicesSent: sqlite.prepare(
+      invoicesSent: db.statement(
         "UPDATE invoices SET estadoEnvio = 'en_cola' WHERE estadoFactura IS NULL AND estadoEnvio = 'en_lote' AND id IN (SELECT invoiceId FROM registros WHERE idLote = ?)",
       ),
       // The records still without a final state, each with its invoice, in one pass.
-      openRecords: sqlite.prepare(`SELECT r.id AS registroId, ${VERDICT_INVOICE_COLUMNS.map((c) => `i.${c}`).join(', ')}
+      openRecords: db.statement(`SELECT r.id AS registroId, ${VERDICT_INVOICE_COLUMNS.map((c) => `i.${c}`).join(', ')}
         FROM registros r LEFT JOIN invoices i ON i.id = r.invoiceId
         WHERE r.id ${IN_IDS} AND r.estadoEnvioFinal IS NULL`),
       // An acceptance with errors shows in estadoEnvio; a clean one leaves it as it was.
-      accept: sqlite.prepare(`UPDATE registros SET estado = 'aceptada',
+      accept: db.statement(`UPDATE registros SET estado = 'aceptada',
         estadoEnvio = CASE WHEN ? THEN 'aceptada_con_errores' ELSE estadoEnvio END, estadoEnvioFinal = 'registrada',
         codigoRespuesta = ?, descripcionRespuesta = ?, csvAeat = ?, envioCompletadoEn = ?, ultimaModificacion = ?
         WHERE id ${IN_IDS}`),
-      reject: sqlite.prepare(`UPDATE registros SET estado = 'rechazada', estadoEnvio = 'rechazada', estadoEnvioFinal = 'rechazada',
+      reject: db.statement(`UPDATE registros SET estado = 'rechazada', estadoEnvio = 'rechazada', estadoEnvioFinal = 'rechazada',
         codigoRespuesta = ?, descripcionRespuesta = ?, envioCompletadoEn = ?, ultimaModificacion = ?
         WHERE id ${IN_IDS}`),
       // The submission that settled a record is, in every path, the one it already names: written
       // only where it differs, since writing idLote rewrites the record's registros_lote entry even
       // when the value stays (≈ 2–3 µs a record, measured).
-      lote: sqlite.prepare(`UPDATE registros SET idLote = ? WHERE id ${IN_IDS} AND idLote IS NOT ?`),
-      extra: sqlite.prepare('UPDATE registros SET extra = ? WHERE id = ?'),
+      lote: db.statement(`UPDATE registros SET idLote = ? WHERE id ${IN_IDS} AND idLote IS NOT ?`),
+      extra: db.statement('UPDATE registros SET extra = ? WHERE id = ?'),
       // Each optional column is written only when its flag says the invoice's state changed it.
-      invoiceChanges: sqlite.prepare(`UPDATE invoices SET
+      invoiceChanges: db.statement(`UPDATE invoices SET
         estadoFactura = CASE WHEN ? THEN ? ELSE estadoFactura END,
         estadoEnvio = CASE WHEN ? THEN ? ELSE estadoEnvio END,
         csvAeat = CASE WHEN ? THEN ? ELSE csvAeat END,
         ultimaModificacion = ?
         WHERE id ${IN_IDS}`),
-      event: sqlite.prepare(
+      event: db.statement(
         'INSERT INTO events (id, evento, accountId, entorno, nifEmisor, invoiceId, registroId, datos, creadoEn) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
       ),
     };
@@ -167,7 +165,7 @@ class SqliteRecordStates implements RecordStates {
 const perDatabase = new WeakMap<Database, RecordStates>();
 
 /** The record states of `db`, prepared once per database (connection). */
-export function recordStatesOf(db: Database): RecordStates {
+export function sqliteRecordStatesOf(db: Database): RecordStates {
   let states = perDatabase.get(db);
   if (!states) {
     states = new SqliteRecordStates(db);

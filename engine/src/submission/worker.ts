@@ -10,9 +10,8 @@ import { SubmissionBlocked, type AuthorityAdapter, type Interpretation, type Out
 import { motivoBloqueo } from './blocked';
 import { DEFAULT_BLOCKED_RETRY_MS, type SubmissionConfig } from './config';
 import type { Batch, OutboxStore, OutgoingJob } from './outbox-store';
-import { SqliteOutboxStore } from './outbox-store.sqlite';
+import { outboxStoreOf, recordStatesOf } from './stores';
 import type { RecordStates, VerdictRecord } from './record-states';
-import { recordStatesOf } from './record-states.sqlite';
 import { applyVerdicts, type VerdictItem } from './verdicts';
 
 export type { AeatEndpointConfig } from '../regimes/verifactu/authority/aeat-adapter';
@@ -117,7 +116,7 @@ export class SubmissionWorker {
   ) {
     this.register(new AeatAdapter(config.aeat));
     this.loop = new PollLoop('submission', () => this.tick(), () => this.nextPassInMs(), logger);
-    this.outbox = new SqliteOutboxStore(db);
+    this.outbox = outboxStoreOf(db);
     this.records = recordStatesOf(db);
   }
 

@@ -4,7 +4,7 @@
  * requests a month (account/plans.ts); the demo account's LIVE plan allows 250 req/s per key.
  */
 import { AccountStore } from '../../../engine/src/account/store';
-import { Database } from '../../../engine/src/db/database';
+import { SqliteDatabase } from '../../../engine/src/db/database';
 import { systemClock } from '../../../engine/src/platform/clock';
 import { timeOrderedIds } from '../../../engine/src/platform/ids';
 import type { DemoKeys } from './headless';
@@ -21,7 +21,7 @@ function todayInMadrid(): string {
  * key, so a backlog issued over several keys is bound by the engine, not by the plan's 250 req/s.
  */
 export async function moreLiveKeys(dataDir: string, nifEmisor: string, extra: number): Promise<string[]> {
-  const db = Database.open(dataDir);
+  const db = SqliteDatabase.open(dataDir);
   try {
     const accounts = new AccountStore(db, systemClock, timeOrderedIds(systemClock));
     const account = accounts.findAccountByNif(nifEmisor);

@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { estadoFromLabel, nombreCenso } from '../../../engine/src/census/verdicts';
 import { expectError, json, makeClientsEngine, startCensus, type CensusEmu, type ClientsEngine } from '../clients/helpers';
+import { sqliteOf } from '../../support/sqlite-of';
 
 interface Resultado {
   nif: string;
@@ -26,7 +27,7 @@ afterAll(async () => {
 afterEach(() => {
   census.service.reset();
   // Every test starts with an empty verdict cache.
-  t.engine.context.db.sqlite.exec('DELETE FROM census_verdicts');
+  sqliteOf(t.engine.context.db).exec('DELETE FROM census_verdicts');
 });
 
 const validar = (nifs: unknown) => t.manage('POST', '/v1/nif/validar', { body: { nifs } });

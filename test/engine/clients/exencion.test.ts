@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Migrator } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import { Database } from '../../../engine/src/db/database';
+import { SqliteDatabase } from '../../../engine/src/db/database';
 import { migrations } from '../../../engine/src/db/migrations';
 import { anAutonomo, anEmpresa, crear, dniNumber, expectError, makeClientsEngine, usados } from './helpers';
 
@@ -65,7 +65,7 @@ describe('The own company was exempt from the seat limit until 10 September 2026
 
 describe('20261122T1600Z-clients migrates existing issuers', () => {
   it('gives every issuer its details row, and the historical exemption only to own companies of older accounts', async () => {
-    const db = Database.open(mkdtempSync(path.join(tmpdir(), 'mig-clients-')));
+    const db = SqliteDatabase.open(mkdtempSync(path.join(tmpdir(), 'mig-clients-')));
     const migrator = new Migrator({ db: db.kysely, provider: { getMigrations: async () => migrations } });
     const names = Object.keys(migrations).sort();
     const before = names[names.indexOf('20261122T1600Z-clients') - 1] ?? '';

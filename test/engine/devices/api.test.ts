@@ -2,6 +2,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { ticketbaiDeviceChainKey } from '../../../engine/src/devices/chain-keys';
 import { anEmpresa, crear, expectError, type ClientsEngine } from '../clients/helpers';
 import { makeDevicesEngine, OWN, type DevicesEngine } from './helpers';
+import { sqliteOf } from '../../support/sqlite-of';
 
 let t: DevicesEngine;
 beforeEach(async (ctx) => {
@@ -375,7 +376,7 @@ describe('Phases are set by the service team (panel API): rules', () => {
     expect((await t.setFase('preparacion')).statusCode).toBe(200);
     await t.setFase('activa');
     // The head of that device's TicketBAI chain in LIVE, as issuing writes it (its record is not needed here).
-    const sqlite = ctx().db.sqlite;
+    const sqlite = sqliteOf(ctx().db);
     sqlite.pragma('foreign_keys = OFF');
     sqlite.prepare('INSERT INTO chains (chainKey, length, lastRegistroId, lastLink) VALUES (?, 1, ?, ?)').run(ticketbaiDeviceChainKey('live', OWN, largo), 'reg-1', '{}');
     sqlite.pragma('foreign_keys = ON');

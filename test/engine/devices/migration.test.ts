@@ -3,13 +3,13 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Migrator } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import { Database } from '../../../engine/src/db/database';
+import { SqliteDatabase, type SqliteDatabase as Database } from '../../../engine/src/db/database';
 import { migrations } from '../../../engine/src/db/migrations';
 
 const NAME = '20261125T1400Z-devices';
 
 async function migratedBefore(): Promise<{ db: Database; migrator: Migrator }> {
-  const db = Database.open(mkdtempSync(path.join(tmpdir(), 'mig-devices-')));
+  const db = SqliteDatabase.open(mkdtempSync(path.join(tmpdir(), 'mig-devices-')));
   const migrator = new Migrator({ db: db.kysely, provider: { getMigrations: async () => migrations } });
   const names = Object.keys(migrations).sort();
   expect(names).toContain(NAME);

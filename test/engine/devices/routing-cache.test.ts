@@ -10,6 +10,7 @@ import { verifactuChainKey } from '../../../engine/src/regimes/verifactu/service
 import { aFacturaF2 } from '../../fixtures/verifactu';
 import { admin } from '../../support/admin-cli';
 import { makeTestEngine, type TestEngine } from '../../support/engine';
+import { sqliteOf } from '../../support/sqlite-of';
 
 const NIF = 'B12345674';
 
@@ -42,7 +43,7 @@ async function crearOk(idMaquina: string | undefined, serie?: string): Promise<{
 }
 
 const chainOfInvoice = (idFactura: string) =>
-  (t.engine.context.db.sqlite.prepare('SELECT chainKey FROM registros WHERE invoiceId = ?').get(idFactura) as { chainKey: string }).chainKey;
+  (sqliteOf(t.engine.context.db).prepare('SELECT chainKey FROM registros WHERE invoiceId = ?').get(idFactura) as { chainKey: string }).chainKey;
 
 describe('Routing rows are read from memory while nothing about them changes', () => {
   it('the same phase, device and series owner twice are the rows read the first time, an invoice in between', async () => {

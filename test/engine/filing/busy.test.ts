@@ -5,6 +5,7 @@
 import BetterSqlite3 from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { makeTestEngine } from '../../support/engine';
+import { sqliteOf } from '../../support/sqlite-of';
 
 const factura = (nif: string, numero: string) => ({
   version: '1.0',
@@ -19,7 +20,7 @@ describe('The write lock held by another connection past busy_timeout', () => {
     const t = await makeTestEngine();
     const db = t.engine.context.db;
     // A short wait, so the test does not sit out the engine's five seconds.
-    db.sqlite.pragma('busy_timeout = 50');
+    sqliteOf(db).pragma('busy_timeout = 50');
     const other = new BetterSqlite3(db.file);
     try {
       other.prepare('BEGIN IMMEDIATE').run();
@@ -28,12 +29,12 @@ describe('The write lock held by another connection past busy_timeout', () => {
       expect(busy.json()).toMatchObject({ code: 'STORAGE_BUSY' });
       expect(busy.headers['retry-after']).toBe('1');
       other.prepare('ROLLBACK').run();
-      expect(db.sqlite.prepare('SELECT COUNT(*) AS n FROM invoices').get()).toEqual({ n: 0 });
+      expect(sqliteOf(db).prepare('SELECT COUNT(*) AS n FROM invoices').get()).toEqual({ n: 0 });
 
       const retried = await t.billing('POST', '/v1/verifactu/crear', { body: factura(t.nifEmisor, '1') });
       expect(retried.statusCode, retried.body).toBe(200);
       expect(retried.json().yaExistente).not.toBe(true);
-      expect(db.sqlite.prepare('SELECT COUNT(*) AS n FROM invoices').get()).toEqual({ n: 1 });
+      expect(sqliteOf(db).prepare('SELECT COUNT(*) AS n FROM invoices').get()).toEqual({ n: 1 });
     } finally {
       if (other.inTransaction) other.prepare('ROLLBACK').run();
       other.close();

@@ -14,7 +14,7 @@ vi.mock('node:fs', async (importOriginal) => {
   return withHoldableFsync(await importOriginal<typeof NodeFs>(), fsyncControl);
 });
 
-const { Database } = await import('../../../engine/src/db/database');
+const { SqliteDatabase: Database } = await import('../../../engine/src/db/database');
 const { buildFilingWorkers } = await import('../../../engine/src/filing/workers');
 const { afterPendingEvents } = await import('../../../engine/src/db/write-priority');
 const { LazySyncTurns } = await import('../../../engine/src/filing/lazy-sync-turns');

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Database } from '../../../engine/src/db/database';
+import { SqliteDatabase } from '../../../engine/src/db/database';
 import { afterPendingEvents } from '../../../engine/src/db/write-priority';
 import { LazySyncTurns } from '../../../engine/src/filing/lazy-sync-turns';
 
@@ -19,9 +19,9 @@ afterEach(async () => {
 /** The engine's connection, the filing thread's (`otherWriters`) and a bystander that never waits for the lock. */
 function connections() {
   const file = path.join(mkdtempSync(path.join(tmpdir(), 'lazy-sync-turns-')), 'engine.sqlite');
-  const engine = new Database(file);
+  const engine = new SqliteDatabase(file);
   engine.sqlite.exec('CREATE TABLE writes (seq INTEGER PRIMARY KEY, who TEXT NOT NULL)');
-  const filing = new Database(file, { otherWriters: true });
+  const filing = new SqliteDatabase(file, { otherWriters: true });
   const bystander = new BetterSqlite3(file);
   bystander.pragma('busy_timeout = 0');
   open = [bystander, filing, engine];

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Worker } from 'node:worker_threads';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Database } from '../../../engine/src/db/database';
+import { SqliteDatabase, type SqliteDatabase as Database } from '../../../engine/src/db/database';
 import { WritePriority } from '../../../engine/src/db/write-priority';
 import { GroupCommit } from '../../../engine/src/issuing/group-commit';
 import { startModuleWorker } from '../../../engine/src/platform/worker-pool';
@@ -118,7 +118,7 @@ describe('An issuing group commit while the filing thread holds the write lock',
   /** A database whose busy_timeout is 0, so asking SQLite for a held lock fails at once; and a filing stand-in holding it. */
   async function filingHolds(priority: WritePriority) {
     const file = path.join(mkdtempSync(path.join(tmpdir(), 'write-priority-')), 'engine.sqlite');
-    db = new Database(file);
+    db = new SqliteDatabase(file);
     db.sqlite.exec('CREATE TABLE writes (seq INTEGER PRIMARY KEY, who TEXT NOT NULL)');
     db.sqlite.pragma('busy_timeout = 0');
     worker = startModuleWorker(new URL('./holding-writer-fixture.ts', import.meta.url), { file, buffer: priority.buffer, holdMs: 100 });

@@ -5,13 +5,13 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { Database } from '../../../engine/src/db/database';
+import { SqliteDatabase, type SqliteDatabase as Database } from '../../../engine/src/db/database';
 import { CacheGeneration, ReadCache } from '../../../engine/src/db/read-cache';
 
 let db: Database;
 let other: BetterSqlite3.Database;
 beforeEach(async () => {
-  db = Database.open(mkdtempSync(path.join(tmpdir(), 'cache-generation-')));
+  db = SqliteDatabase.open(mkdtempSync(path.join(tmpdir(), 'cache-generation-')));
   await db.migrate();
   other = new BetterSqlite3(db.file);
   other.pragma('busy_timeout = 5000');

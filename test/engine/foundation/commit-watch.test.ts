@@ -3,13 +3,13 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { Database } from '../../../engine/src/db/database';
+import { SqliteDatabase, type SqliteDatabase as Database } from '../../../engine/src/db/database';
 import { ReadCache } from '../../../engine/src/db/read-cache';
 
 let db: Database;
 let other: BetterSqlite3.Database;
 beforeEach(async () => {
-  db = Database.open(mkdtempSync(path.join(tmpdir(), 'commit-watch-')));
+  db = SqliteDatabase.open(mkdtempSync(path.join(tmpdir(), 'commit-watch-')));
   await db.migrate();
   db.sqlite.exec('CREATE TABLE t (v INTEGER NOT NULL) STRICT');
   other = new BetterSqlite3(db.file);
@@ -75,7 +75,7 @@ describe('CommitWatch sees every commit, by any connection, and nothing else', (
   });
 
   it('an in-memory database has no file to watch: every look answers changed', async () => {
-    const memory = new Database(':memory:');
+    const memory = new SqliteDatabase(':memory:');
     const watch = memory.watchCommits();
     expect(watch.changed()).toBe(true);
     expect(watch.changed()).toBe(true);
@@ -110,7 +110,7 @@ describe('ReadCache reads the generation again only after a commit', () => {
         return { generation };
       },
     };
-    const fake = { sqlite: { inTransaction: false, prepare: () => statement }, watchCommits: () => db.watchCommits() };
+    const fake = { inTransaction: false, generationProbe: () => () => statement.get(), watchCommits: () => db.watchCommits() };
     const cache = new ReadCache<number>(fake as unknown as Database);
     let loads = 0;
     expect(cache.get('k', () => ++loads)).toBe(1);

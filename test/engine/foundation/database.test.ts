@@ -2,11 +2,11 @@ import { mkdtempSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { Database } from '../../../engine/src/db/database';
+import { SqliteDatabase, type SqliteDatabase as Database } from '../../../engine/src/db/database';
 
 let db: Database;
 beforeEach(async () => {
-  db = Database.open(mkdtempSync(path.join(tmpdir(), 'db-')));
+  db = SqliteDatabase.open(mkdtempSync(path.join(tmpdir(), 'db-')));
   await db.migrate();
 });
 afterEach(async () => db.close());

@@ -8,6 +8,7 @@ import path from 'node:path';
 import type * as NodeFs from 'node:fs';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { sqliteOf } from '../../support/sqlite-of';
 
 const fsyncControl = vi.hoisted(() => ({
   calls: 0,
@@ -33,7 +34,7 @@ vi.mock('node:fs', async (importOriginal) => {
   return { ...real, default: { ...real, fsync }, fsync };
 });
 
-const { Database } = await import('../../../engine/src/db/database');
+const { SqliteDatabase: Database } = await import('../../../engine/src/db/database');
 const { WalSync, WalSyncError } = await import('../../../engine/src/db/wal-sync');
 const { makeTestEngine } = await import('../../support/engine');
 
@@ -175,7 +176,7 @@ describe('Database.transactionDurableLater', () => {
     const other = new BetterSqlite3(current.db.file, { readonly: true });
     expect(other.prepare("SELECT value FROM settings WHERE key = 'k'").get()).toEqual({ value: 'v' });
     other.close();
-    expect(current.db.sqlite.pragma('synchronous', { simple: true })).toBe(2);
+    expect(sqliteOf(current.db).pragma('synchronous', { simple: true })).toBe(2);
     expect(await settled(durable)).toBe(false);
     expect(calls).toEqual([]);
     expect(await settled(current.db.whenDurable())).toBe(false);
@@ -212,7 +213,7 @@ describe('Issuing answers only once its commit is on disk', () => {
       await vi.waitFor(() => expect(fsyncControl.held.length).toBe(1));
       expect(await settled(answer)).toBe(false);
       // Stored (committed) while the fsync runs, but not acknowledged.
-      expect(t.engine.context.db.sqlite.prepare("SELECT COUNT(*) AS n FROM invoices WHERE numero = '1'").get()).toEqual({ n: 1 });
+      expect(sqliteOf(t.engine.context.db).prepare("SELECT COUNT(*) AS n FROM invoices WHERE numero = '1'").get()).toEqual({ n: 1 });
       const replay = t.billing('POST', '/v1/verifactu/crear', { body: factura(t.nifEmisor, '1') });
       expect(await settled(replay)).toBe(false);
       fsyncControl.hold = false;
@@ -242,7 +243,7 @@ describe('Issuing answers only once its commit is on disk', () => {
       expect(again.statusCode).toBe(503);
       // The committed-but-unsynced record is never filed: the worker stops before the wire.
       await t.engine.context.submissions.tick();
-      const batches = t.engine.context.db.sqlite.prepare('SELECT ultimoError FROM submission_batches').all() as { ultimoError: string | null }[];
+      const batches = sqliteOf(t.engine.context.db).prepare('SELECT ultimoError FROM submission_batches').all() as { ultimoError: string | null }[];
       expect(batches.length).toBeGreaterThan(0);
       for (const b of batches) expect(b.ultimoError).toContain('fsync of the write-ahead log failed');
     } finally {

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Migrator } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import { Database, MMAP_BYTES, PAGE_CACHE_KIB } from '../../../engine/src/db/database';
+import { SqliteDatabase, type SqliteDatabase as Database, MMAP_BYTES, PAGE_CACHE_KIB } from '../../../engine/src/db/database';
 import { migrations } from '../../../engine/src/db/migrations';
 
 function schemaOf(db: Database): unknown[] {
@@ -13,12 +13,12 @@ function schemaOf(db: Database): unknown[] {
 describe('Migrations run on an empty database and again on a migrated one without change', () => {
   it('applies every migration once, then nothing', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'mig-'));
-    const db = Database.open(dir);
+    const db = SqliteDatabase.open(dir);
     const first = await db.migrate();
     expect(first.results?.map((r) => r.migrationName)).toEqual(Object.keys(migrations).sort());
     const before = schemaOf(db);
     await db.close();
-    const again = Database.open(dir);
+    const again = SqliteDatabase.open(dir);
     const second = await again.migrate();
     expect(second.results).toEqual([]);
     expect(schemaOf(again)).toEqual(before);
@@ -30,7 +30,7 @@ describe('Migrations run on an empty database and again on a migrated one withou
   });
 
   it('tables are STRICT and the database runs WAL with synchronous=FULL and foreign keys', async () => {
-    const db = Database.open(mkdtempSync(path.join(tmpdir(), 'mig-')));
+    const db = SqliteDatabase.open(mkdtempSync(path.join(tmpdir(), 'mig-')));
     await db.migrate();
     const tables = db.sqlite.prepare("SELECT name, sql FROM sqlite_master WHERE type='table' AND name NOT LIKE 'kysely_%' AND name NOT LIKE 'sqlite_%'").all() as { name: string; sql: string }[];
     for (const table of tables) expect(table.sql, table.name).toMatch(/\)\s*STRICT$/);
@@ -64,7 +64,7 @@ describe('20261122T1100Z-foundation', () => {
 
 /** A database migrated up to and including `name` only: what that migration adds on its own. */
 async function migratedTo(name: string): Promise<Database> {
-  const db = Database.open(mkdtempSync(path.join(tmpdir(), 'mig-')));
+  const db = SqliteDatabase.open(mkdtempSync(path.join(tmpdir(), 'mig-')));
   const migrator = new Migrator({ db: db.kysely, provider: { getMigrations: async () => migrations } });
   const result = await migrator.migrateTo(name);
   expect(result.error).toBeUndefined();
@@ -162,7 +162,7 @@ describe('20261122T1300Z-submission', () => {
 
 describe('20261125T1616Z-read-cache-generation', () => {
   it('every insert, update and delete of an account, key or issuer bumps the generation; other tables do not', async () => {
-    const db = Database.open(mkdtempSync(path.join(tmpdir(), 'mig-')));
+    const db = SqliteDatabase.open(mkdtempSync(path.join(tmpdir(), 'mig-')));
     await db.migrate();
     const generation = () => (db.sqlite.prepare('SELECT generation FROM read_cache_generation').get() as { generation: number }).generation;
     const steps = [

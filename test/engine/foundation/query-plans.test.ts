@@ -3,11 +3,11 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Compilable } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Database } from '../../../engine/src/db/database';
+import { SqliteDatabase, type SqliteDatabase as Database } from '../../../engine/src/db/database';
 
 let db: Database;
 beforeAll(async () => {
-  db = Database.open(mkdtempSync(path.join(tmpdir(), 'plans-')));
+  db = SqliteDatabase.open(mkdtempSync(path.join(tmpdir(), 'plans-')));
   await db.migrate();
 });
 afterAll(async () => db.close());

@@ -19,7 +19,7 @@ vi.mock('node:fs', async (importOriginal) => {
   return { ...real, default: { ...real, fsync }, fsync };
 });
 
-const { Database } = await import('../../../engine/src/db/database');
+const { SqliteDatabase: Database } = await import('../../../engine/src/db/database');
 const { GroupCommit } = await import('../../../engine/src/issuing/group-commit');
 
 let db: InstanceType<typeof Database>;

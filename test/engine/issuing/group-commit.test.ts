@@ -5,13 +5,13 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { Database } from '../../../engine/src/db/database';
+import { SqliteDatabase, type SqliteDatabase as Database } from '../../../engine/src/db/database';
 import { GroupCommit } from '../../../engine/src/issuing/group-commit';
 
 let db: Database;
 let commit: GroupCommit;
 beforeEach(() => {
-  db = Database.open(mkdtempSync(path.join(tmpdir(), 'group-commit-')));
+  db = SqliteDatabase.open(mkdtempSync(path.join(tmpdir(), 'group-commit-')));
   db.sqlite.exec('CREATE TABLE sales (n INTEGER PRIMARY KEY) STRICT');
   db.sqlite.exec('CREATE TABLE tally (n INTEGER NOT NULL) STRICT');
   db.sqlite.exec('CREATE TRIGGER sales_tally AFTER INSERT ON sales BEGIN INSERT INTO tally VALUES (NEW.n); END');

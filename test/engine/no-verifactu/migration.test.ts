@@ -6,11 +6,11 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Migrator } from 'kysely';
 import { expect, it } from 'vitest';
-import { Database } from '../../../engine/src/db/database';
+import { SqliteDatabase } from '../../../engine/src/db/database';
 import { migrations } from '../../../engine/src/db/migrations';
 
 it('20261128T2300Z-modo-sif adds the mode and event tables, STRICT, with their constraints', async () => {
-  const db = Database.open(mkdtempSync(path.join(tmpdir(), 'mig-modo-')));
+  const db = SqliteDatabase.open(mkdtempSync(path.join(tmpdir(), 'mig-modo-')));
   const migrator = new Migrator({ db: db.kysely, provider: { getMigrations: async () => migrations } });
   expect((await migrator.migrateTo('20261126T0200Z-submission-requests')).error).toBeUndefined();
   const before = db.sqlite.prepare("SELECT name, sql FROM sqlite_master WHERE name NOT LIKE 'kysely_%' ORDER BY name").all();

@@ -3,6 +3,7 @@ import { ManualClock } from '../../../engine/src/platform/clock';
 import type { AuthorityAdapter } from '../../../engine/src/core/authority';
 import { aFacturaF2 } from '../../fixtures/verifactu';
 import { useEngineWithEmulators } from '../../support/filing';
+import { sqliteOf } from '../../support/sqlite-of';
 
 const clock = new ManualClock('2026-11-20T10:00:00.000Z');
 const QUEUE = 'test|aeat|B12345674';
@@ -12,7 +13,7 @@ const env = useEngineWithEmulators({ clock, waitSeconds: 0, aeat: { timeoutMs: 3
 
 type WorkerInternals = { register(a: AuthorityAdapter): void; adapterFor(q: string): AuthorityAdapter; drainDue(): Promise<void> };
 const finals = () =>
-  (env.t.engine.context.db.sqlite.prepare('SELECT COUNT(*) AS n FROM registros WHERE estadoEnvioFinal IS NOT NULL').get() as { n: number }).n;
+  (sqliteOf(env.t.engine.context.db).prepare('SELECT COUNT(*) AS n FROM registros WHERE estadoEnvioFinal IS NOT NULL').get() as { n: number }).n;
 
 /**
  * Issues `count` invoices of `serie` and drains them with two records a submission (so a few
@@ -62,7 +63,7 @@ describe('Pipelined submissions overlap the authority’s work with the local bo
   });
 
   it('a full next submission is stored (en_lote, no attempt) while the one before is at the authority; a partial one is not', async () => {
-    const db = env.t.engine.context.db.sqlite;
+    const db = sqliteOf(env.t.engine.context.db);
     const earlier = new Set((db.prepare('SELECT id FROM submission_batches').all() as { id: string }[]).map((b) => b.id));
     /** This test's submissions, oldest first: records, attempts, state, and how many of their records wait en_lote. */
     const batches = () =>

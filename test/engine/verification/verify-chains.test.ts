@@ -13,6 +13,7 @@ import { verificarCadenas } from '../../../engine/src/verification/instantanea.s
 import { DeviceStore } from '../../../engine/src/devices/store';
 import { aTicketTbai } from '../../fixtures/ticketbai';
 import { makeTestEngine, type TestEngine } from '../../support/engine';
+import { sqliteOf } from '../../support/sqlite-of';
 
 const run = promisify(execFile);
 const root = path.resolve(import.meta.dirname, '../../..');
@@ -71,7 +72,7 @@ beforeAll(async () => {
     body: { nifEmisor: TBAI, serie: 'TB', numero: '2', fechaExpedicion: '20-11-2026', provincia: 'gipuzkoa', idMaquina: 'caja-B' },
   });
   expect(anuTbai.statusCode, anuTbai.body).toBe(200);
-  for (const r of ctx.db.sqlite.prepare('SELECT id, chainKey, chainSeq FROM registros').all() as { id: string; chainKey: string; chainSeq: number }[]) {
+  for (const r of sqliteOf(ctx.db).prepare('SELECT id, chainKey, chainSeq FROM registros').all() as { id: string; chainKey: string; chainSeq: number }[]) {
     ids[`${r.chainKey}#${r.chainSeq}`] = r.id;
   }
   original = ctx.db.file;
@@ -85,7 +86,7 @@ const TBAI_A = `test|ticketbai|${TBAI}|dev:caja-A`;
 function copia(): { file: string; db: BetterSqlite3.Database } {
   const dir = mkdtempSync(path.join(tmpdir(), 'verify-'));
   const file = path.join(dir, 'engine.sqlite');
-  t.engine.context.db.sqlite.pragma('wal_checkpoint(TRUNCATE)');
+  sqliteOf(t.engine.context.db).pragma('wal_checkpoint(TRUNCATE)');
   copyFileSync(original, file);
   const db = new BetterSqlite3(file);
   db.pragma('foreign_keys = OFF');

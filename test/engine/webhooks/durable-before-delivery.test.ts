@@ -18,7 +18,7 @@ vi.mock('node:fs', async (importOriginal) => {
   return withHoldableFsync(await importOriginal<typeof NodeFs>(), fsyncControl);
 });
 
-const { Database } = await import('../../../engine/src/db/database');
+const { SqliteDatabase: Database } = await import('../../../engine/src/db/database');
 const { afterPendingEvents } = await import('../../../engine/src/db/write-priority');
 const { LazySyncTurns } = await import('../../../engine/src/filing/lazy-sync-turns');
 const { ManualClock } = await import('../../../engine/src/platform/clock');

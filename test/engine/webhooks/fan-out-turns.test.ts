@@ -5,7 +5,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Database } from '../../../engine/src/db/database';
+import { SqliteDatabase, type SqliteDatabase as Database } from '../../../engine/src/db/database';
 import type { WriteTurns } from '../../../engine/src/db/write-priority';
 import { ManualClock } from '../../../engine/src/platform/clock';
 import { silentLogger } from '../../../engine/src/platform/logger';
@@ -38,7 +38,7 @@ function countingWorker(on: Database) {
 }
 
 async function engineDb(): Promise<Database> {
-  db = Database.open(mkdtempSync(path.join(tmpdir(), 'fan-out-turns-')));
+  db = SqliteDatabase.open(mkdtempSync(path.join(tmpdir(), 'fan-out-turns-')));
   await db.migrate();
   insertAccountRow(db.sqlite);
   return db;

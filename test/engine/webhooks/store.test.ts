@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { isPrivateNetworkHost, webhookUrlProblem } from '../../../src-shared/api/webhooks';
-import { Database } from '../../../engine/src/db/database';
+import { SqliteDatabase, type SqliteDatabase as Database } from '../../../engine/src/db/database';
 import { deliveryBody, idEntrega, signature, uuidV5 } from '../../../engine/src/webhooks/signing';
 import { WebhookStore } from '../../../engine/src/webhooks/store.sqlite';
 import { insertAccountRow, insertActiveWebhookRows } from '../../fixtures/webhook-rows';
@@ -49,7 +49,7 @@ describe('Private-network hosts (http:// allowed)', () => {
 
 describe('20261122T1500Z-webhooks', () => {
   async function migrated(): Promise<Database> {
-    const db = Database.open(mkdtempSync(path.join(tmpdir(), 'mig-wh-')));
+    const db = SqliteDatabase.open(mkdtempSync(path.join(tmpdir(), 'mig-wh-')));
     await db.migrate();
     insertAccountRow(db.sqlite);
     insertActiveWebhookRows(db.sqlite, 'https://x.example.com');
