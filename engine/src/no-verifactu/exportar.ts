@@ -12,6 +12,7 @@ import { EngineError } from '../core/errors';
 import { fechaHoraHusoGenRegistro } from '../issuing/fecha-hora';
 import { escapeXml } from '../regimes/verifactu/record/xml-escape';
 import { TIPOS_EVENTO, type RegistroEventos } from './eventos';
+import type { NoVerifactuStore } from './store';
 
 export interface ResultadoExportacion {
   registros: { fichero: string; altas: number; anulaciones: number; sumaCuotaTotalAlta: string; sumaImporteTotalAlta: string };
@@ -22,33 +23,16 @@ export interface ResultadoExportacion {
 const el = (name: string, value: string) => '<sf:' + name + '>' + escapeXml(value) + '</sf:' + name + '>';
 
 export class ExportacionesNoVerifactu {
-  constructor(private readonly deps: { db: Database; eventos: RegistroEventos }) {}
+  constructor(private readonly deps: { db: Database; store: NoVerifactuStore; eventos: RegistroEventos }) {}
 
   exportar(issuer: Issuer, periodo: { desde: Date; hasta: Date }, dir: string): ResultadoExportacion {
-    const { db, eventos } = this.deps;
+    const { db, store, eventos } = this.deps;
     if (!(periodo.desde.getTime() <= periodo.hasta.getTime())) {
       throw new EngineError(400, 'VALIDATION_ERROR', 'desde debe ser anterior o igual a hasta', { campo: 'desde', errors: ['desde: after hasta'] });
     }
     const desde = periodo.desde.toISOString();
     const hasta = periodo.hasta.toISOString();
-    const registros = db.all(
-      db.kysely
-        .selectFrom('registros')
-        .innerJoin('invoices', 'invoices.id', 'registros.invoiceId')
-        .innerJoin('registro_documentos', 'registro_documentos.registroId', 'registros.id')
-        .select([
-          'registros.id', 'registros.tipo', 'registros.chainKey', 'registros.chainSeq', 'registros.huella', 'registros.extra', 'registros.creadoEn',
-          'invoices.numeroFactura', 'invoices.fechaExpedicion', 'registro_documentos.xml',
-        ])
-        .where('registros.entorno', '=', issuer.entorno)
-        .where('registros.nifEmisor', '=', issuer.nif)
-        .where('registros.sistemaFiscal', '=', 'verifactu')
-        .where('registros.creadoEn', '>=', desde)
-        .where('registros.creadoEn', '<=', hasta)
-        .orderBy('registros.creadoEn')
-        .orderBy('registros.chainKey')
-        .orderBy('registros.chainSeq'),
-    );
+    const registros = store.registrosDelPeriodo(issuer.entorno, issuer.nif, desde, hasta);
     const primero = registros[0];
     const ultimo = registros[registros.length - 1];
     if (primero === undefined || ultimo === undefined) {

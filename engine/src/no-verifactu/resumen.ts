@@ -13,6 +13,7 @@ import type { Clock } from '../platform/clock';
 import { escapeXml } from '../regimes/verifactu/record/xml-escape';
 import type { DeteccionAnomalias } from './anomalias';
 import { TIPOS_EVENTO, type RegistroEventos } from './eventos';
+import type { NoVerifactuStore } from './store';
 
 export const PERIODO_RESUMEN_MS = 6 * 60 * 60 * 1000;
 
@@ -22,14 +23,13 @@ export class ResumenesNoVerifactu {
   private arrancado = false;
 
   constructor(
-    private readonly deps: { db: Database; clock: Clock; issuers: IssuerStore; eventos: RegistroEventos; anomalias: DeteccionAnomalias },
+    private readonly deps: { db: Database; store: NoVerifactuStore; clock: Clock; issuers: IssuerStore; eventos: RegistroEventos; anomalias: DeteccionAnomalias },
   ) {}
 
   /** Installations in «NO VERI*FACTU» mode now. */
   private instalaciones(): Issuer[] {
-    const { db, issuers } = this.deps;
-    const rows = db.all(db.kysely.selectFrom('sif_modos').select(['entorno', 'nif']).where('modoSif', '=', 'no_verifactu'));
-    return rows.map((r) => issuers.find(r.entorno, r.nif)).filter((i): i is Issuer => i !== undefined && i.estado !== 'eliminado');
+    const { store, issuers } = this.deps;
+    return store.instalacionesNoVerifactu().map((r) => issuers.find(r.entorno, r.nif)).filter((i): i is Issuer => i !== undefined && i.estado !== 'eliminado');
   }
 
   /** One background pass: detection after a start, then every summary that is due. */
@@ -70,22 +70,10 @@ export class ResumenesNoVerifactu {
 
   /** `desde`: the anchor's time; records at that instant belong to the period after a start (01), to the previous one after a summary. */
   private generar(issuer: Issuer, periodo: SifEventosTable[], desde: { desde: string; incluido: boolean }): SifEventosTable {
-    const { db, eventos } = this.deps;
+    const { store, eventos } = this.deps;
     const porTipo = new Map<string, number>();
     for (const e of periodo) porTipo.set(e.tipoEvento, (porTipo.get(e.tipoEvento) ?? 0) + 1);
-    const registros = db.all(
-      db.kysely
-        .selectFrom('registros')
-        .innerJoin('invoices', 'invoices.id', 'registros.invoiceId')
-        .select(['registros.tipo', 'registros.huella', 'registros.extra', 'invoices.numeroFactura', 'invoices.fechaExpedicion'])
-        .where('registros.entorno', '=', issuer.entorno)
-        .where('registros.nifEmisor', '=', issuer.nif)
-        .where('registros.sistemaFiscal', '=', 'verifactu')
-        .where('registros.creadoEn', desde.incluido ? '>=' : '>', desde.desde)
-        .orderBy('registros.creadoEn')
-        .orderBy('registros.chainKey')
-        .orderBy('registros.chainSeq'),
-    );
+    const registros = store.registrosDesde(issuer.entorno, issuer.nif, desde);
     let cuota = new Decimal(0);
     let importe = new Decimal(0);
     let altas = 0;
