@@ -101,7 +101,7 @@ export class UsageMeter {
 
   flush(): void {
     const dirty = [...this.counters.entries()].filter(([, c]) => c.dirty);
-    if (dirty.length === 0 || !this.db.sqlite.open) return;
+    if (dirty.length === 0 || !this.db.isOpen) return;
     this.db.transaction(() => {
       for (const [keyId, c] of dirty) {
         this.store.save({ keyId, periodo: c.periodo, usadas: c.usadas, snapshotUsadas: c.snapshotUsadas, snapshotEn: c.snapshotEn });

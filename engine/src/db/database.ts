@@ -205,6 +205,19 @@ export class Database {
   }
 
   /**
+   * Whether this connection is inside a transaction now: false too when an error (SQLITE_FULL,
+   * IOERR…) made the database roll back the whole transaction under a savepoint.
+   */
+  get inTransaction(): boolean {
+    return this.sqlite.inTransaction;
+  }
+
+  /** False once `close` has closed the connection. */
+  get isOpen(): boolean {
+    return this.sqlite.open;
+  }
+
+  /**
    * Runs `fn` in one IMMEDIATE transaction (nested calls become savepoints). Hooks registered
    * with `onCommit` inside it run only after the outermost commit succeeds.
    */

@@ -40,7 +40,7 @@ export class RoutingRowCache {
 
   /** The cached value of `key`, or `load()`'s (remembered when the rows it read are committed ones). */
   get<V>(key: string, load: () => V): V {
-    const inTransaction = this.db.sqlite.inTransaction;
+    const inTransaction = this.db.inTransaction;
     const serial = this.db.transactionSerial;
     // This transaction wrote device rows: they may never commit. Read through, remember nothing.
     if (inTransaction && this.wroteIn === serial) return load();
@@ -66,6 +66,6 @@ export class RoutingRowCache {
     this.entries.clear();
     this.generation = '';
     this.checkedIn = -1;
-    if (this.db.sqlite.inTransaction) this.wroteIn = this.db.transactionSerial;
+    if (this.db.inTransaction) this.wroteIn = this.db.transactionSerial;
   }
 }

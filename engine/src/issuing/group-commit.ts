@@ -123,7 +123,7 @@ export class GroupCommit {
       } catch (error) {
         // SQLITE_FULL, IOERR, NOMEM…: SQLite may roll back the whole transaction, not just the
         // savepoint. Then nothing of the batch is stored: every request gets this error.
-        if (!this.db.sqlite.inTransaction) throw error;
+        if (!this.db.inTransaction) throw error;
         if (!savepoints && this.db.totalChanges() !== changesBefore) throw new RetryWithSavepoints();
         outcomes.push({ ok: false, error });
       }
