@@ -11,6 +11,7 @@ import { parseAeatReply } from '../regimes/verifactu/authority/aeat-reply';
 import { postSoap, type TlsClientConfig } from '../core/transport';
 import { buildRegFactuSoapEnvelope, MAX_REGISTROS_POR_ENVIO } from '../regimes/verifactu/authority/soap';
 import { TIPOS_EVENTO, type RegistroEventos } from './eventos';
+import { comprobarPeriodo } from './periodo';
 import type { NoVerifactuStore } from './store';
 
 export interface EnvioRequerimiento {
@@ -49,9 +50,7 @@ export class RequerimientosNoVerifactu {
     if (!/^.{1,18}$/u.test(peticion.ref)) {
       throw new EngineError(400, 'VALIDATION_ERROR', 'RefRequerimiento: de 1 a 18 caracteres', { campo: 'ref', errors: ['ref: 1 to 18 characters'] });
     }
-    if (!(peticion.desde.getTime() <= peticion.hasta.getTime())) {
-      throw new EngineError(400, 'VALIDATION_ERROR', 'desde debe ser anterior o igual a hasta', { campo: 'desde', errors: ['desde: after hasta'] });
-    }
+    comprobarPeriodo(peticion);
     const rows = store.conservadosDelPeriodo(issuer.entorno, issuer.nif, peticion.desde.toISOString(), peticion.hasta.toISOString());
     if (rows.length === 0) throw new EngineError(404, 'NOT_FOUND', 'No hay registros NO VERI*FACTU conservados en ese periodo', { campo: 'desde' });
     const esperar = this.deps.esperar ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));

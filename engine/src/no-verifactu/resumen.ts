@@ -5,7 +5,6 @@
 // public implementations and the AEAT's event-log notes use (not verified here against the
 // Orden's text). On the engine's first pass after a start, anomaly detection runs for every
 // installation in this mode.
-import { Decimal } from 'decimal.js';
 import type { Issuer, IssuerStore } from '../clients/store';
 import type { Database } from '../db/database';
 import type { SifEventosTable } from '../db/schema/no-verifactu';
@@ -13,6 +12,7 @@ import type { Clock } from '../platform/clock';
 import { escapeXml } from '../regimes/verifactu/record/xml-escape';
 import type { DeteccionAnomalias } from './anomalias';
 import { TIPOS_EVENTO, type RegistroEventos } from './eventos';
+import { extremosPeriodoXml, sumasPeriodo } from './periodo';
 import type { NoVerifactuStore } from './store';
 
 export const PERIODO_RESUMEN_MS = 6 * 60 * 60 * 1000;
@@ -74,18 +74,7 @@ export class ResumenesNoVerifactu {
     const porTipo = new Map<string, number>();
     for (const e of periodo) porTipo.set(e.tipoEvento, (porTipo.get(e.tipoEvento) ?? 0) + 1);
     const registros = store.registrosDesde(issuer.entorno, issuer.nif, desde);
-    let cuota = new Decimal(0);
-    let importe = new Decimal(0);
-    let altas = 0;
-    for (const r of registros) {
-      if (r.tipo === 'anulacion') continue;
-      altas++;
-      const extra = JSON.parse(r.extra) as { cuotaTotal?: string; importeTotal?: string };
-      cuota = cuota.plus(extra.cuotaTotal ?? '0');
-      importe = importe.plus(extra.importeTotal ?? '0');
-    }
-    const id = (r: (typeof registros)[number]) =>
-      el('IDEmisorFactura', issuer.nif) + el('NumSerieFactura', r.numeroFactura) + el('FechaExpedicionFactura', r.fechaExpedicion) + el('Huella', r.huella ?? '');
+    const { altas, anulaciones, sumaCuotaTotalAlta: cuota, sumaImporteTotalAlta: importe } = sumasPeriodo(registros);
     const primero = registros[0];
     const ultimo = registros[registros.length - 1];
     const tipos = [...porTipo].sort(([a], [b]) => (a < b ? -1 : 1)).slice(0, 20);
@@ -97,12 +86,9 @@ export class ResumenesNoVerifactu {
       tipoEvento: TIPOS_EVENTO.resumen,
       datosPropios:
         '<sf:ResumenEventos>' + tiposXml +
-        (primero && ultimo
-          ? '<sf:RegistroFacturacionInicialPeriodo>' + id(primero) + '</sf:RegistroFacturacionInicialPeriodo><sf:RegistroFacturacionFinalPeriodo>' + id(ultimo) +
-            '</sf:RegistroFacturacionFinalPeriodo>'
-          : '') +
+        (primero && ultimo ? extremosPeriodoXml(issuer.nif, primero, ultimo) : '') +
         el('NumeroDeRegistrosFacturacionAltaGenerados', String(Math.min(altas, 999_999))) + el('SumaCuotaTotalAlta', cuota.toFixed(2)) +
-        el('SumaImporteTotalAlta', importe.toFixed(2)) + el('NumeroDeRegistrosFacturacionAnulacionGenerados', String(Math.min(registros.length - altas, 999_999))) +
+        el('SumaImporteTotalAlta', importe.toFixed(2)) + el('NumeroDeRegistrosFacturacionAnulacionGenerados', String(Math.min(anulaciones, 999_999))) +
         '</sf:ResumenEventos>',
     });
   }

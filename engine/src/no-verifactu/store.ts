@@ -106,15 +106,11 @@ export class NoVerifactuStore {
   /** When the installation's first VeriFactu record created at or after `desde` that went to the AEAT was created. */
   primerEnvioDesde(entorno: Entorno, nif: string, desde: string): string | undefined {
     return this.db.first(
-      this.db.kysely
-        .selectFrom('registros')
-        .select('creadoEn')
-        .where('entorno', '=', entorno)
-        .where('nifEmisor', '=', nif)
-        .where('sistemaFiscal', '=', 'verifactu')
-        .where('estadoEnvio', '!=', 'no_remitida')
-        .where('creadoEn', '>=', desde)
-        .orderBy('creadoEn', 'asc')
+      this.verifactuDe(entorno, nif)
+        .select('registros.creadoEn')
+        .where('registros.estadoEnvio', '!=', 'no_remitida')
+        .where('registros.creadoEn', '>=', desde)
+        .orderBy('registros.creadoEn', 'asc')
         .limit(1),
     )?.creadoEn;
   }
@@ -122,8 +118,7 @@ export class NoVerifactuStore {
   /** Every VeriFactu record of the installation with its invoice and stored XML, in chain order (anomaly detection). */
   registrosEnCadena(entorno: Entorno, nif: string) {
     return this.db.all(
-      this.db.kysely
-        .selectFrom('registros')
+      this.verifactuDe(entorno, nif)
         .innerJoin('invoices', 'invoices.id', 'registros.invoiceId')
         .leftJoin('registro_documentos', 'registro_documentos.registroId', 'registros.id')
         .select([
@@ -131,9 +126,6 @@ export class NoVerifactuStore {
           'registros.idMaquina', 'registros.estadoEnvio', 'invoices.serie', 'invoices.numero', 'invoices.numeroFactura', 'invoices.fechaExpedicion',
           'registro_documentos.xml',
         ])
-        .where('registros.entorno', '=', entorno)
-        .where('registros.nifEmisor', '=', nif)
-        .where('registros.sistemaFiscal', '=', 'verifactu')
         .orderBy('registros.chainKey')
         .orderBy('registros.chainSeq'),
     );
@@ -144,61 +136,54 @@ export class NoVerifactuStore {
     return this.db.first(this.db.kysely.selectFrom('chains').select(['length', 'lastRegistroId']).where('chainKey', '=', chainKey));
   }
 
-  /** The installation's VeriFactu records created in [desde, hasta], with their stored XML, in creation order (exports). */
+  /** The installation's VeriFactu records created in [desde, hasta], with their stored XML (exports). */
   registrosDelPeriodo(entorno: Entorno, nif: string, desde: string, hasta: string) {
     return this.db.all(
-      this.db.kysely
-        .selectFrom('registros')
+      this.porCreacion(entorno, nif)
         .innerJoin('invoices', 'invoices.id', 'registros.invoiceId')
         .innerJoin('registro_documentos', 'registro_documentos.registroId', 'registros.id')
         .select([
           'registros.id', 'registros.tipo', 'registros.chainKey', 'registros.chainSeq', 'registros.huella', 'registros.extra', 'registros.creadoEn',
           'invoices.numeroFactura', 'invoices.fechaExpedicion', 'registro_documentos.xml',
         ])
-        .where('registros.entorno', '=', entorno)
-        .where('registros.nifEmisor', '=', nif)
-        .where('registros.sistemaFiscal', '=', 'verifactu')
         .where('registros.creadoEn', '>=', desde)
-        .where('registros.creadoEn', '<=', hasta)
-        .orderBy('registros.creadoEn')
-        .orderBy('registros.chainKey')
-        .orderBy('registros.chainSeq'),
+        .where('registros.creadoEn', '<=', hasta),
     );
   }
 
-  /** The signed XML of the installation's kept records (never sent) created in [desde, hasta], in creation order (the requirement). */
+  /** The signed XML of the installation's kept records (never sent) created in [desde, hasta] (the requirement). */
   conservadosDelPeriodo(entorno: Entorno, nif: string, desde: string, hasta: string): { xml: string }[] {
     return this.db.all(
-      this.db.kysely
-        .selectFrom('registros')
+      this.porCreacion(entorno, nif)
         .innerJoin('registro_documentos', 'registro_documentos.registroId', 'registros.id')
         .select(['registro_documentos.xml'])
-        .where('registros.entorno', '=', entorno)
-        .where('registros.nifEmisor', '=', nif)
-        .where('registros.sistemaFiscal', '=', 'verifactu')
         .where('registros.estadoEnvio', '=', 'no_remitida')
         .where('registros.creadoEn', '>=', desde)
-        .where('registros.creadoEn', '<=', hasta)
-        .orderBy('registros.creadoEn')
-        .orderBy('registros.chainKey')
-        .orderBy('registros.chainSeq'),
+        .where('registros.creadoEn', '<=', hasta),
     );
   }
 
-  /** The installation's VeriFactu records created since `desde`, in creation order (the summary). */
+  /** The installation's VeriFactu records created since `desde` (the summary). */
   registrosDesde(entorno: Entorno, nif: string, desde: DesdeInstante) {
     return this.db.all(
-      this.db.kysely
-        .selectFrom('registros')
+      this.porCreacion(entorno, nif)
         .innerJoin('invoices', 'invoices.id', 'registros.invoiceId')
         .select(['registros.tipo', 'registros.huella', 'registros.extra', 'invoices.numeroFactura', 'invoices.fechaExpedicion'])
-        .where('registros.entorno', '=', entorno)
-        .where('registros.nifEmisor', '=', nif)
-        .where('registros.sistemaFiscal', '=', 'verifactu')
-        .where('registros.creadoEn', desde.incluido ? '>=' : '>', desde.desde)
-        .orderBy('registros.creadoEn')
-        .orderBy('registros.chainKey')
-        .orderBy('registros.chainSeq'),
+        .where('registros.creadoEn', desde.incluido ? '>=' : '>', desde.desde),
     );
+  }
+
+  /** The installation's VeriFactu records: where every read of them starts. */
+  private verifactuDe(entorno: Entorno, nif: string) {
+    return this.db.kysely
+      .selectFrom('registros')
+      .where('registros.entorno', '=', entorno)
+      .where('registros.nifEmisor', '=', nif)
+      .where('registros.sistemaFiscal', '=', 'verifactu');
+  }
+
+  /** The same, in creation order (chains of several devices interleaved as they were issued). */
+  private porCreacion(entorno: Entorno, nif: string) {
+    return this.verifactuDe(entorno, nif).orderBy('registros.creadoEn').orderBy('registros.chainKey').orderBy('registros.chainSeq');
   }
 }
