@@ -6,7 +6,7 @@
 // identification errors, so nothing is corrected or resent here. The sending is logged as an
 // event (90, «otros»: the AEAT's event list has no type of its own for it).
 import type { Issuer } from '../clients/store';
-import { EngineError } from '../core/errors';
+import { EngineError, validation } from '../core/errors';
 import { parseAeatReply } from '../regimes/verifactu/authority/aeat-reply';
 import { postSoap, type TlsClientConfig } from '../core/transport';
 import { buildRegFactuSoapEnvelope, MAX_REGISTROS_POR_ENVIO } from '../regimes/verifactu/authority/soap';
@@ -48,7 +48,7 @@ export class RequerimientosNoVerifactu {
   async remitir(issuer: Issuer, peticion: { ref: string; desde: Date; hasta: Date }): Promise<ResultadoRequerimiento> {
     const { store, eventos, aeat } = this.deps;
     if (!/^.{1,18}$/u.test(peticion.ref)) {
-      throw new EngineError(400, 'VALIDATION_ERROR', 'RefRequerimiento: de 1 a 18 caracteres', { campo: 'ref', errors: ['ref: 1 to 18 characters'] });
+      throw validation('ref', 'RefRequerimiento: de 1 a 18 caracteres', ['ref: 1 to 18 characters']);
     }
     comprobarPeriodo(peticion);
     const rows = store.conservadosDelPeriodo(issuer.entorno, issuer.nif, peticion.desde.toISOString(), peticion.hasta.toISOString());
