@@ -14,8 +14,6 @@ import type { RecordStates, VerdictRecord } from './record-states';
 import { recordStatesOf } from './record-states.sqlite';
 import { applyVerdicts, type VerdictItem } from './verdicts';
 
-export type { AeatEndpointConfig } from '../regimes/verifactu/authority/aeat-adapter';
-
 /** A submission with its exact request bytes (stored apart, in submission_requests). */
 type BatchWithRequest = Batch & { peticion: string };
 

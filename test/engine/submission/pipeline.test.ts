@@ -4,8 +4,8 @@ import type { WriteTurns } from '../../../engine/src/db/write-priority';
 import { ManualClock } from '../../../engine/src/platform/clock';
 import { silentLogger } from '../../../engine/src/platform/logger';
 import type { AuthorityAdapter } from '../../../engine/src/core/authority';
-import { AeatAdapter } from '../../../engine/src/regimes/verifactu/authority/aeat-adapter';
-import { SubmissionWorker, type AeatEndpointConfig } from '../../../engine/src/submission/worker';
+import { AeatAdapter, type AeatEndpointConfig } from '../../../engine/src/regimes/verifactu/authority/aeat-adapter';
+import { SubmissionWorker } from '../../../engine/src/submission/worker';
 import { aFacturaF2 } from '../../fixtures/verifactu';
 import { issueTickets, useEngineWithEmulators } from '../../support/filing';
 
