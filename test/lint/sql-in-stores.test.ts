@@ -3,11 +3,10 @@
 // so that a second implementation on PostgreSQL (issue 27) replaces stores, not business code.
 // Checked here over the text of engine/src: a direct query outside a store module, or SQLite-only
 // SQL outside db/ and the `*.sqlite.ts` files, fails with the file and line.
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-
-const root = path.resolve(import.meta.dirname, '../..');
+import { linesBreaking, root, sourceFiles } from './source-scan';
 
 /** What only the SQLite side may hold: SQLite's own SQL and the better-sqlite3 connection itself. */
 const SQLITE_ONLY: readonly [RegExp, string][] = [
@@ -37,25 +36,10 @@ export function isStore(file: string): boolean {
   return isSqliteSide(file) || /(?:^|\/)(?:[\w-]+-)?store\.ts$/.test(file);
 }
 
-/** Comment lines say what the code does; they are not code. */
-const isComment = (line: string) => /^\s*(?:\/\/|\/\*|\*)/.test(line);
-
 /** The lines of `source` (named `file`) that break the rule, as `file:line: what`. */
 export function sqlOutsideStores(file: string, source: string): string[] {
   if (isSqliteSide(file)) return [];
-  const rules = isStore(file) ? SQLITE_ONLY : [...SQLITE_ONLY, ...QUERY];
-  const found: string[] = [];
-  source.split('\n').forEach((line, i) => {
-    if (isComment(line)) return;
-    for (const [pattern, what] of rules) if (pattern.test(line)) found.push(`${file}:${i + 1}: ${what}`);
-  });
-  return found;
-}
-
-function sourceFiles(dir: string): string[] {
-  return readdirSync(path.join(root, dir), { recursive: true, encoding: 'utf8' })
-    .filter((f) => f.endsWith('.ts'))
-    .map((f) => `${dir}/${f.split(path.sep).join('/')}`);
+  return linesBreaking(file, source, isStore(file) ? SQLITE_ONLY : [...SQLITE_ONLY, ...QUERY]);
 }
 
 describe('SQL stays in the stores, SQLite-only SQL in the SQLite implementations', () => {

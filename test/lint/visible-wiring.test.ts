@@ -2,38 +2,24 @@
 // every authority adapter to constructors. No callback field is assigned after construction, no
 // Proxy stands in for a missing object (a type says it is absent), and the submission worker
 // names no regime (filing/workers.ts builds the adapters). Checked over the text of engine/src.
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-
-const root = path.resolve(import.meta.dirname, '../..');
+import { linesBreaking, root, sourceFiles } from './source-scan';
 
 const RULES: readonly [RegExp, string][] = [
   [/\bnew Proxy\b/, 'a Proxy (say with a type that the object is absent)'],
   [/\b[\w$]+\.(?:on|after|before)[A-Z]\w*\s*=(?![=>])/, 'a hook assigned after construction (pass it to the constructor)'],
 ];
 
-const isComment = (line: string) => /^\s*(?:\/\/|\/\*|\*)/.test(line);
-
 /** The lines of `source` (named `file`) that hide wiring, as `file:line: what`. */
 export function hiddenWiring(file: string, source: string): string[] {
-  const found: string[] = [];
-  source.split('\n').forEach((line, i) => {
-    if (isComment(line)) return;
-    for (const [pattern, what] of RULES) if (pattern.test(line)) found.push(`${file}:${i + 1}: ${what}`);
-  });
-  return found;
+  return linesBreaking(file, source, RULES);
 }
 
 /** The modules `source` imports (static `import … from` and `export … from`). */
 function importsOf(source: string): string[] {
   return [...source.matchAll(/^(?:import|export)\s[^;]*?\sfrom\s+'([^']+)'/gm)].map((m) => m[1]!);
-}
-
-function sourceFiles(dir: string): string[] {
-  return readdirSync(path.join(root, dir), { recursive: true, encoding: 'utf8' })
-    .filter((f) => f.endsWith('.ts'))
-    .map((f) => `${dir}/${f.split(path.sep).join('/')}`);
 }
 
 describe('Wiring is visible: hooks and adapters go to constructors', () => {
