@@ -54,12 +54,12 @@ export interface EngineContext {
   /** The submission and webhook workers, on the filing thread or (config.filingThread false) here. */
   filing: Filing;
   /**
-   * The workers themselves, for tests that drive them by hand with an injected clock. With the
-   * filing thread they run there, and reading these throws.
+   * The workers themselves, for tests that drive them by hand with an injected clock: absent when
+   * they run on the filing thread (config.filingThread), where this thread cannot reach them.
    */
-  submissions: SubmissionWorker;
+  submissions?: SubmissionWorker;
   webhooks: WebhookService;
-  webhookDeliveries: WebhookDeliveryWorker;
+  webhookDeliveries?: WebhookDeliveryWorker;
   /** Census NIF checks, issuer clients and their representation. */
   census: CensusService;
   clients: ClientService;
@@ -156,9 +156,8 @@ export function buildContext(config: ResolvedConfig, db: Database, logger: Logge
     noVerifactu,
     ticketbai,
     filing,
-    submissions: workers?.submissions ?? inFilingThread('submissions'),
+    ...(workers ? { submissions: workers.submissions, webhookDeliveries: workers.webhookDeliveries } : {}),
     webhooks,
-    webhookDeliveries: workers?.webhookDeliveries ?? inFilingThread('webhookDeliveries'),
     census,
     clients,
     representation,
@@ -192,15 +191,6 @@ export function filingThreadData(config: ResolvedConfig, file: string): FilingTh
     webhooks: config.webhooks,
     tbaiEndpoints: config.ticketbai.endpoints,
   };
-}
-
-/** A worker that runs on the filing thread: using it from the main thread is a mistake, said at once. */
-function inFilingThread<T extends object>(name: string): T {
-  return new Proxy({} as T, {
-    get() {
-      throw new Error(`${name} runs on the filing thread; an engine with filingThread: false drives it in process`);
-    },
-  });
 }
 
 /** The SistemaInformatico block every VeriFactu record carries, from configuration. */

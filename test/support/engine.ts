@@ -5,6 +5,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import { seedDemoAccount } from '../../engine/src/demo/account';
 import type { LimitsConfig } from '../../engine/src/account/plans';
 import type { EngineConfig } from '../../engine/src/config';
+import type { EngineContext } from '../../engine/src/context';
 import { createEngine, type Engine } from '../../engine/src/index';
 import { ManualClock } from '../../engine/src/platform/clock';
 import { sequentialIds } from '../../engine/src/platform/ids';
@@ -18,8 +19,19 @@ export function onPostgres(): boolean {
   return process.env.TEST_DATABASE === 'postgres';
 }
 
+/** The context of an engine whose filing workers run in process, so a test drives them by hand. */
+export type InProcessContext = EngineContext & Required<Pick<EngineContext, 'submissions' | 'webhookDeliveries'>>;
+export type InProcessEngine = Engine & { readonly context: InProcessContext };
+
+/** `engine`, whose workers run in process (an injected clock: never on the filing thread); throws otherwise. */
+export function inProcess(engine: Engine): InProcessEngine {
+  const { submissions, webhookDeliveries } = engine.context;
+  if (submissions === undefined || webhookDeliveries === undefined) throw new Error('this engine files on its filing thread: its workers are not here to drive');
+  return engine as InProcessEngine;
+}
+
 export interface TestEngine {
-  engine: Engine;
+  engine: InProcessEngine;
   clock: ManualClock;
   dataDir: string;
   keys: { test: string; live: string };
@@ -100,7 +112,7 @@ export function migratedDataDir(prefix = 'engine-test-'): string {
 export async function makeTestEngine(options: TestEngineOptions = {}): Promise<TestEngine> {
   const dataDir = options.dataDir ?? migratedDataDir();
   const clock = options.clock ?? new ManualClock(options.now ?? '2026-11-20T10:00:00.000Z');
-  const engine = await createEngine(
+  const created = await createEngine(
     testEngineConfig(dataDir, {
       clock,
       ...(options.limits ? { limits: options.limits } : {}),
@@ -111,6 +123,7 @@ export async function makeTestEngine(options: TestEngineOptions = {}): Promise<T
       ...(options.emulatorUrl ? { emulatorUrl: options.emulatorUrl } : {}),
     }),
   );
+  const engine = inProcess(created);
   const seeded = options.seed === false ? undefined : seedDemoAccount(engine.context);
   const keys = { test: seeded?.test ?? '', live: seeded?.live ?? '' };
   const inject = (app: 'billing' | 'manage') => (method: string, url: string, opts: InjectOpts = {}) => {

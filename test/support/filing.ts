@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, expect } from 'vitest';
 import type { EngineConfig } from '../../engine/src/config';
+import type { AuthorityAdapter } from '../../engine/src/core/authority';
 import type { ManualClock } from '../../engine/src/platform/clock';
 import type { Hacienda } from '../../src-shared/api/common';
 import { aFacturaF2 } from '../fixtures/verifactu';
@@ -98,4 +99,13 @@ export async function issueTickets(env: EngineWithEmulators, serie: string, n: n
     ids.push(res.json().idFactura as string);
   }
   return ids;
+}
+
+/**
+ * Puts `adapter` in the place of its authority's on a worker already built (tests wrap the real one
+ * to count, hold or drop what it sends, then put it back): the engine itself passes every adapter
+ * to the worker's constructor and never changes them.
+ */
+export function replaceAdapter(worker: unknown, adapter: AuthorityAdapter): void {
+  (worker as { adapters: Map<string, AuthorityAdapter> }).adapters.set(adapter.autoridad, adapter);
 }

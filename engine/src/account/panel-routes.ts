@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from '@fastify/type-provider-zod';
 import { z } from 'zod';
 import { entornoSchema } from '../../../src-shared/api/common';
-import { EngineError, notFound } from '../core/errors';
+import { notFound, tillKeyMissing } from '../core/errors';
 import type { AccountStore } from './store';
 
 const LOG_TAIL_BYTES = 2 * 1024 * 1024;
@@ -33,7 +33,7 @@ export function accountPanelRoutes(app: FastifyInstance, deps: AccountPanelDeps)
       const keys = await deps.tillKeys();
       const anyKey = keys?.test ?? keys?.live;
       const account = anyKey ? deps.accounts.findActiveKey(anyKey)?.account : undefined;
-      if (!account) throw new EngineError(409, 'TILL_KEY_MISSING', 'La caja no tiene cuenta asociada');
+      if (!account) throw tillKeyMissing('La caja no tiene cuenta asociada');
       const created = deps.accounts.createKey(account.id, request.body.entorno);
       return reply.code(201).send({
         entorno: request.body.entorno,

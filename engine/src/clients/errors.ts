@@ -1,4 +1,4 @@
-import { EngineError, validation } from '../core/errors';
+import { EngineError, notFound, validation } from '../core/errors';
 
 /** One factory per spec error of the issuer-client endpoints. */
 
@@ -29,4 +29,4 @@ export const signingInProgress = (camposBloqueados: string[]) =>
     { camposBloqueados },
   );
 
-export const clientNotFound = () => new EngineError(404, 'NOT_FOUND', 'Cliente no encontrado en esta cuenta y entorno');
+export const clientNotFound = () => notFound('Cliente no encontrado en esta cuenta y entorno');

@@ -64,3 +64,12 @@ export const invoiceIdentityConflict = (fields: string[]) =>
 export const invoiceNotFound = () => new EngineError(409, 'INVOICE_NOT_FOUND', 'No consta ninguna factura con esa identidad');
 
 export const invoiceStatusInvalid = (message: string) => new EngineError(409, 'INVOICE_STATUS_INVALID', message);
+
+/** What the environment lacks to serve the request (LIVE without its signing certificate): nothing is stored. */
+export const environmentNotAvailable = (message: string) => new EngineError(503, 'ENVIRONMENT_NOT_AVAILABLE', message);
+
+/** A shop server's administrator's request made with a till's credential. */
+export const adminRequired = (message: string) => new EngineError(403, 'ADMIN_REQUIRED', message);
+
+/** The till (or the shop server) holds no API key, or no account, to act with. */
+export const tillKeyMissing = (message: string) => new EngineError(409, 'TILL_KEY_MISSING', message);

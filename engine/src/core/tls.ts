@@ -1,8 +1,9 @@
-import { createHash, generateKeyPairSync, X509Certificate } from 'node:crypto';
+import { X509Certificate } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import path from 'node:path';
 import forge from 'node-forge';
+import { positiveSerial, rsaKey, selfSignedCa } from '../platform/x509';
 
 /**
  * TLS on the engine's own ports when they listen beyond loopback (issue 30): a certificate and key
@@ -30,16 +31,7 @@ export interface TlsOptions {
 
 const TLS_DIR = 'tls';
 
-function rsaKey(): forge.pki.rsa.PrivateKey {
-  // node:crypto generates the key (fast, native); forge signs the certificates.
-  const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
-  return forge.pki.privateKeyFromPem(privateKey.export({ type: 'pkcs8', format: 'pem' }).toString()) as forge.pki.rsa.PrivateKey;
-}
-
-function serial(): string {
-  const h = createHash('sha256').update(forge.random.getBytesSync(16)).digest('hex').slice(0, 32);
-  return ((parseInt(h.charAt(0), 16) & 0x7) | 0x1).toString(16) + h.slice(1);
-}
+const serial = () => positiveSerial(forge.random.getBytesSync(16));
 
 const days = (date: Date, n: number) => new Date(date.getTime() + n * 86_400_000);
 
@@ -49,25 +41,16 @@ function writeSecret(file: string, text: string): void {
 }
 
 function makeCa(now: Date): { certPem: string; keyPem: string } {
-  const key = rsaKey();
-  const cert = forge.pki.createCertificate();
-  cert.publicKey = forge.pki.setRsaPublicKey(key.n, key.e);
-  cert.serialNumber = serial();
-  cert.validity.notBefore = days(now, -1);
-  cert.validity.notAfter = days(now, 3650);
-  const name: forge.pki.CertificateField[] = [
-    { shortName: 'O', value: 'TPV Cumple (servidor de tienda)' },
-    { shortName: 'CN', value: 'AC local del motor de esta tienda' },
-  ];
-  cert.setSubject(name);
-  cert.setIssuer(name);
-  cert.setExtensions([
-    { name: 'basicConstraints', cA: true, pathLenConstraint: 0, critical: true },
-    { name: 'keyUsage', keyCertSign: true, cRLSign: true, critical: true },
-    { name: 'subjectKeyIdentifier' },
-  ]);
-  cert.sign(key, forge.md.sha256.create());
-  return { certPem: forge.pki.certificateToPem(cert), keyPem: forge.pki.privateKeyToPem(key) };
+  const { certificatePem, privateKeyPem } = selfSignedCa(rsaKey(), {
+    serialNumber: serial(),
+    notBefore: days(now, -1),
+    notAfter: days(now, 3650),
+    name: [
+      { shortName: 'O', value: 'TPV Cumple (servidor de tienda)' },
+      { shortName: 'CN', value: 'AC local del motor de esta tienda' },
+    ],
+  });
+  return { certPem: certificatePem, keyPem: privateKeyPem };
 }
 
 function makeServerCert(ca: { certPem: string; keyPem: string }, names: readonly string[], now: Date): { certPem: string; keyPem: string } {

@@ -167,10 +167,6 @@ export class SqliteDatabase implements Database {
     return new SqliteDatabase(path.join(dataDir, 'engine.sqlite'));
   }
 
-  get inTransaction(): boolean {
-    return this.sqlite.inTransaction;
-  }
-
   statement<R = unknown>(sql: string): RawStatement<R> {
     const stmt = this.sqlite.prepare(sql);
     return {
@@ -178,10 +174,6 @@ export class SqliteDatabase implements Database {
       all: (...params) => stmt.all(...params) as R[],
       get: (...params) => stmt.get(...params) as R | undefined,
     };
-  }
-
-  get isOpen(): boolean {
-    return this.sqlite.open;
   }
 
   generationProbe(): () => { generation: number; schema: number } | undefined {
@@ -288,6 +280,19 @@ export class SqliteDatabase implements Database {
    */
   get transactionSerial(): number {
     return this.serial;
+  }
+
+  /**
+   * Whether this connection is inside a transaction now: false too when an error (SQLITE_FULL,
+   * IOERR…) made the database roll back the whole transaction under a savepoint.
+   */
+  get inTransaction(): boolean {
+    return this.sqlite.inTransaction;
+  }
+
+  /** False once `close` has closed the connection. */
+  get isOpen(): boolean {
+    return this.sqlite.open;
   }
 
   /**

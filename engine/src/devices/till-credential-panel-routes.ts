@@ -5,7 +5,7 @@ import type { Entorno } from '../../../src-shared/api/common';
 import { normalizeNif } from '../../../src-shared/nif';
 import { idMaquina as idMaquinaSchema } from '../../../src-shared/primitives';
 import type { Account, AccountStore } from '../account/store';
-import { EngineError, notFound } from '../core/errors';
+import { EngineError, notFound, tillKeyMissing } from '../core/errors';
 import type { IdGenerator } from '../platform/ids';
 import type { DeviceService } from './service';
 import type { IssuedTillCredential, TillCredentials } from './till-credentials';
@@ -83,7 +83,7 @@ export function tillCredentialPanelRoutes(app: FastifyInstance, deps: TillCreden
     const keys = await deps.serverKeys();
     const anyKey = keys?.test ?? keys?.live;
     const account = anyKey ? deps.accounts.findActiveKey(anyKey)?.account : undefined;
-    if (!account) throw new EngineError(409, 'TILL_KEY_MISSING', 'El servidor no tiene cuenta asociada');
+    if (!account) throw tillKeyMissing('El servidor no tiene cuenta asociada');
     return account;
   };
   api.post(

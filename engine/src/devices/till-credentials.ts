@@ -5,6 +5,7 @@ import type { TillCredentialsTable } from '../db/schema/till-credentials';
 import type { Clock } from '../platform/clock';
 import type { IdGenerator } from '../platform/ids';
 import { hashApiKey } from '../platform/secrets';
+import { TillCredentialStore } from './till-credentials-store';
 
 /** What a till's token or key proves: which till of which account. */
 export interface TillIdentityProof {
@@ -36,6 +37,7 @@ export class TillCredentials {
   private readonly byTokenCache: ReadCache<TillIdentityProof | undefined>;
   private readonly byKeyCache: ReadCache<string | undefined>;
   private readonly boundCache: ReadCache<boolean>;
+  private readonly store: TillCredentialStore;
 
   constructor(
     private readonly db: Database,
@@ -46,6 +48,7 @@ export class TillCredentials {
     this.byTokenCache = new ReadCache(db);
     this.byKeyCache = new ReadCache(db);
     this.boundCache = new ReadCache(db);
+    this.store = new TillCredentialStore(db);
   }
 
   issue(account: Account, input: { nifEmisor: string; idMaquina: string; etiqueta: string }): IssuedTillCredential {
@@ -55,20 +58,18 @@ export class TillCredentials {
       const live = this.accounts.createKey(account.id, 'live');
       const token = `${TOKEN_PREFIX}${this.ids.secret(32)}`;
       const id = this.ids.next('caja');
-      this.db.run(
-        this.db.kysely.insertInto('till_credentials').values({
-          id,
-          accountId: account.id,
-          nifEmisor: input.nifEmisor,
-          idMaquina: input.idMaquina,
-          etiqueta: input.etiqueta,
-          tokenHash: hashApiKey(token),
-          keyTestId: test.id,
-          keyLiveId: live.id,
-          creadoEn: this.clock.now().toISOString(),
-          revocadoEn: null,
-        }),
-      );
+      this.store.insert({
+        id,
+        accountId: account.id,
+        nifEmisor: input.nifEmisor,
+        idMaquina: input.idMaquina,
+        etiqueta: input.etiqueta,
+        tokenHash: hashApiKey(token),
+        keyTestId: test.id,
+        keyLiveId: live.id,
+        creadoEn: this.clock.now().toISOString(),
+        revocadoEn: null,
+      });
       return { idCredencial: id, idCuenta: account.id, nifEmisor: input.nifEmisor, idMaquina: input.idMaquina, etiqueta: input.etiqueta, token, claves: { test: test.rawKey, live: live.rawKey } };
     });
   }
@@ -78,56 +79,28 @@ export class TillCredentials {
     if (!token.startsWith(TOKEN_PREFIX)) return undefined;
     const tokenHash = hashApiKey(token);
     return this.byTokenCache.get(tokenHash, () => {
-      const row = this.db.first(
-        this.db.kysely.selectFrom('till_credentials').selectAll().where('tokenHash', '=', tokenHash).where('revocadoEn', 'is', null),
-      );
+      const row = this.store.activeByTokenHash(tokenHash);
       return row ? { idMaquina: row.idMaquina, idCuenta: row.accountId, nifEmisor: row.nifEmisor } : undefined;
     });
   }
 
   /** The till an API key is bound to (undefined: an account key, bound to no till). */
   machineOfKey(keyId: string): string | undefined {
-    return this.byKeyCache.get(keyId, () => {
-      const row = this.db.first(
-        this.db.kysely
-          .selectFrom('till_credentials')
-          .select('idMaquina')
-          .where((eb) => eb.or([eb('keyTestId', '=', keyId), eb('keyLiveId', '=', keyId)]))
-          .where('revocadoEn', 'is', null),
-      );
-      return row?.idMaquina;
-    });
+    return this.byKeyCache.get(keyId, () => this.store.activeMachineOfKey(keyId));
   }
 
   /** Whether a till of this account holds an active credential: then only it may issue as it. */
   hasCredential(accountId: string, idMaquina: string): boolean {
-    return this.boundCache.get(`${accountId}|${idMaquina}`, () => {
-      const row = this.db.first(
-        this.db.kysely
-          .selectFrom('till_credentials')
-          .select('id')
-          .where('accountId', '=', accountId)
-          .where('idMaquina', '=', idMaquina)
-          .where('revocadoEn', 'is', null),
-      );
-      return row !== undefined;
-    });
+    return this.boundCache.get(`${accountId}|${idMaquina}`, () => this.store.activeOfMachine(accountId, idMaquina).length > 0);
   }
 
   /** Revokes the till's credential and its keys; false when it had none active. */
   revokeMachine(accountId: string, idMaquina: string): boolean {
     return this.db.transaction(() => {
-      const rows = this.db.all(
-        this.db.kysely
-          .selectFrom('till_credentials')
-          .selectAll()
-          .where('accountId', '=', accountId)
-          .where('idMaquina', '=', idMaquina)
-          .where('revocadoEn', 'is', null),
-      );
+      const rows = this.store.activeOfMachine(accountId, idMaquina);
       const now = this.clock.now().toISOString();
       for (const row of rows) {
-        this.db.run(this.db.kysely.updateTable('till_credentials').set({ revocadoEn: now }).where('id', '=', row.id));
+        this.store.revoke(row.id, now);
         this.accounts.revokeKey(row.keyTestId);
         this.accounts.revokeKey(row.keyLiveId);
       }
@@ -136,8 +109,6 @@ export class TillCredentials {
   }
 
   list(accountId?: string): TillCredentialView[] {
-    let q = this.db.kysely.selectFrom('till_credentials').selectAll().orderBy('creadoEn');
-    if (accountId !== undefined) q = q.where('accountId', '=', accountId);
-    return this.db.all(q).map(({ tokenHash: _hash, accountId: idCuenta, ...rest }) => ({ ...rest, idCuenta }));
+    return this.store.list(accountId).map(({ tokenHash: _hash, accountId: idCuenta, ...rest }) => ({ ...rest, idCuenta }));
   }
 }

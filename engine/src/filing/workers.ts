@@ -1,3 +1,4 @@
+import type { AuthorityAdapter } from '../core/authority';
 import type { Database } from '../db/database';
 import { epigrafeIaeOf } from '../clients/store';
 import type { WriteTurns } from '../db/write-priority';
@@ -8,6 +9,7 @@ import type { SubmissionConfig } from '../submission/config';
 import { SubmissionWorker } from '../submission/worker';
 import type { TbaiEndpoints } from '../regimes/ticketbai/config';
 import { LroeAdapter, TbaiRestAdapter } from '../regimes/ticketbai/authority/filing';
+import { AeatAdapter } from '../regimes/verifactu/authority/aeat-adapter';
 import type { WebhookDeliveryConfig } from '../webhooks/config';
 import { WebhookDeliveryWorker } from '../webhooks/delivery-worker';
 import type { WebhookAddressPolicy } from '../webhooks/address-policy';
@@ -25,10 +27,20 @@ export interface FilingWorkers {
   webhookDeliveries: WebhookDeliveryWorker;
 }
 
+/** Every authority the engine files with: AEAT (VeriFactu), TicketBAI Araba and Gipuzkoa (REST), Bizkaia (LROE). */
+export function authorityAdapters(db: Database, settings: Pick<FilingSettings, 'submission' | 'tbaiEndpoints'>): AuthorityAdapter[] {
+  return [
+    new AeatAdapter(settings.submission.aeat),
+    new TbaiRestAdapter('araba', settings.tbaiEndpoints),
+    new TbaiRestAdapter('gipuzkoa', settings.tbaiEndpoints),
+    new LroeAdapter(settings.tbaiEndpoints, (nif) => epigrafeIaeOf(db, nif)),
+  ];
+}
+
 /**
- * The submission worker with every authority (AEAT, TicketBAI Araba/Gipuzkoa REST, Bizkaia LROE)
- * and the webhook worker, on `db`; `turns`: when their write transactions may take the lock
- * (default: after what the event loop already has due).
+ * The submission worker with every authority (authorityAdapters) and the webhook worker, on `db`;
+ * `turns`: when their write transactions may take the lock (default: after what the event loop
+ * already has due).
  */
 export function buildFilingWorkers(
   db: Database,
@@ -39,10 +51,7 @@ export function buildFilingWorkers(
   turns?: WriteTurns,
   addresses?: WebhookAddressPolicy,
 ): FilingWorkers {
-  const submissions = new SubmissionWorker(db, clock, ids, logger, settings.submission, turns);
-  submissions.register(new TbaiRestAdapter('araba', settings.tbaiEndpoints));
-  submissions.register(new TbaiRestAdapter('gipuzkoa', settings.tbaiEndpoints));
-  submissions.register(new LroeAdapter(settings.tbaiEndpoints, (nif) => epigrafeIaeOf(db, nif)));
+  const submissions = new SubmissionWorker(db, clock, ids, logger, settings.submission, authorityAdapters(db, settings), turns);
   return { submissions, webhookDeliveries: new WebhookDeliveryWorker(db, clock, logger, settings.webhooks, turns, addresses) };
 }
 

@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { FastifyRequest } from 'fastify';
 import type { Logger } from '../platform/logger';
 import { safeEqual } from '../platform/secrets';
-import { EngineError } from '../core/errors';
+import { adminRequired, EngineError } from '../core/errors';
 
 /**
  * Who holds a panel token. The panel is not a master key of the account:
@@ -154,7 +154,7 @@ export function panelGate(deps: PanelGateDeps): (request: FastifyRequest, open: 
     }
     request.panelCaller = caller;
     if (caller.rol !== 'administrador' && isAdminRoute(request.method, request.routeOptions.url)) {
-      throw new EngineError(403, 'ADMIN_REQUIRED', 'Solo el administrador del servidor puede hacer esto (no con el token de una caja)');
+      throw adminRequired('Solo el administrador del servidor puede hacer esto (no con el token de una caja)');
     }
   };
 }

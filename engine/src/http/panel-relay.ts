@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
 import { RELAY_SECRET_HEADER } from './auth';
-import { EngineError, validation } from '../core/errors';
+import { EngineError, notFound, tillKeyMissing, validation } from '../core/errors';
 import { RELAY_TILL_HEADER } from './till-binding';
 
 /**
@@ -51,7 +51,7 @@ export function panelRelayRoutes(app: FastifyInstance, deps: PanelRelayDeps): vo
         const url = request.url.slice(prefix.length);
         // Only the public API surface is relayed: never /openapi.json tricks or path games.
         if (!url.startsWith('/v1/') || url.includes('/../') || url.includes('/./')) {
-          throw new EngineError(404, 'NOT_FOUND', 'Ruta no encontrada');
+          throw notFound('Ruta no encontrada');
         }
         const rawEntorno = request.headers[RELAY_ENTORNO_HEADER];
         const entorno = rawEntorno === undefined ? 'test' : rawEntorno;
@@ -59,7 +59,7 @@ export function panelRelayRoutes(app: FastifyInstance, deps: PanelRelayDeps): vo
           throw validation(RELAY_ENTORNO_HEADER, `${RELAY_ENTORNO_HEADER} debe ser test o live`);
         }
         const key = (await deps.keys())?.[entorno];
-        if (!key) throw new EngineError(409, 'TILL_KEY_MISSING', `La caja no tiene clave de API para ${entorno}`);
+        if (!key) throw tillKeyMissing(`La caja no tiene clave de API para ${entorno}`);
 
         const headers: Record<string, string> = {
           host: '127.0.0.1',

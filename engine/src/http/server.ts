@@ -9,7 +9,7 @@ import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, ty
 import type { ErrorBody } from '../../../src-shared/api/common';
 import type { IdGenerator } from '../platform/ids';
 import type { Logger } from '../platform/logger';
-import { EngineError, GatewayForbidden } from '../core/errors';
+import { EngineError, GatewayForbidden, validation } from '../core/errors';
 import { WalSyncError } from '../db/wal-sync';
 import { openApiTransform } from './openapi';
 import { problemsFromValidation } from './validation-errors';
@@ -120,7 +120,7 @@ export async function buildApiServer(options: ApiOptions): Promise<FastifyInstan
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     const text = typeof body === 'string' ? body : body.toString('utf8');
     if (jsonDepth(text) > MAX_JSON_DEPTH) {
-      done(new EngineError(400, 'VALIDATION_ERROR', `El cuerpo anida más de ${MAX_JSON_DEPTH} niveles`, { campo: 'body', errors: [`body: more than ${MAX_JSON_DEPTH} nested levels`] }), undefined);
+      done(validation('body', `El cuerpo anida más de ${MAX_JSON_DEPTH} niveles`, [`body: more than ${MAX_JSON_DEPTH} nested levels`]), undefined);
       return;
     }
     parseJson(request, text, done);

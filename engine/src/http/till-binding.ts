@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { TillCredentials } from '../devices/till-credentials';
 import { safeEqual } from '../platform/secrets';
 import { RELAY_SECRET_HEADER } from './auth';
-import { EngineError } from '../core/errors';
+import { adminRequired, EngineError } from '../core/errors';
 
 /** The till the panel relay vouches for (only believed with the relay's per-launch secret). */
 export const RELAY_TILL_HEADER = 'x-panel-caja';
@@ -82,7 +82,7 @@ export function tillManageGuard(app: FastifyInstance, deps: TillBindingDeps): vo
     const params = request.params as { idMaquina?: unknown } | undefined;
     const target = allowed?.own === 'body' ? bodyIdMaquina(request.body) : allowed?.own === 'param' ? (typeof params?.idMaquina === 'string' ? params.idMaquina : undefined) : asTill;
     if (!allowed || target !== asTill) {
-      done(new EngineError(403, 'ADMIN_REQUIRED', `Una caja (${asTill}) no puede hacer esto: lo hace el administrador de la tienda`));
+      done(adminRequired(`Una caja (${asTill}) no puede hacer esto: lo hace el administrador de la tienda`));
       return;
     }
     done();

@@ -16,6 +16,7 @@ import { VerificadorCadena } from '../verification/cadenas';
 import { escapeXml } from '../regimes/verifactu/record/xml-escape';
 import { huellaEvento, TIPOS_EVENTO, type RegistroEventos } from './eventos';
 import { verificarFirma } from './firma';
+import type { NoVerifactuStore } from './store';
 
 /** TipoAnomaliaType of EventosSIF.xsd (the ones this check can tell apart). */
 export const TIPOS_ANOMALIA = {
@@ -83,7 +84,7 @@ function lanzamiento(de: 'Facturacion' | 'Evento', n: string): string {
 }
 
 export class DeteccionAnomalias {
-  constructor(private readonly deps: { db: Database; eventos: RegistroEventos; clock: Clock }) {}
+  constructor(private readonly deps: { db: Database; store: NoVerifactuStore; eventos: RegistroEventos; clock: Clock }) {}
 
   /** Date traceability (TipoAnomalia 11, 13): not before the chain's previous one, not after now. */
   private fechas(ambito: Anomalia['ambito'], id: string, fecha: string, previa: number | undefined, ahora: number, anomalias: Anomalia[]): number | undefined {
@@ -162,23 +163,8 @@ export class DeteccionAnomalias {
 
   /** The issuer's VeriFactu chains through the chain verifier; an unsigned «no_remitida» record is an anomaly too. */
   private registros(entorno: Entorno, nif: string) {
-    const { db } = this.deps;
-    const rows = db.all(
-      db.kysely
-        .selectFrom('registros')
-        .innerJoin('invoices', 'invoices.id', 'registros.invoiceId')
-        .leftJoin('registro_documentos', 'registro_documentos.registroId', 'registros.id')
-        .select([
-          'registros.id', 'registros.chainKey', 'registros.chainSeq', 'registros.entorno', 'registros.nifEmisor', 'registros.sistemaFiscal',
-          'registros.idMaquina', 'registros.estadoEnvio', 'invoices.serie', 'invoices.numero', 'invoices.numeroFactura', 'invoices.fechaExpedicion',
-          'registro_documentos.xml',
-        ])
-        .where('registros.entorno', '=', entorno)
-        .where('registros.nifEmisor', '=', nif)
-        .where('registros.sistemaFiscal', '=', 'verifactu')
-        .orderBy('registros.chainKey')
-        .orderBy('registros.chainSeq'),
-    );
+    const { store } = this.deps;
+    const rows = store.registrosEnCadena(entorno, nif);
     const anomalias: Anomalia[] = [];
     const facturas = new Map<string, { numeroFactura: string; fechaExpedicion: string }>();
     const verificadores = new Map<string, VerificadorCadena>();
@@ -196,7 +182,7 @@ export class DeteccionAnomalias {
       }
     }
     for (const [clave, v] of verificadores) {
-      const head = db.first(db.kysely.selectFrom('chains').select(['length', 'lastRegistroId']).where('chainKey', '=', clave));
+      const head = store.cabezaCadena(clave);
       for (const p of v.terminar(head ? { length: head.length, lastRegistroId: head.lastRegistroId } : undefined).problemas) {
         anomalias.push({
           ambito: 'registro',

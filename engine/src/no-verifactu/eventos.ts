@@ -14,6 +14,7 @@ import { huellaDeCadena } from '../regimes/verifactu/record/huella';
 import type { SistemaInformatico } from '../regimes/verifactu/record/registro';
 import { escapeXml } from '../regimes/verifactu/record/xml-escape';
 import { firmarRegistro, type IdentidadFirma } from './firma';
+import type { NoVerifactuStore } from './store';
 
 export const NS_EVENTOS = 'https://www2.agenciatributaria.gob.es/static_files/common/internet/dep/aplicaciones/es/aeat/tike/cont/ws/EventosSIF.xsd';
 
@@ -126,6 +127,7 @@ export class RegistroEventos {
   constructor(
     private readonly deps: {
       db: Database;
+      store: NoVerifactuStore;
       clock: Clock;
       ids: IdGenerator;
       /** The SIF as the event records name it (NumeroInstalacion of this install). */
@@ -135,8 +137,7 @@ export class RegistroEventos {
   ) {}
 
   cabeza(entorno: Entorno, nif: string): SifEventosCabezaTable | undefined {
-    const { db } = this.deps;
-    return db.first(db.kysely.selectFrom('sif_eventos_cabeza').selectAll().where('entorno', '=', entorno).where('nif', '=', nif));
+    return this.deps.store.cabezaEventos(entorno, nif);
   }
 
   /**
@@ -144,7 +145,7 @@ export class RegistroEventos {
    * own): the event and what it records commit together.
    */
   anotar(entorno: Entorno, obligado: { nif: string; nombre: string }, evento: NuevoEvento): SifEventosTable {
-    const { db, clock, ids, sistema } = this.deps;
+    const { db, store, clock, ids, sistema } = this.deps;
     return db.transaction(() => {
       const now = clock.now();
       const cabeza = this.cabeza(entorno, obligado.nif);
@@ -161,37 +162,18 @@ export class RegistroEventos {
         xml: firmarRegistro(built.xml, this.deps.identidad(entorno), now),
         creadoEn: now.toISOString(),
       };
-      db.run(db.kysely.insertInto('sif_eventos').values(row));
-      const head: SifEventosCabezaTable = {
-        entorno,
-        nif: obligado.nif,
-        seq: row.seq,
-        idEvento: row.id,
-        tipoEvento: row.tipoEvento,
-        fechaHoraHusoGenEvento: row.fechaHoraHusoGenEvento,
-        huella: row.huella,
-      };
-      db.run(
-        db.kysely
-          .insertInto('sif_eventos_cabeza')
-          .values(head)
-          .onConflict((oc) => oc.columns(['entorno', 'nif']).doUpdateSet({ seq: row.seq, idEvento: row.id, tipoEvento: row.tipoEvento, fechaHoraHusoGenEvento: row.fechaHoraHusoGenEvento, huella: row.huella })),
-      );
+      store.anotarEvento(row);
       return row;
     });
   }
 
   /** The installation's events in chain order. */
   todos(entorno: Entorno, nif: string): SifEventosTable[] {
-    const { db } = this.deps;
-    return db.all(db.kysely.selectFrom('sif_eventos').selectAll().where('entorno', '=', entorno).where('nif', '=', nif).orderBy('seq', 'asc'));
+    return this.deps.store.eventos(entorno, nif);
   }
 
   /** A page, newest first: events with seq below `antesDe`. */
   pagina(entorno: Entorno, nif: string, antesDe: number | undefined, limite: number): SifEventosTable[] {
-    const { db } = this.deps;
-    let q = db.kysely.selectFrom('sif_eventos').selectAll().where('entorno', '=', entorno).where('nif', '=', nif);
-    if (antesDe !== undefined) q = q.where('seq', '<', antesDe);
-    return db.all(q.orderBy('seq', 'desc').limit(limite));
+    return this.deps.store.paginaEventos(entorno, nif, antesDe, limite);
   }
 }

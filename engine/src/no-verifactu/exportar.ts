@@ -5,13 +5,14 @@
 // stored signed XML byte for byte, so the chains recompute from the file alone.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { Decimal } from 'decimal.js';
 import type { Issuer } from '../clients/store';
 import type { Database } from '../db/database';
 import { EngineError } from '../core/errors';
 import { fechaHoraHusoGenRegistro } from '../issuing/fecha-hora';
 import { escapeXml } from '../regimes/verifactu/record/xml-escape';
 import { TIPOS_EVENTO, type RegistroEventos } from './eventos';
+import { comprobarPeriodo, extremosPeriodoXml, sumasPeriodo } from './periodo';
+import type { NoVerifactuStore } from './store';
 
 export interface ResultadoExportacion {
   registros: { fichero: string; altas: number; anulaciones: number; sumaCuotaTotalAlta: string; sumaImporteTotalAlta: string };
@@ -22,33 +23,14 @@ export interface ResultadoExportacion {
 const el = (name: string, value: string) => '<sf:' + name + '>' + escapeXml(value) + '</sf:' + name + '>';
 
 export class ExportacionesNoVerifactu {
-  constructor(private readonly deps: { db: Database; eventos: RegistroEventos }) {}
+  constructor(private readonly deps: { db: Database; store: NoVerifactuStore; eventos: RegistroEventos }) {}
 
   exportar(issuer: Issuer, periodo: { desde: Date; hasta: Date }, dir: string): ResultadoExportacion {
-    const { db, eventos } = this.deps;
-    if (!(periodo.desde.getTime() <= periodo.hasta.getTime())) {
-      throw new EngineError(400, 'VALIDATION_ERROR', 'desde debe ser anterior o igual a hasta', { campo: 'desde', errors: ['desde: after hasta'] });
-    }
+    const { db, store, eventos } = this.deps;
+    comprobarPeriodo(periodo);
     const desde = periodo.desde.toISOString();
     const hasta = periodo.hasta.toISOString();
-    const registros = db.all(
-      db.kysely
-        .selectFrom('registros')
-        .innerJoin('invoices', 'invoices.id', 'registros.invoiceId')
-        .innerJoin('registro_documentos', 'registro_documentos.registroId', 'registros.id')
-        .select([
-          'registros.id', 'registros.tipo', 'registros.chainKey', 'registros.chainSeq', 'registros.huella', 'registros.extra', 'registros.creadoEn',
-          'invoices.numeroFactura', 'invoices.fechaExpedicion', 'registro_documentos.xml',
-        ])
-        .where('registros.entorno', '=', issuer.entorno)
-        .where('registros.nifEmisor', '=', issuer.nif)
-        .where('registros.sistemaFiscal', '=', 'verifactu')
-        .where('registros.creadoEn', '>=', desde)
-        .where('registros.creadoEn', '<=', hasta)
-        .orderBy('registros.creadoEn')
-        .orderBy('registros.chainKey')
-        .orderBy('registros.chainSeq'),
-    );
+    const registros = store.registrosDelPeriodo(issuer.entorno, issuer.nif, desde, hasta);
     const primero = registros[0];
     const ultimo = registros[registros.length - 1];
     if (primero === undefined || ultimo === undefined) {
@@ -56,17 +38,7 @@ export class ExportacionesNoVerifactu {
     }
     const evs = eventos.todos(issuer.entorno, issuer.nif).filter((e) => e.creadoEn >= desde && e.creadoEn <= hasta);
 
-    let cuota = new Decimal(0);
-    let importe = new Decimal(0);
-    let altas = 0;
-    for (const r of registros) {
-      if (r.tipo === 'anulacion') continue;
-      altas++;
-      const extra = JSON.parse(r.extra) as { cuotaTotal?: string; importeTotal?: string };
-      cuota = cuota.plus(extra.cuotaTotal ?? '0');
-      importe = importe.plus(extra.importeTotal ?? '0');
-    }
-    const anulaciones = registros.length - altas;
+    const { altas, anulaciones, sumaCuotaTotalAlta: cuota, sumaImporteTotalAlta: importe } = sumasPeriodo(registros);
 
     mkdirSync(dir, { recursive: true });
     const base = `${issuer.nif}-${issuer.entorno}-${desde.replace(/[:.]/g, '')}-${hasta.replace(/[:.]/g, '')}`;
@@ -83,8 +55,6 @@ export class ExportacionesNoVerifactu {
       );
     }
 
-    const idFactura = (r: (typeof registros)[number]) =>
-      el('IDEmisorFactura', issuer.nif) + el('NumSerieFactura', r.numeroFactura) + el('FechaExpedicionFactura', r.fechaExpedicion) + el('Huella', r.huella ?? '');
     const obligado = { nif: issuer.nif, nombre: issuer.nombre };
     return db.transaction(() => {
       const anotados = [
@@ -93,8 +63,7 @@ export class ExportacionesNoVerifactu {
           datosPropios:
             '<sf:ExportacionRegFacturacionPeriodo>' +
             el('FechaHoraHusoInicioPeriodoExport', fechaHoraHusoGenRegistro(periodo.desde)) + el('FechaHoraHusoFinPeriodoExport', fechaHoraHusoGenRegistro(periodo.hasta)) +
-            '<sf:RegistroFacturacionInicialPeriodo>' + idFactura(primero) + '</sf:RegistroFacturacionInicialPeriodo>' +
-            '<sf:RegistroFacturacionFinalPeriodo>' + idFactura(ultimo) + '</sf:RegistroFacturacionFinalPeriodo>' +
+            extremosPeriodoXml(issuer.nif, primero, ultimo) +
             el('NumeroDeRegistrosFacturacionAltaExportados', String(altas)) + el('SumaCuotaTotalAlta', cuota.toFixed(2)) + el('SumaImporteTotalAlta', importe.toFixed(2)) +
             el('NumeroDeRegistrosFacturacionAnulacionExportados', String(anulaciones)) + el('RegistrosFacturacionExportadosDejanDeConservarse', 'N') +
             '</sf:ExportacionRegFacturacionPeriodo>',

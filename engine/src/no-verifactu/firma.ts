@@ -7,7 +7,7 @@
 import type { Entorno } from '../../../src-shared/api/common';
 import type { Database } from '../db/database';
 import { installValue } from '../db/settings';
-import { EngineError } from '../core/errors';
+import { environmentNotAvailable } from '../core/errors';
 import type { InstallTestCa } from '../representation/test-ca';
 import { loadPkcs12 } from '../regimes/ticketbai/certificados';
 import type { PoliticaFirma } from '../regimes/ticketbai/politicas';
@@ -59,7 +59,7 @@ export function identidadesFirma(
       return test;
     }
     if (live === undefined) {
-      throw new EngineError(503, 'ENVIRONMENT_NOT_AVAILABLE', 'NO VERI*FACTU en LIVE necesita un certificado de firma configurado (POS_AEAT_P12)');
+      throw environmentNotAvailable('NO VERI*FACTU en LIVE necesita un certificado de firma configurado (POS_AEAT_P12)');
     }
     if (vivo === undefined) {
       const loaded = loadPkcs12(live.pfx, live.passphrase ?? '');

@@ -19,6 +19,7 @@ import type { Clock } from '../platform/clock';
 import type { IdGenerator } from '../platform/ids';
 import { madridParts } from '../platform/madrid-calendar';
 import { TIPOS_EVENTO, type RegistroEventos } from './eventos';
+import type { NoVerifactuStore } from './store';
 
 export type { ModoSif };
 
@@ -40,40 +41,29 @@ export function inicioAnoMadrid(instant: Date): string {
 }
 
 export class ModosSif {
-  // Issuing reads the mode of every VeriFactu request (before and inside its transaction): one
-  // prepared statement on the primary key.
-  private readonly byIssuer;
-
   constructor(
-    private readonly deps: { db: Database; clock: Clock; ids: IdGenerator; eventos: RegistroEventos },
-  ) {
-    const { db } = deps;
-    this.byIssuer = db.prepare<{ modoSif: ModoSif }, 'entorno' | 'nif'>((slot) =>
-      db.kysely.selectFrom('sif_modos').select('modoSif').where('entorno', '=', slot('entorno') as Entorno).where('nif', '=', slot('nif')),
-    );
-  }
+    private readonly deps: { db: Database; store: NoVerifactuStore; clock: Clock; ids: IdGenerator; eventos: RegistroEventos },
+  ) {}
 
   modo(entorno: Entorno, nif: string): ModoSif {
-    return this.byIssuer.first({ entorno, nif })?.modoSif ?? 'verifactu';
+    return this.deps.store.modoSif(entorno, nif) ?? 'verifactu';
   }
 
   /** Modes of several issuers at once (lists). */
   modos(entorno: Entorno, nifs: readonly string[]): Map<string, ModoSif> {
-    const { db } = this.deps;
     if (nifs.length === 0) return new Map();
-    const rows = db.all(db.kysely.selectFrom('sif_modos').select(['nif', 'modoSif']).where('entorno', '=', entorno).where('nif', 'in', [...nifs]));
+    const rows = this.deps.store.modosSif(entorno, nifs);
     return new Map(rows.map((r) => [r.nif, r.modoSif]));
   }
 
   estado(entorno: Entorno, nif: string): Omit<EstadoModoSif, 'cambiado'> {
-    const { db } = this.deps;
-    const row = db.first(db.kysely.selectFrom('sif_modos').selectAll().where('entorno', '=', entorno).where('nif', '=', nif));
+    const row = this.deps.store.modo(entorno, nif);
     return { nif, entorno, modoSif: row?.modoSif ?? 'verifactu', desde: row?.desde ?? null };
   }
 
   /** Sets the mode of `issuer`'s installation, or refuses with the rule that forbids it. */
   cambiar(issuer: Issuer, modo: ModoSif): EstadoModoSif {
-    const { db, clock, ids, eventos } = this.deps;
+    const { db, store, clock, ids, eventos } = this.deps;
     if (issuer.hacienda !== 'verifactu') {
       throw new EngineError(
         409,
@@ -88,13 +78,7 @@ export class ModosSif {
       const now = clock.now();
       const nowIso = now.toISOString();
       if (modo === 'no_verifactu') this.comprobarAnoVerifactu(issuer, now);
-      db.run(
-        db.kysely
-          .insertInto('sif_modos')
-          .values({ entorno: issuer.entorno, nif: issuer.nif, modoSif: modo, desde: nowIso })
-          .onConflict((oc) => oc.columns(['entorno', 'nif']).doUpdateSet({ modoSif: modo, desde: nowIso })),
-      );
-      db.run(db.kysely.insertInto('sif_modo_cambios').values({ id: ids.next('modo'), entorno: issuer.entorno, nif: issuer.nif, modoSif: modo, creadoEn: nowIso }));
+      store.cambiarModo({ id: ids.next('modo'), entorno: issuer.entorno, nif: issuer.nif, modoSif: modo, creadoEn: nowIso });
       eventos.anotar(issuer.entorno, { nif: issuer.nif, nombre: issuer.nombre }, {
         tipoEvento: modo === 'no_verifactu' ? TIPOS_EVENTO.inicioNoVerifactu : TIPOS_EVENTO.finNoVerifactu,
       });
@@ -104,32 +88,10 @@ export class ModosSif {
 
   /** VERI*FACTU chosen this calendar year (a record sent, or the mode set) binds until 31 December. */
   private comprobarAnoVerifactu(issuer: Issuer, now: Date): void {
-    const { db } = this.deps;
+    const { store } = this.deps;
     const desde = inicioAnoMadrid(now);
     const { year } = madridParts(now);
-    const enviado = db.first(
-      db.kysely
-        .selectFrom('registros')
-        .select('creadoEn')
-        .where('entorno', '=', issuer.entorno)
-        .where('nifEmisor', '=', issuer.nif)
-        .where('sistemaFiscal', '=', 'verifactu')
-        .where('estadoEnvio', '!=', 'no_remitida')
-        .where('creadoEn', '>=', desde)
-        .orderBy('creadoEn', 'asc')
-        .limit(1),
-    );
-    const elegido = db.first(
-      db.kysely
-        .selectFrom('sif_modo_cambios')
-        .select('creadoEn')
-        .where('entorno', '=', issuer.entorno)
-        .where('nif', '=', issuer.nif)
-        .where('modoSif', '=', 'verifactu')
-        .where('creadoEn', '>=', desde)
-        .limit(1),
-    );
-    const desdeCuando = enviado?.creadoEn ?? elegido?.creadoEn;
+    const desdeCuando = store.primerEnvioDesde(issuer.entorno, issuer.nif, desde) ?? store.eleccionVerifactuDesde(issuer.entorno, issuer.nif, desde);
     if (desdeCuando === undefined) return;
     throw new EngineError(
       409,

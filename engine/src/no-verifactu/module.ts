@@ -14,6 +14,7 @@ import { ResumenesNoVerifactu } from './resumen';
 import type { IssuerStore } from '../clients/store';
 import { FirmaNoVerifactu } from './issuing';
 import { ModosSif } from './modo';
+import { NoVerifactuStore } from './store';
 
 /** The «NO VERI*FACTU» mode (issue 32): modes, the event log, the signature and anomaly detection. */
 export interface NoVerifactuModule {
@@ -45,16 +46,17 @@ export function buildNoVerifactu(config: NoVerifactuSettings, db: Database, sist
     { nif: software.productorNif, nombre: software.productorNombre },
     tls ? { pfx: tls.pfx, passphrase: tls.passphrase } : undefined,
   );
-  const eventos = new RegistroEventos({ db, clock, ids, sistema: { ...sistema, tipoUsoPosibleSoloVerifactu: 'N' }, identidad });
-  const modos = new ModosSif({ db, clock, ids, eventos });
-  const anomalias = new DeteccionAnomalias({ db, eventos, clock });
+  const store = new NoVerifactuStore(db);
+  const eventos = new RegistroEventos({ db, store, clock, ids, sistema: { ...sistema, tipoUsoPosibleSoloVerifactu: 'N' }, identidad });
+  const modos = new ModosSif({ db, store, clock, ids, eventos });
+  const anomalias = new DeteccionAnomalias({ db, store, eventos, clock });
   return {
     modos,
     eventos,
     firma: new FirmaNoVerifactu(modos, identidad, clock),
     anomalias,
-    resumenes: new ResumenesNoVerifactu({ db, clock, issuers, eventos, anomalias }),
-    exportaciones: new ExportacionesNoVerifactu({ db, eventos }),
-    requerimientos: new RequerimientosNoVerifactu({ db, eventos, aeat: config.submission.aeat }),
+    resumenes: new ResumenesNoVerifactu({ db, store, clock, issuers, eventos, anomalias }),
+    exportaciones: new ExportacionesNoVerifactu({ db, store, eventos }),
+    requerimientos: new RequerimientosNoVerifactu({ store, eventos, aeat: config.submission.aeat }),
   };
 }

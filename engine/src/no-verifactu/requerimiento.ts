@@ -6,12 +6,13 @@
 // identification errors, so nothing is corrected or resent here. The sending is logged as an
 // event (90, «otros»: the AEAT's event list has no type of its own for it).
 import type { Issuer } from '../clients/store';
-import type { Database } from '../db/database';
-import { EngineError } from '../core/errors';
+import { EngineError, validation } from '../core/errors';
 import { parseAeatReply } from '../regimes/verifactu/authority/aeat-reply';
 import { postSoap, type TlsClientConfig } from '../core/transport';
 import { buildRegFactuSoapEnvelope, MAX_REGISTROS_POR_ENVIO } from '../regimes/verifactu/authority/soap';
 import { TIPOS_EVENTO, type RegistroEventos } from './eventos';
+import { comprobarPeriodo } from './periodo';
+import type { NoVerifactuStore } from './store';
 
 export interface EnvioRequerimiento {
   registros: number;
@@ -36,7 +37,7 @@ export interface ResultadoRequerimiento {
 export class RequerimientosNoVerifactu {
   constructor(
     private readonly deps: {
-      db: Database;
+      store: NoVerifactuStore;
       eventos: RegistroEventos;
       aeat: { url: { test: string; live: string }; timeoutMs: number; tls?: TlsClientConfig | undefined };
       /** Waits between submissions (tests pass a short one). */
@@ -45,28 +46,12 @@ export class RequerimientosNoVerifactu {
   ) {}
 
   async remitir(issuer: Issuer, peticion: { ref: string; desde: Date; hasta: Date }): Promise<ResultadoRequerimiento> {
-    const { db, eventos, aeat } = this.deps;
+    const { store, eventos, aeat } = this.deps;
     if (!/^.{1,18}$/u.test(peticion.ref)) {
-      throw new EngineError(400, 'VALIDATION_ERROR', 'RefRequerimiento: de 1 a 18 caracteres', { campo: 'ref', errors: ['ref: 1 to 18 characters'] });
+      throw validation('ref', 'RefRequerimiento: de 1 a 18 caracteres', ['ref: 1 to 18 characters']);
     }
-    if (!(peticion.desde.getTime() <= peticion.hasta.getTime())) {
-      throw new EngineError(400, 'VALIDATION_ERROR', 'desde debe ser anterior o igual a hasta', { campo: 'desde', errors: ['desde: after hasta'] });
-    }
-    const rows = db.all(
-      db.kysely
-        .selectFrom('registros')
-        .innerJoin('registro_documentos', 'registro_documentos.registroId', 'registros.id')
-        .select(['registro_documentos.xml'])
-        .where('registros.entorno', '=', issuer.entorno)
-        .where('registros.nifEmisor', '=', issuer.nif)
-        .where('registros.sistemaFiscal', '=', 'verifactu')
-        .where('registros.estadoEnvio', '=', 'no_remitida')
-        .where('registros.creadoEn', '>=', peticion.desde.toISOString())
-        .where('registros.creadoEn', '<=', peticion.hasta.toISOString())
-        .orderBy('registros.creadoEn')
-        .orderBy('registros.chainKey')
-        .orderBy('registros.chainSeq'),
-    );
+    comprobarPeriodo(peticion);
+    const rows = store.conservadosDelPeriodo(issuer.entorno, issuer.nif, peticion.desde.toISOString(), peticion.hasta.toISOString());
     if (rows.length === 0) throw new EngineError(404, 'NOT_FOUND', 'No hay registros NO VERI*FACTU conservados en ese periodo', { campo: 'desde' });
     const esperar = this.deps.esperar ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
     const envios: EnvioRequerimiento[] = [];

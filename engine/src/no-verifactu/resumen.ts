@@ -5,7 +5,6 @@
 // public implementations and the AEAT's event-log notes use (not verified here against the
 // Orden's text). On the engine's first pass after a start, anomaly detection runs for every
 // installation in this mode.
-import { Decimal } from 'decimal.js';
 import type { Issuer, IssuerStore } from '../clients/store';
 import type { Database } from '../db/database';
 import type { SifEventosTable } from '../db/schema/no-verifactu';
@@ -13,6 +12,8 @@ import type { Clock } from '../platform/clock';
 import { escapeXml } from '../regimes/verifactu/record/xml-escape';
 import type { DeteccionAnomalias } from './anomalias';
 import { TIPOS_EVENTO, type RegistroEventos } from './eventos';
+import { extremosPeriodoXml, sumasPeriodo } from './periodo';
+import type { NoVerifactuStore } from './store';
 
 export const PERIODO_RESUMEN_MS = 6 * 60 * 60 * 1000;
 
@@ -22,14 +23,13 @@ export class ResumenesNoVerifactu {
   private arrancado = false;
 
   constructor(
-    private readonly deps: { db: Database; clock: Clock; issuers: IssuerStore; eventos: RegistroEventos; anomalias: DeteccionAnomalias },
+    private readonly deps: { db: Database; store: NoVerifactuStore; clock: Clock; issuers: IssuerStore; eventos: RegistroEventos; anomalias: DeteccionAnomalias },
   ) {}
 
   /** Installations in «NO VERI*FACTU» mode now. */
   private instalaciones(): Issuer[] {
-    const { db, issuers } = this.deps;
-    const rows = db.all(db.kysely.selectFrom('sif_modos').select(['entorno', 'nif']).where('modoSif', '=', 'no_verifactu'));
-    return rows.map((r) => issuers.find(r.entorno, r.nif)).filter((i): i is Issuer => i !== undefined && i.estado !== 'eliminado');
+    const { store, issuers } = this.deps;
+    return store.instalacionesNoVerifactu().map((r) => issuers.find(r.entorno, r.nif)).filter((i): i is Issuer => i !== undefined && i.estado !== 'eliminado');
   }
 
   /** One background pass: detection after a start, then every summary that is due. */
@@ -70,34 +70,11 @@ export class ResumenesNoVerifactu {
 
   /** `desde`: the anchor's time; records at that instant belong to the period after a start (01), to the previous one after a summary. */
   private generar(issuer: Issuer, periodo: SifEventosTable[], desde: { desde: string; incluido: boolean }): SifEventosTable {
-    const { db, eventos } = this.deps;
+    const { store, eventos } = this.deps;
     const porTipo = new Map<string, number>();
     for (const e of periodo) porTipo.set(e.tipoEvento, (porTipo.get(e.tipoEvento) ?? 0) + 1);
-    const registros = db.all(
-      db.kysely
-        .selectFrom('registros')
-        .innerJoin('invoices', 'invoices.id', 'registros.invoiceId')
-        .select(['registros.tipo', 'registros.huella', 'registros.extra', 'invoices.numeroFactura', 'invoices.fechaExpedicion'])
-        .where('registros.entorno', '=', issuer.entorno)
-        .where('registros.nifEmisor', '=', issuer.nif)
-        .where('registros.sistemaFiscal', '=', 'verifactu')
-        .where('registros.creadoEn', desde.incluido ? '>=' : '>', desde.desde)
-        .orderBy('registros.creadoEn')
-        .orderBy('registros.chainKey')
-        .orderBy('registros.chainSeq'),
-    );
-    let cuota = new Decimal(0);
-    let importe = new Decimal(0);
-    let altas = 0;
-    for (const r of registros) {
-      if (r.tipo === 'anulacion') continue;
-      altas++;
-      const extra = JSON.parse(r.extra) as { cuotaTotal?: string; importeTotal?: string };
-      cuota = cuota.plus(extra.cuotaTotal ?? '0');
-      importe = importe.plus(extra.importeTotal ?? '0');
-    }
-    const id = (r: (typeof registros)[number]) =>
-      el('IDEmisorFactura', issuer.nif) + el('NumSerieFactura', r.numeroFactura) + el('FechaExpedicionFactura', r.fechaExpedicion) + el('Huella', r.huella ?? '');
+    const registros = store.registrosDesde(issuer.entorno, issuer.nif, desde);
+    const { altas, anulaciones, sumaCuotaTotalAlta: cuota, sumaImporteTotalAlta: importe } = sumasPeriodo(registros);
     const primero = registros[0];
     const ultimo = registros[registros.length - 1];
     const tipos = [...porTipo].sort(([a], [b]) => (a < b ? -1 : 1)).slice(0, 20);
@@ -109,12 +86,9 @@ export class ResumenesNoVerifactu {
       tipoEvento: TIPOS_EVENTO.resumen,
       datosPropios:
         '<sf:ResumenEventos>' + tiposXml +
-        (primero && ultimo
-          ? '<sf:RegistroFacturacionInicialPeriodo>' + id(primero) + '</sf:RegistroFacturacionInicialPeriodo><sf:RegistroFacturacionFinalPeriodo>' + id(ultimo) +
-            '</sf:RegistroFacturacionFinalPeriodo>'
-          : '') +
+        (primero && ultimo ? extremosPeriodoXml(issuer.nif, primero, ultimo) : '') +
         el('NumeroDeRegistrosFacturacionAltaGenerados', String(Math.min(altas, 999_999))) + el('SumaCuotaTotalAlta', cuota.toFixed(2)) +
-        el('SumaImporteTotalAlta', importe.toFixed(2)) + el('NumeroDeRegistrosFacturacionAnulacionGenerados', String(Math.min(registros.length - altas, 999_999))) +
+        el('SumaImporteTotalAlta', importe.toFixed(2)) + el('NumeroDeRegistrosFacturacionAnulacionGenerados', String(Math.min(anulaciones, 999_999))) +
         '</sf:ResumenEventos>',
     });
   }

@@ -1,9 +1,10 @@
-import { createHash, generateKeyPairSync, X509Certificate } from 'node:crypto';
+import { X509Certificate } from 'node:crypto';
 import forge from 'node-forge';
 import type { Database } from '../db/database';
 import { installValue, settingValue } from '../db/settings';
 import type { Clock } from '../platform/clock';
 import type { IdGenerator } from '../platform/ids';
+import { positiveSerial, rsaKey, selfSignedCa } from '../platform/x509';
 import { validateNif } from '../../../src-shared/nif';
 
 // The install's TEST certification authority: created once per install (kept in `settings`),
@@ -17,18 +18,6 @@ const OID_ORGANIZATION_IDENTIFIER = '2.5.4.97';
 interface CaMaterial {
   certificatePem: string;
   privateKeyPem: string;
-}
-
-function rsaKey(): forge.pki.rsa.PrivateKey {
-  // node:crypto generates the key (fast, native); forge signs the certificates.
-  const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
-  return forge.pki.privateKeyFromPem(privateKey.export({ type: 'pkcs8', format: 'pem' }).toString()) as forge.pki.rsa.PrivateKey;
-}
-
-/** A positive 16-byte serial number derived from an id the engine minted. */
-function serialFrom(id: string): string {
-  const h = createHash('sha256').update(id).digest('hex').slice(0, 32);
-  return ((parseInt(h.charAt(0), 16) & 0x7) | 0x1).toString(16) + h.slice(1);
 }
 
 const utf8 = (value: string) => ({ value, valueTagClass: forge.asn1.Type.UTF8 as unknown as forge.asn1.Class });
@@ -76,27 +65,17 @@ export class InstallTestCa {
   }
 
   private createCa(): CaMaterial {
-    const key = rsaKey();
     const now = this.clock.now();
-    const cert = forge.pki.createCertificate();
-    cert.publicKey = forge.pki.setRsaPublicKey(key.n, key.e);
-    cert.serialNumber = serialFrom(this.ids.next('ca'));
-    cert.validity.notBefore = now;
-    cert.validity.notAfter = addYears(now, 20);
-    const name: forge.pki.CertificateField[] = [
-      { shortName: 'C', value: 'ES' },
-      { shortName: 'O', value: 'TPV Cumple (instalacion de pruebas)' },
-      { shortName: 'CN', value: 'AC de PRUEBAS de esta instalacion - representacion TEST' },
-    ];
-    cert.setSubject(name);
-    cert.setIssuer(name);
-    cert.setExtensions([
-      { name: 'basicConstraints', cA: true, pathLenConstraint: 0, critical: true },
-      { name: 'keyUsage', keyCertSign: true, cRLSign: true, critical: true },
-      { name: 'subjectKeyIdentifier' },
-    ]);
-    cert.sign(key, forge.md.sha256.create());
-    return { certificatePem: forge.pki.certificateToPem(cert), privateKeyPem: forge.pki.privateKeyToPem(key) };
+    return selfSignedCa(rsaKey(), {
+      serialNumber: positiveSerial(this.ids.next('ca')),
+      notBefore: now,
+      notAfter: addYears(now, 20),
+      name: [
+        { shortName: 'C', value: 'ES' },
+        { shortName: 'O', value: 'TPV Cumple (instalacion de pruebas)' },
+        { shortName: 'CN', value: 'AC de PRUEBAS de esta instalacion - representacion TEST' },
+      ],
+    });
   }
 
   /**
@@ -111,7 +90,7 @@ export class InstallTestCa {
     const now = this.clock.now();
     const cert = forge.pki.createCertificate();
     cert.publicKey = forge.pki.setRsaPublicKey(key.n, key.e);
-    cert.serialNumber = serialFrom(this.ids.next('cert'));
+    cert.serialNumber = positiveSerial(this.ids.next('cert'));
     cert.validity.notBefore = now;
     const twoYears = addYears(now, 2);
     cert.validity.notAfter = twoYears < caCert.validity.notAfter ? twoYears : caCert.validity.notAfter;

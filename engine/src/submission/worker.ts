@@ -5,7 +5,6 @@ import type { Clock } from '../platform/clock';
 import type { IdGenerator } from '../platform/ids';
 import type { Logger } from '../platform/logger';
 import { PollLoop } from '../platform/poll-loop';
-import { AeatAdapter } from '../regimes/verifactu/authority/aeat-adapter';
 import { SubmissionBlocked, type AuthorityAdapter, type Interpretation, type OutgoingRecord, type Verdict } from '../core/authority';
 import { motivoBloqueo } from './blocked';
 import { DEFAULT_BLOCKED_RETRY_MS, type SubmissionConfig } from './config';
@@ -13,8 +12,6 @@ import type { Batch, OutboxStore, OutgoingJob } from './outbox-store';
 import { outboxStoreOf, recordStatesOf } from './stores';
 import type { RecordStates, VerdictRecord } from './record-states';
 import { applyVerdicts, type VerdictItem } from './verdicts';
-
-export type { AeatEndpointConfig } from '../regimes/verifactu/authority/aeat-adapter';
 
 /** A submission with its exact request bytes (stored apart, in submission_requests). */
 type BatchWithRequest = Batch & { peticion: string };
@@ -89,7 +86,8 @@ function autoridadOf(queueKey: string): string {
  */
 export class SubmissionWorker {
   private readonly inFlight = new Set<string>();
-  private readonly adapters = new Map<string, AuthorityAdapter>();
+  /** Each authority's adapter, by its `autoridad` (the middle part of a queue key). */
+  private readonly adapters: Map<string, AuthorityAdapter>;
   private readonly loop: PollLoop;
   /** Set by stop(): no new submission is chained onto one in flight. */
   private stopping = false;
@@ -111,18 +109,15 @@ export class SubmissionWorker {
     private readonly ids: IdGenerator,
     private readonly logger: Logger,
     private readonly config: SubmissionConfig,
+    /** Every authority it files with (the composition, filing/workers.ts, passes them all). */
+    adapters: readonly AuthorityAdapter[],
     /** When each write transaction may take the lock (the filing thread lets issuing go first). */
     private readonly turns: WriteTurns = afterPendingEvents,
   ) {
-    this.register(new AeatAdapter(config.aeat));
+    this.adapters = new Map(adapters.map((adapter) => [adapter.autoridad, adapter]));
     this.loop = new PollLoop('submission', () => this.tick(), () => this.nextPassInMs(), logger);
     this.outbox = outboxStoreOf(db);
     this.records = recordStatesOf(db);
-  }
-
-  /** Adds an authority (TicketBAI treasuries register theirs). */
-  register(adapter: AuthorityAdapter): void {
-    this.adapters.set(adapter.autoridad, adapter);
   }
 
   private adapterFor(queueKey: string): AuthorityAdapter {

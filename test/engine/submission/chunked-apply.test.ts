@@ -10,6 +10,7 @@ import { describe, expect, it } from 'vitest';
 import type { WriteTurns } from '../../../engine/src/db/write-priority';
 import { ManualClock } from '../../../engine/src/platform/clock';
 import { silentLogger } from '../../../engine/src/platform/logger';
+import { AeatAdapter } from '../../../engine/src/regimes/verifactu/authority/aeat-adapter';
 import { SubmissionWorker, VERDICTS_PER_TRANSACTION } from '../../../engine/src/submission/worker';
 import { issueTickets, useEngineWithEmulators } from '../../support/filing';
 
@@ -35,7 +36,7 @@ function dyingAt(fatal: number): WriteTurns {
 /** A submission worker of its own on the engine's database: the engine process before (`turns` dying) or after a restart. */
 function workerOf(turns?: WriteTurns): SubmissionWorker {
   const ctx = env.t.engine.context;
-  return new SubmissionWorker(ctx.db, clock, ctx.config.ids, silentLogger, ctx.config.submission, turns);
+  return new SubmissionWorker(ctx.db, clock, ctx.config.ids, silentLogger, ctx.config.submission, [new AeatAdapter(ctx.config.submission.aeat)], turns);
 }
 
 const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');

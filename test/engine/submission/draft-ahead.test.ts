@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../engine/src/platform/clock';
 import type { AuthorityAdapter } from '../../../engine/src/core/authority';
 import { aFacturaF2 } from '../../fixtures/verifactu';
-import { useEngineWithEmulators } from '../../support/filing';
+import { replaceAdapter, useEngineWithEmulators } from '../../support/filing';
 
 // With TiempoEsperaEnvio 0 the order rule keeps a queue's next submission home until the answer
 // to the one before it is in; meanwhile the worker reads and builds it. These tests hold the
@@ -14,7 +14,7 @@ const QUEUE = `test|aeat|${NIF}`;
 
 const env = useEngineWithEmulators({ clock, waitSeconds: 0, aeat: { timeoutMs: 3000 }, submission: { random: () => 0.5 } });
 
-type WorkerInternals = { register(a: AuthorityAdapter): void; adapterFor(q: string): AuthorityAdapter; drainDue(): Promise<void> };
+type WorkerInternals = { adapterFor(q: string): AuthorityAdapter; drainDue(): Promise<void> };
 const worker = () => env.t.engine.context.submissions as unknown as WorkerInternals;
 
 async function issue(serie: string, from: number, n: number): Promise<void> {
@@ -91,7 +91,7 @@ async function drainHoldingSecondAnswer(meanwhile: () => Promise<void>): Promise
       return sent;
     },
   };
-  worker().register(holding);
+  replaceAdapter(worker(), holding);
   try {
     const answeredBefore = answeredBatches();
     const draining = worker().drainDue();
@@ -103,7 +103,7 @@ async function drainHoldingSecondAnswer(meanwhile: () => Promise<void>): Promise
     await draining;
     await worker().drainDue();
   } finally {
-    worker().register(real);
+    replaceAdapter(worker(), real);
   }
   return buildsAtRelease;
 }

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../engine/src/platform/clock';
 import type { AuthorityAdapter } from '../../../engine/src/core/authority';
 import { aFacturaF2 } from '../../fixtures/verifactu';
-import { useEngineWithEmulators } from '../../support/filing';
+import { replaceAdapter, useEngineWithEmulators } from '../../support/filing';
 
 const clock = new ManualClock('2026-11-20T10:00:00.000Z');
 const NIF = 'B12345674';
@@ -13,7 +13,6 @@ const env = useEngineWithEmulators({ clock, waitSeconds: 0, aeat: { timeoutMs: 3
 
 type WorkerInternals = {
   adapters: Map<string, AuthorityAdapter>;
-  register(a: AuthorityAdapter): void;
   buildBatch(q: string, a: unknown): Promise<{ id: string }>;
   adapterFor(q: string): AuthorityAdapter;
   drainDue(): Promise<void>;
@@ -50,7 +49,7 @@ describe('An answer that leaves a line out does not let newer records overtake i
         return real.send(entorno, cut);
       },
     };
-    worker.register(lossy);
+    replaceAdapter(worker, lossy);
     try {
       await issue(0, 5);
       await worker.buildBatch(QUEUE, lossy);
@@ -61,7 +60,7 @@ describe('An answer that leaves a line out does not let newer records overtake i
         await worker.drainDue();
       }
     } finally {
-      worker.register(real);
+      replaceAdapter(worker, real);
     }
     expect(dropped).toBe(true);
     expect(env.jobsLeft()).toBe(0);

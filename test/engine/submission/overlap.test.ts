@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../engine/src/platform/clock';
 import type { AuthorityAdapter } from '../../../engine/src/core/authority';
 import { aFacturaF2 } from '../../fixtures/verifactu';
-import { useEngineWithEmulators } from '../../support/filing';
+import { replaceAdapter, useEngineWithEmulators } from '../../support/filing';
 import { sqliteOf } from '../../support/sqlite-of';
 
 const clock = new ManualClock('2026-11-20T10:00:00.000Z');
@@ -11,7 +11,7 @@ const QUEUE = 'test|aeat|B12345674';
 // TiempoEsperaEnvio 0: the worker pipelines submissions back to back.
 const env = useEngineWithEmulators({ clock, waitSeconds: 0, aeat: { timeoutMs: 3000 }, submission: { random: () => 0.5 } });
 
-type WorkerInternals = { register(a: AuthorityAdapter): void; adapterFor(q: string): AuthorityAdapter; drainDue(): Promise<void> };
+type WorkerInternals = { adapterFor(q: string): AuthorityAdapter; drainDue(): Promise<void> };
 const finals = () =>
   (sqliteOf(env.t.engine.context.db).prepare('SELECT COUNT(*) AS n FROM registros WHERE estadoEnvioFinal IS NOT NULL').get() as { n: number }).n;
 
@@ -23,7 +23,7 @@ const finals = () =>
 async function drainTwoBySubmission(serie: string, count: number, hooks: { onWritten?: () => void; onAnswer?: () => void }): Promise<void> {
   const worker = env.t.engine.context.submissions as unknown as WorkerInternals;
   const real = worker.adapterFor(QUEUE);
-  worker.register({
+  replaceAdapter(worker, {
     autoridad: real.autoridad,
     maxRecords: 2,
     build: (records, context) => real.build(records, context),
@@ -47,7 +47,7 @@ async function drainTwoBySubmission(serie: string, count: number, hooks: { onWri
     }
     await worker.drainDue();
   } finally {
-    worker.register(real);
+    replaceAdapter(worker, real);
   }
 }
 

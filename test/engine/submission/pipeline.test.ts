@@ -4,6 +4,7 @@ import type { WriteTurns } from '../../../engine/src/db/write-priority';
 import { ManualClock } from '../../../engine/src/platform/clock';
 import { silentLogger } from '../../../engine/src/platform/logger';
 import type { AuthorityAdapter } from '../../../engine/src/core/authority';
+import { AeatAdapter, type AeatEndpointConfig } from '../../../engine/src/regimes/verifactu/authority/aeat-adapter';
 import { SubmissionWorker } from '../../../engine/src/submission/worker';
 import { aFacturaF2 } from '../../fixtures/verifactu';
 import { issueTickets, useEngineWithEmulators } from '../../support/filing';
@@ -47,17 +48,18 @@ describe('Back-to-back submissions (TiempoEsperaEnvio 0) keep the chain order', 
 
 class Killed extends Error {}
 
+/** The engine's AEAT adapter, two records a submission (so a handful of tickets makes several full ones). */
+function aeatTwoBySubmission(aeat: AeatEndpointConfig): AuthorityAdapter {
+  const real = new AeatAdapter(aeat);
+  return { ...real, maxRecords: 2, build: real.build.bind(real), lineKey: real.lineKey.bind(real), interpret: real.interpret.bind(real), send: real.send.bind(real) };
+}
+
 describe('A crash while a full submission waits, stored ahead, for the answer before it', () => {
   it('after the restart the unapplied answer is reconciled, the stored one goes once as a first send, and the chain arrives in order', async () => {
     const ctx = env.t.engine.context;
-    const queue = `test|aeat|${NIF}`;
-    /** Two records a submission (so a handful of tickets makes several full ones), on a worker whose turns at the lock are counted. */
-    const workerWith = (turns?: WriteTurns) => {
-      const worker = new SubmissionWorker(ctx.db, clock, ctx.config.ids, silentLogger, ctx.config.submission, turns);
-      const real = (worker as unknown as { adapterFor(q: string): AuthorityAdapter }).adapterFor(queue);
-      worker.register({ ...real, maxRecords: 2, build: real.build.bind(real), lineKey: real.lineKey.bind(real), interpret: real.interpret.bind(real), send: real.send.bind(real) });
-      return worker;
-    };
+    /** Two records a submission, on a worker whose turns at the lock are counted. */
+    const workerWith = (turns?: WriteTurns) =>
+      new SubmissionWorker(ctx.db, clock, ctx.config.ids, silentLogger, ctx.config.submission, [aeatTwoBySubmission(ctx.config.submission.aeat)], turns);
     const before = new Set((sqliteOf(ctx.db).prepare('SELECT id FROM submission_batches').all() as { id: string }[]).map((b) => b.id));
     const batches = () =>
       (sqliteOf(ctx.db).prepare('SELECT id, intentos, estado FROM submission_batches ORDER BY creadoEn, id').all() as { id: string; intentos: number; estado: string }[]).filter(
@@ -107,11 +109,8 @@ describe('A crash while a full submission waits, stored ahead, for the answer be
 describe('A backlog longer than one lane’s round cap', () => {
   it('goes on at once after the cap, not after the idle poll', async () => {
     const ctx = env.t.engine.context;
-    const queue = `test|aeat|${NIF}`;
     // A poll a minute long: only a wake-up can run the next pass within the test's time.
-    const worker = new SubmissionWorker(ctx.db, clock, ctx.config.ids, silentLogger, { ...ctx.config.submission, pollMs: 60_000 });
-    const real = (worker as unknown as { adapterFor(q: string): AuthorityAdapter }).adapterFor(queue);
-    worker.register({ ...real, maxRecords: 2, build: real.build.bind(real), lineKey: real.lineKey.bind(real), interpret: real.interpret.bind(real), send: real.send.bind(real) });
+    const worker = new SubmissionWorker(ctx.db, clock, ctx.config.ids, silentLogger, { ...ctx.config.submission, pollMs: 60_000 }, [aeatTwoBySubmission(ctx.config.submission.aeat)]);
     // 22 submissions of two: more than the 21 one pass chains back to back.
     await issueTickets(env, 'L', 44);
     worker.start();

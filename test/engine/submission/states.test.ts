@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../engine/src/platform/clock';
 import { aFacturaF2 } from '../../fixtures/verifactu';
 import type { AuthorityAdapter } from '../../../engine/src/core/authority';
-import { useEngineWithEmulators } from '../../support/filing';
+import { replaceAdapter, useEngineWithEmulators } from '../../support/filing';
 
 const clock = new ManualClock('2026-11-20T10:00:00.000Z');
 const NIF = 'B12345674';
@@ -17,7 +17,6 @@ const worker = () =>
     drainDue(): Promise<void>;
     buildBatch(q: string, a: unknown): Promise<{ id: string }>;
     adapterFor(q: string): AuthorityAdapter;
-    register(adapter: AuthorityAdapter): void;
   };
 
 async function issue(numero: string): Promise<string> {
@@ -48,7 +47,7 @@ describe('estadoEnvio on the way out', () => {
     let watched = id;
     const attemptsAtSend: number[] = [];
     const attempts = () => (env.db().prepare('SELECT b.intentos FROM submission_batches b JOIN registros r ON r.idLote = b.id WHERE r.invoiceId = ?').get(watched) as { intentos: number }).intentos;
-    worker().register({
+    replaceAdapter(worker(), {
       autoridad: real.autoridad,
       maxRecords: real.maxRecords,
       build: (records, context) => real.build(records, context),
@@ -80,7 +79,7 @@ describe('estadoEnvio on the way out', () => {
       await worker().tick();
       seen.push(states(watched));
     } finally {
-      worker().register(real);
+      replaceAdapter(worker(), real);
     }
 
     const both = (s: string) => ({ factura: s, registro: s });

@@ -1,8 +1,9 @@
 // Signing certificates: import from PKCS#12 (per issuer or per install) and, for TEST installs,
 // a generated self-signed RSA-2048 certificate. node-forge reads and writes PKCS#12 (node:crypto
 // cannot); node:crypto generates the key (forge's JavaScript RSA key generation takes seconds).
-import { createHash, generateKeyPairSync, X509Certificate } from 'node:crypto';
+import { generateKeyPairSync, X509Certificate } from 'node:crypto';
 import forge from 'node-forge';
+import { positiveSerial } from '../../platform/x509';
 
 export interface CertificadoFirma {
   /** PKCS#8 PEM. */
@@ -114,9 +115,7 @@ export function generateTestCertificate(input: GenerateTestCertificateInput): Ce
 
   const cert = forge.pki.createCertificate();
   cert.publicKey = forge.pki.setRsaPublicKey(forgeKey.n, forgeKey.e);
-  // 16 bytes from the input, first bit clear: a positive INTEGER as RFC 5280 asks.
-  const h = createHash('sha256').update(`${nif}\n${nombre}\n${now.toISOString()}`).digest('hex').slice(0, 32);
-  cert.serialNumber = ((parseInt(h.charAt(0), 16) & 0x7) | 0x1).toString(16) + h.slice(1);
+  cert.serialNumber = positiveSerial(`${nif}\n${nombre}\n${now.toISOString()}`);
   cert.validity.notBefore = new Date(now.getTime());
   const notAfter = new Date(now.getTime());
   notAfter.setUTCFullYear(notAfter.getUTCFullYear() + 2);

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { Entorno } from '../../../../src-shared/api/common';
 import type { Database } from '../../db/database';
 import { installValue } from '../../db/settings';
-import { EngineError } from '../../core/errors';
+import { environmentNotAvailable } from '../../core/errors';
 import type { Clock } from '../../platform/clock';
 import type { TbaiCertificateConfig } from './config';
 import { generateTestCertificate, loadPkcs12 } from './certificados';
@@ -32,7 +32,7 @@ export function tbaiSigner(
       return test;
     }
     if (!config.live) {
-      throw new EngineError(503, 'ENVIRONMENT_NOT_AVAILABLE', 'TicketBAI en LIVE necesita un certificado de firma configurado');
+      throw environmentNotAvailable('TicketBAI en LIVE necesita un certificado de firma configurado');
     }
     if (!live) {
       const loaded = loadPkcs12(readFileSync(config.live.pkcs12Path), config.live.password);

@@ -9,7 +9,7 @@ import type { IssuerStore } from '../../clients/store';
 import { issuerChainKey, verifactuDeviceChainKey } from '../../devices/chain-keys';
 import type { DeviceRouting, Writer } from '../../devices/routing';
 import { nuevoRegistro, type InvoiceStore, type InvoiceRow } from '../../invoices/store';
-import { EngineError, invoiceIdentityConflict, invoiceNotFound, invoiceStatusInvalid, paymentRequired } from '../../core/errors';
+import { EngineError, invoiceIdentityConflict, invoiceNotFound, invoiceStatusInvalid, paymentRequired, validation } from '../../core/errors';
 import type { Caller } from '../../core/caller';
 import type { GroupCommit } from '../../issuing/group-commit';
 import { admitIssuer } from '../../issuing/issuer-gate';
@@ -158,10 +158,7 @@ export class VerifactuIssuing {
     });
     const first = result.errors[0];
     if (first) {
-      throw new EngineError(400, 'VALIDATION_ERROR', first.message, {
-        campo: first.campo,
-        errors: result.errors.map((e) => `${e.campo}: ${e.message}`),
-      });
+      throw validation(first.campo, first.message, result.errors.map((e) => `${e.campo}: ${e.message}`));
     }
     return result.avisos;
   }
