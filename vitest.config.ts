@@ -41,7 +41,23 @@ const OWN_MODULES = [
 // capabilities, and the management API's with filing and webhooks. Which files, and why those, is
 // said in README.md ("Beyond one machine").
 const POSTGRES_SUITES_BILLING: string[] = ['test/engine/verifactu-api/issuing.test.ts'];
-const POSTGRES_SUITES_MANAGE: string[] = [];
+const POSTGRES_SUITES_MANAGE: string[] = [
+  // Issuer clients, census, representation, the account's limits/usage/quotas and the declaration.
+  'test/engine/clients/*.test.ts',
+  'test/engine/census/nif-validar.test.ts',
+  'test/engine/representation/routes.test.ts',
+  'test/engine/representation/openssl.test.ts',
+  'test/engine/foundation/auth.test.ts',
+  'test/engine/foundation/cuenta.test.ts',
+  'test/engine/foundation/limits.test.ts',
+  'test/engine/foundation/usage-month.test.ts',
+  'test/engine/foundation/declaration-api.test.ts',
+  // Webhooks: management, delivery, the address policy, a stop during a delivery.
+  'test/engine/webhooks/management.test.ts',
+  'test/engine/webhooks/delivery.test.ts',
+  'test/engine/webhooks/address-policy.test.ts',
+  'test/engine/webhooks/shutdown.test.ts',
+];
 
 // vitest's default is cores − 1, one file at a time on the 2-core CI machine: at least two.
 const maxWorkers = Math.max(2, availableParallelism() - 1);
