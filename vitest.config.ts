@@ -57,6 +57,25 @@ const POSTGRES_SUITES_MANAGE: string[] = [
   'test/engine/webhooks/delivery.test.ts',
   'test/engine/webhooks/address-policy.test.ts',
   'test/engine/webhooks/shutdown.test.ts',
+  // Filing with the emulators: AEAT's flow, outages, the pipeline, overlapping submissions (TicketBAI's
+  // filing: test/engine/ticketbai-api/ in POSTGRES_SUITES_BILLING).
+  'test/engine/submission/aeat-flow.test.ts',
+  'test/engine/submission/built-with-attempt.test.ts',
+  'test/engine/submission/chunked-apply.test.ts',
+  'test/engine/submission/draft-ahead.test.ts',
+  'test/engine/submission/duplicates.test.ts',
+  'test/engine/submission/event-datos.test.ts',
+  'test/engine/submission/late-incidencia.test.ts',
+  'test/engine/submission/mutual-tls.test.ts',
+  'test/engine/submission/order.test.ts',
+  'test/engine/submission/outage.test.ts',
+  'test/engine/submission/overlap.test.ts',
+  'test/engine/submission/panel-faults-relay.test.ts',
+  'test/engine/submission/pipeline.test.ts',
+  'test/engine/submission/reachability.test.ts',
+  'test/engine/submission/refusals.test.ts',
+  'test/engine/submission/states.test.ts',
+  'test/engine/submission/sync-panel.test.ts',
 ];
 
 // vitest's default is cores − 1, one file at a time on the 2-core CI machine: at least two.
