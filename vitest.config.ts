@@ -52,6 +52,11 @@ const POSTGRES_SUITES_MANAGE: string[] = [
   'test/engine/foundation/limits.test.ts',
   'test/engine/foundation/usage-month.test.ts',
   'test/engine/foundation/declaration-api.test.ts',
+  // The HTTP edges (errors, limits on the wire), the support panel, a clean stop with a request in flight.
+  'test/engine/foundation/http-edges.test.ts',
+  'test/engine/foundation/http-edges-wire.test.ts',
+  'test/engine/foundation/panel-support.test.ts',
+  'test/engine/foundation/shutdown.test.ts',
   // Webhooks: management, delivery, the address policy, a stop during a delivery.
   'test/engine/webhooks/management.test.ts',
   'test/engine/webhooks/delivery.test.ts',

@@ -50,5 +50,6 @@ describe('npm run admin on PostgreSQL (POS_DATABASE_URL)', () => {
     await admin('key', 'revoke', '--key', rotated.id);
     expect((await t.billing('GET', '/v1/cuenta', { key: rotated.key })).statusCode).toBe(403);
     await t.close();
-  });
+    // About twenty command-line runs, each a process loading the engine: minutes on a loaded CI machine.
+  }, 180_000);
 });
