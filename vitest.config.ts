@@ -82,6 +82,9 @@ const POSTGRES_SUITES_MANAGE: string[] = [
   'test/engine/submission/states.test.ts',
   'test/engine/submission/sync-panel.test.ts',
 ];
+// Acceptance suites that need a module registry of their own (OWN_MODULES: they spy on the engine's
+// objects) and run on PostgreSQL too: the postgres project below shares its registry, so they get one of their own.
+const POSTGRES_SUITES_OWN_MODULES: string[] = ['test/engine/submission/wake.test.ts'];
 
 // vitest's default is cores − 1, one file at a time on the 2-core CI machine: at least two.
 const maxWorkers = Math.max(2, availableParallelism() - 1);
@@ -122,6 +125,16 @@ export default defineConfig({
           exclude: [...exclude, ...ALONE, ...OWN_MODULES],
           env: { TEST_DATABASE: 'postgres' },
           isolate: false,
+          maxWorkers,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'postgres-own-modules',
+          include: POSTGRES_SUITES_OWN_MODULES,
+          exclude: [...exclude, ...ALONE],
+          env: { TEST_DATABASE: 'postgres' },
           maxWorkers,
         },
       },
