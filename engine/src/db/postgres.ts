@@ -360,7 +360,15 @@ export class PostgresDatabase implements Database {
     this.serial++;
     this.commitHooks = [];
     let hooks: (() => void)[] = [];
-    this.exec(`BEGIN; SELECT pg_advisory_xact_lock(${WRITE_LOCK_KEY})`, [], false);
+    try {
+      this.exec(`BEGIN; SELECT pg_advisory_xact_lock(${WRITE_LOCK_KEY})`, [], false);
+    } catch (error) {
+      // The write lock not had within lock_timeout (55P03): BEGIN's transaction, now aborted, must
+      // not stay open on this connection (every later statement would fail).
+      this.rollbackQuietly();
+      this.commitHooks = null;
+      throw error;
+    }
     this.depth = 1;
     try {
       const result = fn();

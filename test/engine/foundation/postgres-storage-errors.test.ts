@@ -1,10 +1,13 @@
-// The engine's PostgreSQL connection dies (pg_terminate_backend from another connection, as a
-// server restart or a network cut would): the request that meets it answers 503 STORAGE_UNAVAILABLE
-// with Retry-After, never 500, the next one reconnects, and every invoice answered 200 is stored
-// once. Runs on the run's PostgreSQL cluster in every project (test/support/postgres-cluster.ts).
+// PostgreSQL's failures answered as SQLite's (http/server.ts, db/errors.ts). The engine's connection
+// dies (pg_terminate_backend from another connection, as a server restart or a network cut would):
+// the request that meets it answers 503 STORAGE_UNAVAILABLE with Retry-After, never 500, the next
+// one reconnects, and every invoice answered 200 is stored once. Another connection holds the write
+// lock past lock_timeout: 503 STORAGE_BUSY, nothing stored.
+// Runs on the run's PostgreSQL cluster in every project (test/support/postgres-cluster.ts).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
-import { PostgresDatabase } from '../../../engine/src/db/postgres';
+import { storageFailureOf } from '../../../engine/src/db/errors';
+import { PostgresDatabase, PostgresError, WRITE_LOCK_KEY } from '../../../engine/src/db/postgres';
 import { aFacturaF2 } from '../../fixtures/verifactu';
 import { makeTestEngine, type TestEngine } from '../../support/engine';
 import { freshPostgresUrl } from '../../support/postgres';
@@ -15,8 +18,9 @@ let killer: ChildProcess | undefined;
 afterEach(async () => {
   killer?.kill('SIGKILL');
   killer = undefined;
-  await t?.close();
+  const engine = t;
   t = undefined;
+  await engine?.close();
 });
 
 const databaseOf = (url: string) => url.slice(url.lastIndexOf('/') + 1);
@@ -96,6 +100,9 @@ describe('PostgreSQL connection lost: 503 with Retry-After, then the engine reco
     }
     killer.kill('SIGKILL');
     killer = undefined;
+    // A psql the loop had started may still end the connection: the engine reconnects at its next request.
+    await new Promise((r) => setTimeout(r, 200));
+    for (let attempt = 0; attempt < 5 && (await t.billing('GET', '/v1/cuenta')).statusCode !== 200; attempt++);
 
     expect([...statuses].filter((s) => s !== 200 && s !== 503)).toEqual([]);
     expect(acknowledged.size).toBe(40);
@@ -105,5 +112,52 @@ describe('PostgreSQL connection lost: 503 with Retry-After, then the engine reco
     for (const invoice of stored) expect(acknowledged.get(invoice.numero)).toBe(invoice.id);
     // The kills did land (else this test proves nothing).
     expect(unavailable).toBeGreaterThan(0);
+  });
+});
+
+describe('Another connection holds the write lock past lock_timeout', () => {
+  it('the request answers 503 STORAGE_BUSY with Retry-After and stores nothing; once the lock is free it succeeds', async () => {
+    const url = freshPostgresUrl();
+    t = await makeTestEngine({ databaseUrl: url });
+    const holder = new PostgresDatabase(url);
+    try {
+      // What another node's long write transaction looks like to this one.
+      holder.statement('BEGIN').run();
+      holder.statement(`SELECT pg_advisory_xact_lock(${WRITE_LOCK_KEY})`).get();
+      const busy = await crear('1');
+      expect(busy.statusCode, busy.body).toBe(503);
+      expect(busy.json()).toMatchObject({ code: 'STORAGE_BUSY' });
+      expect(busy.headers['retry-after']).toBe('1');
+      holder.statement('ROLLBACK').run();
+    } finally {
+      await holder.close();
+    }
+    expect(storedInvoices(url)).toEqual([]);
+    expect((await crear('1')).statusCode).toBe(200);
+    expect(storedInvoices(url).map((i) => i.numero)).toEqual(['1']);
+  });
+});
+
+describe('Which database errors are storage failures', () => {
+  it.each([
+    ['53100', 'full'],
+    ['55P03', 'busy'],
+    ['40P01', 'busy'],
+    ['40001', 'busy'],
+    ['08006', 'unavailable'],
+    ['08001', 'unavailable'],
+    ['57P01', 'unavailable'],
+    ['57P03', 'unavailable'],
+    ['23505', undefined],
+    ['42601', undefined],
+  ] as const)('PostgreSQL %s → %s', (code, failure) => {
+    expect(storageFailureOf(new PostgresError('x', code))).toBe(failure);
+  });
+
+  it("SQLite's codes as before; an error that is no database's is none", () => {
+    expect(storageFailureOf({ name: 'SqliteError', code: 'SQLITE_FULL' })).toBe('full');
+    expect(storageFailureOf({ name: 'SqliteError', code: 'SQLITE_BUSY_SNAPSHOT' })).toBe('busy');
+    expect(storageFailureOf({ name: 'SqliteError', code: 'SQLITE_CONSTRAINT_UNIQUE' })).toBeUndefined();
+    expect(storageFailureOf({ name: 'Error', code: '08006' })).toBeUndefined();
   });
 });
