@@ -159,6 +159,7 @@ export async function startEngine(options: StartOptions): Promise<StartedEngine>
         : []),
       `  billing API     ${urls.billing}`,
       `  management API  ${urls.manage}`,
+      ...(config.databaseUrl ? [`  database        ${postgresShown(config.databaseUrl)} (POS_DATABASE_URL)`] : []),
       `  till UI         open ${panelUrl} in a browser (Chromium, Firefox, Edge) on this computer`,
       ...tlsBanner(engine, config.allowedHosts ?? []),
       ...(emulators ? [`  emulators       ${emulators.url} (AEAT VeriFactu, TicketBAI, census; control at /__control/)`] : []),
@@ -186,6 +187,17 @@ export async function startEngine(options: StartOptions): Promise<StartedEngine>
     await engine.stop().catch(() => {});
     await emulators?.close();
     throw error;
+  }
+}
+
+/** Which PostgreSQL database a node runs on, for the banner: never its password. */
+export function postgresShown(databaseUrl: string): string {
+  try {
+    const url = new URL(databaseUrl);
+    return `PostgreSQL ${url.username ? `${decodeURIComponent(url.username)}@` : ''}${url.host}${url.pathname}`;
+  } catch {
+    // libpq's key=value form: it may hold a password, and says nothing the operator did not write.
+    return 'PostgreSQL';
   }
 }
 

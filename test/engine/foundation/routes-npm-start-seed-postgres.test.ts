@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { DemoKeysFile } from '../../../engine/src/bin/start';
+import { postgresShown, type DemoKeysFile } from '../../../engine/src/bin/start';
 import { DEMO_TICKETBAI_ISSUERS } from '../../../engine/src/demo/account';
 import { PostgresDatabase } from '../../../engine/src/db/postgres';
 import { PG_SERVER_URL } from '../../support/postgres-cluster';
@@ -51,6 +51,13 @@ const keysOf = (run: { dataDir: string }) => JSON.parse(readFileSync(path.join(r
 const PARENT_PORT_STANDIN =
   "process.parentPort={on(e,l){if(e==='message')process.on('message',(data)=>l({data}))},postMessage(m){process.send(m)}};";
 
+describe('The banner names the database without its password', () => {
+  it('user, host and database of a URL; nothing of a key=value string', () => {
+    expect(postgresShown('postgres://pos:s3cret@db.example:5432/engine')).toBe('PostgreSQL pos@db.example:5432/engine');
+    expect(postgresShown('host=db password=s3cret dbname=engine')).toBe('PostgreSQL');
+  });
+});
+
 describe('npm start on PostgreSQL: nodes starting together on an empty database', () => {
   it('migrate and seed once; every node serves the demo account; the desktop engine process joins without seeding', async () => {
     const databaseUrl = emptyDatabase();
@@ -75,6 +82,9 @@ describe('npm start on PostgreSQL: nodes starting together on an empty database'
     expect(seeder).toBeGreaterThanOrEqual(0);
     expect(keys[1 - seeder]!.test).toBe('');
     expect(nodes[1 - seeder]!.output.join('\n')).toContain('demo-keys.json of the node that seeded the database');
+    // The banner names the database, never a password.
+    const database = new URL(databaseUrl);
+    expect(nodes[0]!.output).toContain(`  database        PostgreSQL ${database.username}@${database.host}${database.pathname} (POS_DATABASE_URL)`);
     for (const node of keys) {
       const res = await fetch(`${node.billingUrl}/v1/cuenta`, { headers: { 'x-api-key': keys[seeder]!.test } });
       expect(res.status).toBe(200);
