@@ -1,6 +1,7 @@
 // `npm run admin` with POS_DATABASE_URL: every kind of command (accounts, keys, issuers, devices,
-// tills, NO VERI*FACTU, the declaration) runs on the PostgreSQL database the engine's nodes share,
-// and a node on that database sees what it wrote; the data dir gets no SQLite file.
+// tills, NO VERI*FACTU's mode, anomalías and export, the declaration) runs on the PostgreSQL
+// database the engine's nodes share, and a node on it sees what it wrote; the data dir gets no
+// SQLite file. (verify-chains on PostgreSQL: test/engine/verification/.)
 // Runs on the run's PostgreSQL cluster in every project (test/support/postgres-cluster.ts).
 import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -31,8 +32,13 @@ describe('npm run admin on PostgreSQL (POS_DATABASE_URL)', () => {
     expect(JSON.stringify(till)).toContain('caja-2');
     expect(await admin('till', 'list', 'A58818501')).toEqual([expect.objectContaining({ idMaquina: 'caja-2' })]);
     expect(await admin('till', 'revoke', 'A58818501', 'caja-2')).toEqual({ idMaquina: 'caja-2', revocada: true });
+    expect(await admin('issuer', 'mode', 'A58818501', 'verifactu', '--entorno', 'test')).toMatchObject({ modoSif: 'verifactu' });
     const anomalias = (await admin('anomalias', 'A58818501', '--entorno', 'test')) as { anomalias: unknown[] };
     expect(anomalias.anomalias).toEqual([]);
+    await expect(admin('exportar', 'A58818501', '--desde', '2026-01-01T00:00:00+01:00', '--hasta', '2026-01-31T23:59:59+01:00')).rejects.toMatchObject({
+      code: 1,
+      stderr: expect.stringContaining('NOT_FOUND'),
+    });
     expect(await admin('declaration', 'publish')).toMatchObject({ key: 'cumplimiento/declaracion-responsable.pdf', version: 1 });
     expect(await admin('declaration', 'show')).toMatchObject({ version: 1 });
     // Refusals answer as on SQLite: exit 2 for a bad option.
