@@ -41,7 +41,50 @@ const OWN_MODULES = [
 // capabilities, and the management API's with filing and webhooks. Which files, and why those, is
 // said in README.md ("Beyond one machine").
 const POSTGRES_SUITES_BILLING: string[] = ['test/engine/verifactu-api/issuing.test.ts'];
-const POSTGRES_SUITES_MANAGE: string[] = [];
+const POSTGRES_SUITES_MANAGE: string[] = [
+  // Issuer clients, census, representation, the account's limits/usage/quotas and the declaration.
+  'test/engine/clients/*.test.ts',
+  'test/engine/census/nif-validar.test.ts',
+  'test/engine/representation/routes.test.ts',
+  'test/engine/representation/openssl.test.ts',
+  'test/engine/foundation/auth.test.ts',
+  'test/engine/foundation/cuenta.test.ts',
+  'test/engine/foundation/limits.test.ts',
+  'test/engine/foundation/usage-month.test.ts',
+  'test/engine/foundation/declaration-api.test.ts',
+  // The HTTP edges (errors, limits on the wire), the support panel, a clean stop with a request in flight.
+  'test/engine/foundation/http-edges.test.ts',
+  'test/engine/foundation/http-edges-wire.test.ts',
+  'test/engine/foundation/panel-support.test.ts',
+  'test/engine/foundation/shutdown.test.ts',
+  // Webhooks: management, delivery, the address policy, a stop during a delivery.
+  'test/engine/webhooks/management.test.ts',
+  'test/engine/webhooks/delivery.test.ts',
+  'test/engine/webhooks/address-policy.test.ts',
+  'test/engine/webhooks/shutdown.test.ts',
+  // Filing with the emulators: AEAT's flow, outages, the pipeline, overlapping submissions (TicketBAI's
+  // filing: test/engine/ticketbai-api/ in POSTGRES_SUITES_BILLING).
+  'test/engine/submission/aeat-flow.test.ts',
+  'test/engine/submission/built-with-attempt.test.ts',
+  'test/engine/submission/chunked-apply.test.ts',
+  'test/engine/submission/draft-ahead.test.ts',
+  'test/engine/submission/duplicates.test.ts',
+  'test/engine/submission/event-datos.test.ts',
+  'test/engine/submission/late-incidencia.test.ts',
+  'test/engine/submission/mutual-tls.test.ts',
+  'test/engine/submission/order.test.ts',
+  'test/engine/submission/outage.test.ts',
+  'test/engine/submission/overlap.test.ts',
+  'test/engine/submission/panel-faults-relay.test.ts',
+  'test/engine/submission/pipeline.test.ts',
+  'test/engine/submission/reachability.test.ts',
+  'test/engine/submission/refusals.test.ts',
+  'test/engine/submission/states.test.ts',
+  'test/engine/submission/sync-panel.test.ts',
+];
+// Acceptance suites that need a module registry of their own (OWN_MODULES: they spy on the engine's
+// objects) and run on PostgreSQL too: the postgres project below shares its registry, so they get one of their own.
+const POSTGRES_SUITES_OWN_MODULES: string[] = ['test/engine/submission/wake.test.ts'];
 
 // vitest's default is cores − 1, one file at a time on the 2-core CI machine: at least two.
 const maxWorkers = Math.max(2, availableParallelism() - 1);
@@ -82,6 +125,16 @@ export default defineConfig({
           exclude: [...exclude, ...ALONE, ...OWN_MODULES],
           env: { TEST_DATABASE: 'postgres' },
           isolate: false,
+          maxWorkers,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'postgres-own-modules',
+          include: POSTGRES_SUITES_OWN_MODULES,
+          exclude: [...exclude, ...ALONE],
+          env: { TEST_DATABASE: 'postgres' },
           maxWorkers,
         },
       },

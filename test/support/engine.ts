@@ -12,7 +12,7 @@ import { sequentialIds } from '../../engine/src/platform/ids';
 import { silentLogger } from '../../engine/src/platform/logger';
 import { MIGRATED_TEMPLATE } from './migrated-template';
 import { freshPostgresUrl } from './postgres';
-import { invalidAeatRepliesIn } from './xsd';
+import { invalidAeatReplies, invalidAeatRepliesIn } from './xsd';
 
 /** The suites run on PostgreSQL (TEST_DATABASE=postgres: vitest.config.ts's `postgres` project). */
 export function onPostgres(): boolean {
@@ -34,6 +34,8 @@ export interface TestEngine {
   engine: InProcessEngine;
   clock: ManualClock;
   dataDir: string;
+  /** The PostgreSQL database (TEST_DATABASE=postgres), for a restart on the same data. */
+  databaseUrl?: string;
   keys: { test: string; live: string };
   nifEmisor: string;
   billing(method: string, url: string, opts?: InjectOpts): Promise<LightMyRequestResponse>;
@@ -51,6 +53,8 @@ export interface TestEngineOptions {
   now?: string;
   limits?: LimitsConfig;
   dataDir?: string;
+  /** On PostgreSQL: the database of an engine before (TestEngine.databaseUrl), to restart on its data. */
+  databaseUrl?: string;
   seed?: boolean;
   clock?: ManualClock;
   /** Filing settings; the worker is driven by hand (`submissions.tick()`) unless submitAutomatically. */
@@ -112,18 +116,17 @@ export function migratedDataDir(prefix = 'engine-test-'): string {
 export async function makeTestEngine(options: TestEngineOptions = {}): Promise<TestEngine> {
   const dataDir = options.dataDir ?? migratedDataDir();
   const clock = options.clock ?? new ManualClock(options.now ?? '2026-11-20T10:00:00.000Z');
-  const created = await createEngine(
-    testEngineConfig(dataDir, {
-      clock,
-      ...(options.limits ? { limits: options.limits } : {}),
-      submitAutomatically: options.submitAutomatically ?? false,
-      ...(options.submission ? { submission: options.submission } : {}),
-      ...(options.webhooks ? { webhooks: options.webhooks } : {}),
-      ...(options.webhookResolver ? { webhookResolver: options.webhookResolver } : {}),
-      ...(options.emulatorUrl ? { emulatorUrl: options.emulatorUrl } : {}),
-    }),
-  );
-  const engine = inProcess(created);
+  const config = testEngineConfig(dataDir, {
+    clock,
+    ...(options.limits ? { limits: options.limits } : {}),
+    submitAutomatically: options.submitAutomatically ?? false,
+    ...(options.submission ? { submission: options.submission } : {}),
+    ...(options.webhooks ? { webhooks: options.webhooks } : {}),
+    ...(options.webhookResolver ? { webhookResolver: options.webhookResolver } : {}),
+    ...(options.emulatorUrl ? { emulatorUrl: options.emulatorUrl } : {}),
+    ...(options.databaseUrl ? { databaseUrl: options.databaseUrl } : {}),
+  });
+  const engine = inProcess(await createEngine(config));
   const seeded = options.seed === false ? undefined : seedDemoAccount(engine.context);
   const keys = { test: seeded?.test ?? '', live: seeded?.live ?? '' };
   const inject = (app: 'billing' | 'manage') => (method: string, url: string, opts: InjectOpts = {}) => {
@@ -139,14 +142,18 @@ export async function makeTestEngine(options: TestEngineOptions = {}): Promise<T
     engine,
     clock,
     dataDir,
+    ...(config.databaseUrl ? { databaseUrl: config.databaseUrl } : {}),
     keys,
     nifEmisor: seeded?.nifEmisor ?? '',
     billing: inject('billing'),
     manage: inject('manage'),
     async close({ keepData = false } = {}) {
+      // Every reply the engine parsed in any test must be a valid RespuestaSuministro (issue 4):
+      // SQLite's are read from the file once the engine stopped, PostgreSQL's before it closes its connection.
+      const check = options.validateAeatReplies !== false;
+      const onServer = check && onPostgres() && engine.context.db.isOpen ? await invalidAeatReplies(engine.context.db) : [];
       await engine.stop();
-      // Every reply the engine parsed in any test must be a valid RespuestaSuministro (issue 4).
-      const problems = options.validateAeatReplies === false || onPostgres() ? [] : await invalidAeatRepliesIn(dataDir);
+      const problems = check && !onPostgres() ? await invalidAeatRepliesIn(dataDir) : onServer;
       if (!keepData && !options.dataDir) rmSync(dataDir, { recursive: true, force: true });
       if (problems.length > 0) throw new Error(`AEAT replies not valid against RespuestaSuministro.xsd:\n${problems.join('\n')}`);
     },

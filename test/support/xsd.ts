@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { DOMParser, XMLSerializer } from '@xmldom/xmldom';
 import Database from 'better-sqlite3';
 import { validateXML } from 'xmllint-wasm';
+import type { Database as EngineDatabase } from '../../engine/src/db/database';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 /** The official artefacts shipped in the repository (assets/reference/README.md). */
@@ -71,10 +72,8 @@ function soapBodyFirstChildName(envelope: string): string {
   return '';
 }
 
-/** Anything that can run one SELECT: a better-sqlite3 handle. */
-interface SqliteReader {
-  prepare(sql: string): { all(...params: unknown[]): unknown[] };
-}
+/** Anything that can run one SELECT: a better-sqlite3 handle, or an engine's database (SQLite or PostgreSQL). */
+type RepliesReader = { prepare(sql: string): { all(...params: unknown[]): unknown[] } } | Pick<EngineDatabase, 'statement'>;
 
 /**
  * Validates every AEAT reply an engine stored (submission_batches.respuesta) against
@@ -82,12 +81,13 @@ interface SqliteReader {
  * Client SOAP Faults are stored too (the batch refused): they are not RespuestaSuministro
  * documents, so only RespuestaRegFactuSistemaFacturacion bodies are validated.
  */
-export async function invalidAeatReplies(db: SqliteReader): Promise<string[]> {
-  const hasTable = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'submission_batches'").all().length > 0;
-  if (!hasTable) return [];
-  const rows = db
-    .prepare("SELECT id, estado, respuesta FROM submission_batches WHERE autoridad = 'aeat' AND respuesta IS NOT NULL ORDER BY rowid")
-    .all() as { id: string; estado: string; respuesta: string }[];
+export async function invalidAeatReplies(db: RepliesReader): Promise<string[]> {
+  // An engine's database is migrated; a bare file may predate the table.
+  const select = (sql: string) => ('statement' in db ? db.statement(sql).all() : db.prepare(sql).all());
+  if (!('statement' in db) && select("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'submission_batches'").length === 0) return [];
+  const rows = select(
+    "SELECT id, estado, respuesta FROM submission_batches WHERE autoridad = 'aeat' AND respuesta IS NOT NULL ORDER BY rowid",
+  ) as { id: string; estado: string; respuesta: string }[];
   const problems: string[] = [];
   const bodies: { id: string; xml: string }[] = [];
   for (const row of rows) {

@@ -1,7 +1,7 @@
 /**
  * `npm run admin -- <command>`: accounts, keys, plans, billing state and the compliance
  * declaration, for the service team and support staff. Works on the same data dir as the engine
- * (POS_DATA_DIR), also while it runs.
+ * (POS_DATA_DIR) or PostgreSQL database (POS_DATABASE_URL), also while it runs.
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -14,7 +14,8 @@ import { isKnownPlan } from '../account/plans';
 import type { Account } from '../account/store';
 import { configFromEnv, resolveConfig } from '../config';
 import { buildContext, type EngineContext } from '../context';
-import { SqliteDatabase } from '../db/database';
+import { SqliteDatabase, type Database } from '../db/database';
+import { PostgresDatabase } from '../db/postgres';
 import { issueTillCredential } from '../devices/till-credential-panel-routes';
 import { EngineError } from '../core/errors';
 import { silentLogger } from '../platform/logger';
@@ -335,7 +336,8 @@ export async function main(argv: string[]): Promise<void> {
     return;
   }
   const config = resolveConfig(configFromEnv());
-  const db = SqliteDatabase.open(config.dataDir);
+  // POS_DATABASE_URL: the PostgreSQL database the engine's nodes share; otherwise the data dir's file.
+  const db: Database = config.databaseUrl ? new PostgresDatabase(config.databaseUrl) : SqliteDatabase.open(config.dataDir);
   await db.migrate();
   try {
     const result = await run(buildContext(config, db, silentLogger), argv);

@@ -71,6 +71,8 @@ function tlsBanner(engine: Engine, allowedHosts: readonly string[]): string[] {
   ];
 }
 
+const NOT_SEEDED_HERE = '(not known here: see the demo-keys.json of the node that seeded the database)';
+
 export const AEAT_EMULATOR_PATH = '/wlpl/TIKE-CONT/ws/SistemaFacturacion/VerifactuSOAP';
 
 export async function startEngine(options: StartOptions): Promise<StartedEngine> {
@@ -157,11 +159,14 @@ export async function startEngine(options: StartOptions): Promise<StartedEngine>
         : []),
       `  billing API     ${urls.billing}`,
       `  management API  ${urls.manage}`,
+      ...(config.databaseUrl ? [`  database        ${postgresShown(config.databaseUrl)} (POS_DATABASE_URL)`] : []),
       `  till UI         open ${panelUrl} in a browser (Chromium, Firefox, Edge) on this computer`,
       ...tlsBanner(engine, config.allowedHosts ?? []),
       ...(emulators ? [`  emulators       ${emulators.url} (AEAT VeriFactu, TicketBAI, census; control at /__control/)`] : []),
-      `  TEST key        ${keys.test}`,
-      `  LIVE key        ${keys.live}`,
+      // Keys are stored hashed: a node that did not seed the database (another node on the same
+      // PostgreSQL did) cannot show them.
+      `  TEST key        ${keys.test || NOT_SEEDED_HERE}`,
+      `  LIVE key        ${keys.live || NOT_SEEDED_HERE}`,
       `  demo issuer     ${keys.nifEmisor} (VeriFactu)`,
       ...DEMO_TICKETBAI_ISSUERS.map((i) => `  demo issuer     ${i.nif} (TicketBAI ${i.provincia}, TEST)`),
       `  this till       ${till.idMaquina} (${till.etiqueta})`,
@@ -182,6 +187,17 @@ export async function startEngine(options: StartOptions): Promise<StartedEngine>
     await engine.stop().catch(() => {});
     await emulators?.close();
     throw error;
+  }
+}
+
+/** Which PostgreSQL database a node runs on, for the banner: never its password. */
+export function postgresShown(databaseUrl: string): string {
+  try {
+    const url = new URL(databaseUrl);
+    return `PostgreSQL ${url.username ? `${decodeURIComponent(url.username)}@` : ''}${url.host}${url.pathname}`;
+  } catch {
+    // libpq's key=value form: it may hold a password, and says nothing the operator did not write.
+    return 'PostgreSQL';
   }
 }
 

@@ -11,10 +11,13 @@ export interface DemoKeys {
 /**
  * First start with an empty data dir: a demo account whose own company is a VeriFactu issuer in
  * both environments, with a TEST and a LIVE key. Returns undefined when accounts already exist.
+ * Looked at inside the write transaction: of several nodes starting together on one empty
+ * PostgreSQL database, the first to take the write lock seeds, the others find its account.
  */
 export function seedDemoAccount(ctx: EngineContext): DemoKeys | undefined {
   if (ctx.accounts.listAccounts().length > 0) return undefined;
   return ctx.db.transaction(() => {
+    if (ctx.accounts.listAccounts().length > 0) return undefined;
     const account = ctx.accounts.createAccount({
       ...DEMO_ACCOUNT,
       limiteClientesTest: 10,

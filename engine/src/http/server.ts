@@ -10,6 +10,7 @@ import type { ErrorBody } from '../../../src-shared/api/common';
 import type { IdGenerator } from '../platform/ids';
 import type { Logger } from '../platform/logger';
 import { EngineError, GatewayForbidden, validation } from '../core/errors';
+import { isDatabaseError, storageFailureOf } from '../db/errors';
 import { WalSyncError } from '../db/wal-sync';
 import { openApiTransform } from './openapi';
 import { problemsFromValidation } from './validation-errors';
@@ -292,8 +293,9 @@ function sendError(error: FastifyError, request: FastifyRequest, reply: FastifyR
     if (error.code?.startsWith('FST_ERR_')) return reply.code(error.statusCode).send(fastifyClientErrorBody(error.statusCode));
     return reply.code(error.statusCode).send({ code: error.code ?? 'BAD_REQUEST', message: error.message });
   }
-  const isDb = error.name === 'SqliteError';
-  if (isDb && error.code === 'SQLITE_FULL') {
+  const isDb = isDatabaseError(error);
+  const failure = storageFailureOf(error);
+  if (failure === 'full') {
     // Disk (or the database's size limit) full: nothing was committed; the till retries later.
     logger.error('database full', { requestId: request.id, url: request.url });
     return reply
@@ -301,14 +303,25 @@ function sendError(error: FastifyError, request: FastifyRequest, reply: FastifyR
       .header('retry-after', '30')
       .send({ code: 'STORAGE_FULL', message: 'No queda espacio para guardar en el equipo; no se ha guardado nada. Libere espacio y reintente' });
   }
-  if (isDb && error.code?.startsWith('SQLITE_BUSY')) {
-    // Another connection (the filing thread, an admin command) held the write lock past
-    // busy_timeout: the transaction never began or was rolled back, so nothing was stored.
-    logger.warn('database busy', { requestId: request.id, url: request.url });
+  if (failure === 'busy') {
+    // Another connection (the filing thread, an admin command, another node) held the write lock
+    // past busy_timeout / lock_timeout, or PostgreSQL ended the transaction to break a conflict:
+    // the transaction never began or was rolled back, so nothing was stored.
+    logger.warn('database busy', { requestId: request.id, url: request.url, code: error.code });
     return reply
       .code(503)
       .header('retry-after', '1')
       .send({ code: 'STORAGE_BUSY', message: 'La base de datos está ocupada; no se ha guardado nada. Reintente en un momento' });
+  }
+  if (failure === 'unavailable') {
+    // PostgreSQL's connection was lost or the server is restarting: the transaction was rolled
+    // back (or, if only COMMIT's answer was lost, the same request sent again replays it). The
+    // next request opens the connection again.
+    logger.warn('database unavailable', { requestId: request.id, url: request.url, code: error.code, error: error.message });
+    return reply
+      .code(503)
+      .header('retry-after', '2')
+      .send({ code: 'STORAGE_UNAVAILABLE', message: 'Se ha perdido la conexión con la base de datos; reintente la misma petición en un momento' });
   }
   if (error instanceof WalSyncError) {
     // The commit may not be on disk: not acknowledged. Issuing stays refused until a restart lets

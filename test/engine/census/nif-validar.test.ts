@@ -1,7 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { estadoFromLabel, nombreCenso } from '../../../engine/src/census/verdicts';
 import { expectError, json, makeClientsEngine, startCensus, type CensusEmu, type ClientsEngine } from '../clients/helpers';
-import { sqliteOf } from '../../support/sqlite-of';
 
 interface Resultado {
   nif: string;
@@ -27,7 +26,7 @@ afterAll(async () => {
 afterEach(() => {
   census.service.reset();
   // Every test starts with an empty verdict cache.
-  sqliteOf(t.engine.context.db).exec('DELETE FROM census_verdicts');
+  t.engine.context.db.statement('DELETE FROM census_verdicts').run();
 });
 
 const validar = (nifs: unknown) => t.manage('POST', '/v1/nif/validar', { body: { nifs } });

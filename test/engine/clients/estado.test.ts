@@ -1,6 +1,5 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { anAutonomo, crear, dniNumber, expectError, json, makeClientsEngine, usados, type ClientsEngine } from './helpers';
-import { sqliteOf } from '../../support/sqlite-of';
 
 let t: ClientsEngine;
 beforeEach(async (ctx) => {
@@ -133,7 +132,7 @@ describe('the caller’s own company → deactivation or deletion → unchanged,
 describe('409 CLIENT_STATUS_INVALID when the stored state does not admit the change; 400 and 404', () => {
   it('an unknown stored state', async () => {
     const nif = await alta(1);
-    sqliteOf(t.engine.context.db).prepare(`UPDATE issuers SET estado='bloqueado' WHERE nif=?`).run(nif);
+    t.engine.context.db.statement(`UPDATE issuers SET estado='bloqueado' WHERE nif=?`).run(nif);
     expectError(await setEstado(nif, 'inactivo'), 409, 'CLIENT_STATUS_INVALID');
   });
   it('estado must be activo or inactivo', async () => {

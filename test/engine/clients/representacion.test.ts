@@ -5,7 +5,6 @@ import { signPdf, verifyPdfSignature } from '../../../engine/src/representation/
 import { aFacturaF1, GENERADO_EN } from '../../fixtures/verifactu';
 import { anAutonomo, anEmpresa, crear, DIRECCION, expectError, json, makeClientsEngine, type ClientsEngine } from './helpers';
 import { testP12 } from './pkcs12';
-import { sqliteOf } from '../../support/sqlite-of';
 
 let t: ClientsEngine;
 beforeEach(async (ctx) => {
@@ -159,7 +158,7 @@ describe('POST …/firmar {pdf, certificado (PKCS#12 base64), password}', () => 
     expect(await estado()).toMatchObject({ estadoRepresentacion: 'firmado', firmaEnCurso: true });
     await firmar({ pdf: pdf.toString('base64'), certificado: REPRESENTANTE_P12(), password: 'secreta' });
     expect(await estado()).toMatchObject({ estadoRepresentacion: 'firmado', firmaEnCurso: false, firmadoEn: '2026-03-03T10:15:00.000Z' });
-    const rows = sqliteOf(t.engine.context.db).prepare('SELECT estado FROM representation_documents ORDER BY generadoEn').all();
+    const rows = t.engine.context.db.statement('SELECT estado FROM representation_documents ORDER BY generadoEn').all();
     expect(rows).toEqual([{ estado: 'sustituido' }, { estado: 'firmado' }]);
   });
 });

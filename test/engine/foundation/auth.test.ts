@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeTestEngine, type TestEngine } from '../../support/engine';
-import { sqliteOf } from '../../support/sqlite-of';
 
 let t: TestEngine;
 beforeAll(async () => {
@@ -47,7 +46,7 @@ describe('Missing, unknown or revoked key → 403 {"message":"Forbidden"} on eve
 
 describe('API keys are stored only as hashes', () => {
   it('no raw key appears in the database', () => {
-    const rows = sqliteOf(t.engine.context.db).prepare('SELECT * FROM api_keys').all() as Record<string, unknown>[];
+    const rows = t.engine.context.db.statement('SELECT * FROM api_keys').all() as Record<string, unknown>[];
     const dump = JSON.stringify(rows);
     expect(dump).not.toContain(t.keys.test);
     expect(dump).not.toContain(t.keys.live);

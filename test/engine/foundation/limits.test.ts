@@ -65,7 +65,7 @@ describe('Monthly quota, TEST: 1,000 requests', () => {
     const key = t.keys.test;
     await spend(1000);
     await t.close();
-    t = await makeTestEngine({ limits: DEFAULTS, dataDir, seed: false });
+    t = await makeTestEngine({ limits: DEFAULTS, dataDir, ...(t.databaseUrl ? { databaseUrl: t.databaseUrl } : {}), seed: false });
     const res = await t.billing('GET', '/v1/cuenta', { key });
     expect(res.json()).toMatchObject({ code: 'QUOTA_EXCEEDED' });
   });

@@ -2,7 +2,6 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeTestEngine, type TestEngine } from '../../support/engine';
-import { sqliteOf } from '../../support/sqlite-of';
 
 let t: TestEngine;
 const auth = { authorization: 'Bearer panel-test-token' };
@@ -20,7 +19,7 @@ describe('Panel support: a new API key shown once, the engine log', () => {
     expect(clave).toMatch(/^sk_live_/);
     const cuenta = await t.billing('GET', '/v1/cuenta', { key: clave });
     expect(cuenta.json()).toMatchObject({ entorno: 'live', nifClientePrincipal: 'B12345674' });
-    const stored = JSON.stringify(sqliteOf(t.engine.context.db).prepare('SELECT * FROM api_keys').all());
+    const stored = JSON.stringify(t.engine.context.db.statement('SELECT * FROM api_keys').all());
     expect(stored).not.toContain(clave);
   });
   it('bad body → 400 naming entorno; without the panel token → 401', async () => {

@@ -42,7 +42,7 @@ describe('stop() with a request in flight', () => {
     const { idFactura } = JSON.parse(res.body) as { idFactura: string };
     await stopping;
 
-    const again = await makeTestEngine({ now: GENERADO_EN.toISOString(), dataDir: t.dataDir, seed: false });
+    const again = await makeTestEngine({ now: GENERADO_EN.toISOString(), dataDir: t.dataDir, ...(t.databaseUrl ? { databaseUrl: t.databaseUrl } : {}), seed: false });
     try {
       const invoice = again.engine.context.invoices.getInvoice(idFactura);
       expect(invoice).toMatchObject({ numero: 'STOP-1', estadoEnvio: 'pendiente_proceso' });

@@ -16,7 +16,6 @@ import { checkSignerTrust } from '../../../engine/src/representation/trust';
 import { GENERADO_EN } from '../../fixtures/verifactu';
 import { makeCa, makeSigner, toP12, trustedTestCa } from '../../fixtures/representation-pki';
 import { anEmpresa, crear, json, makeClientsEngine } from '../clients/helpers';
-import { sqliteOf } from '../../support/sqlite-of';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'rep-openssl-'));
 const file = (name: string) => path.join(dir, name);
@@ -140,7 +139,7 @@ describe('the engine’s signature checked by openssl cms -verify', () => {
       const { certificado } = json<{ certificado: string }>(await t.manage('POST', `${base}/certificado-prueba`, { body: { password: 'demo' } }));
       const res = await t.manage('POST', `${base}/firmar`, { body: { pdf: pdf.toString('base64'), certificado, password: 'demo' } });
       expect(res.statusCode, res.body).toBe(200);
-      const row = sqliteOf(t.engine.context.db).prepare("SELECT value FROM settings WHERE key = 'representacionTestCa'").get() as { value: string };
+      const row = t.engine.context.db.statement("SELECT value FROM settings WHERE key = 'representacionTestCa'").get() as { value: string };
       const installCa = (JSON.parse(row.value) as { certificatePem: string }).certificatePem;
       const signed = Buffer.from(json<{ pdfFirmado: string }>(res).pdfFirmado, 'base64');
       expect(opensslVerify(signed, installCa, GENERADO_EN)).toMatchObject({ ok: true });

@@ -6,7 +6,6 @@ import { signPdf } from '../../../engine/src/representation/signature';
 import { GENERADO_EN } from '../../fixtures/verifactu';
 import { makeCa, makeSigner, toP12, trustedTestCa, type SignerOptions } from '../../fixtures/representation-pki';
 import { anAutonomo, anEmpresa, crear, expectError, json, makeClientsEngine, type ClientsEngine } from '../clients/helpers';
-import { sqliteOf } from '../../support/sqlite-of';
 
 const base = '/v1/clientes/B48123459/representacion';
 const REPRESENTANTE = { cn: 'ETXEBERRIA GOIKOETXEA MIKEL - 23456789D', nif: '23456789D' };
@@ -124,7 +123,7 @@ describe('TEST: the install’s test CA and POST …/certificado-prueba (the dem
     const b = json<{ titular: { nif: string; emisor: string; numeroSerie: string } }>(await certificadoPrueba());
     expect(a.titular.nif).toBe('34567890V');
     expect(b.titular.emisor).toBe(a.titular.emisor);
-    const cas = sqliteOf(t.engine.context.db).prepare("SELECT count(*) AS n FROM settings WHERE key = 'representacionTestCa'").get();
+    const cas = t.engine.context.db.statement("SELECT count(*) AS n FROM settings WHERE key = 'representacionTestCa'").get();
     expect(cas).toEqual({ n: 1 });
   });
 

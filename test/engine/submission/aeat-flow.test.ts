@@ -2,7 +2,6 @@ import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../engine/src/platform/clock';
 import { aFacturaF2 } from '../../fixtures/verifactu';
 import { useEngineWithEmulators } from '../../support/filing';
-import { sqliteOf } from '../../support/sqlite-of';
 
 const clock = new ManualClock('2026-11-20T10:00:00.000Z');
 const NIF = 'B12345674';
@@ -32,7 +31,7 @@ const estado = async (id: string) => (await env.t.billing('GET', `/v1/facturas/$
 async function fileEverything(): Promise<void> {
   for (let i = 0; i < 50; i++) {
     await env.t.engine.context.submissions.drainDue();
-    const waiting = sqliteOf(env.t.engine.context.db).prepare('SELECT COUNT(*) AS n FROM submission_jobs').get() as { n: number };
+    const waiting = env.t.engine.context.db.statement('SELECT COUNT(*) AS n FROM submission_jobs').get() as { n: number };
     if (waiting.n === 0) return;
     clock.advance(61_000);
   }
@@ -69,7 +68,7 @@ describe('A cancellation → anulada', () => {
     expect(res.statusCode).toBe(200);
     await fileEverything();
     expect((await estado(id!)).estadoFactura).toBe('anulada');
-    const events = sqliteOf(env.t.engine.context.db).prepare("SELECT evento FROM events WHERE invoiceId = ? ORDER BY creadoEn").all(id) as { evento: string }[];
+    const events = env.t.engine.context.db.statement("SELECT evento FROM events WHERE invoiceId = ? ORDER BY creadoEn").all(id) as { evento: string }[];
     expect(events.map((e) => e.evento)).toEqual(['factura.registrada', 'factura.anulada']);
   });
 });
@@ -99,7 +98,7 @@ describe('A record the authority rejects → rejected with its code and text, ne
     expect(xml).toContain('<sum1:RechazoPrevio>X</sum1:RechazoPrevio>');
     await fileEverything();
     expect((await estado(id!)).estadoFactura).toBe('registrada');
-    const events = sqliteOf(env.t.engine.context.db).prepare('SELECT evento, datos FROM events WHERE invoiceId = ? ORDER BY creadoEn').all(id) as { evento: string; datos: string }[];
+    const events = env.t.engine.context.db.statement('SELECT evento, datos FROM events WHERE invoiceId = ? ORDER BY creadoEn').all(id) as { evento: string; datos: string }[];
     expect(events.map((e) => e.evento)).toEqual(['factura.rechazada', 'factura.registrada']);
     expect(JSON.parse(events[0]!.datos)).toMatchObject({ tipoRegistro: 'alta', motivoRechazo: { codigo: '1108' } });
   });

@@ -24,16 +24,16 @@ const issue = (serie: string, n: number) => issueTickets(env, serie, n);
 async function buildWithAttempt(): Promise<{ id: string; peticion: string }> {
   const batch = await worker().buildBatch(QUEUE, worker().adapterFor(QUEUE), true);
   if (!batch) throw new Error('nothing to build');
-  const row = env.db().prepare('SELECT intentos, enviadoEn, estado FROM submission_batches WHERE id = ?').get(batch.id);
+  const row = env.t.engine.context.db.statement('SELECT intentos, enviadoEn, estado FROM submission_batches WHERE id = ?').get(batch.id);
   expect(row).toEqual({ intentos: 1, enviadoEn: clock.now().toISOString(), estado: 'pendiente_respuesta' });
   return batch;
 }
 
 function settled(invoiceIds: readonly string[], idLote: string) {
   for (const id of invoiceIds) {
-    const reg = env.db().prepare('SELECT estadoEnvioFinal, idLote FROM registros WHERE invoiceId = ?').get(id);
+    const reg = env.t.engine.context.db.statement('SELECT estadoEnvioFinal, idLote FROM registros WHERE invoiceId = ?').get(id);
     expect(reg).toEqual({ estadoEnvioFinal: 'registrada', idLote });
-    const events = env.db().prepare('SELECT evento FROM events WHERE invoiceId = ?').all(id);
+    const events = env.t.engine.context.db.statement('SELECT evento FROM events WHERE invoiceId = ?').all(id);
     expect(events).toEqual([{ evento: 'factura.registrada' }]);
   }
 }
@@ -44,7 +44,7 @@ describe('A submission built with its first attempt, then the engine crashed', (
   it('before the request left: its records wait en_cola, and the resend registers each once', async () => {
     const ids = await issue('W', 3);
     const batch = await buildWithAttempt();
-    const estados = env.db().prepare('SELECT r.estadoEnvio AS registro, i.estadoEnvio AS factura FROM registros r JOIN invoices i ON i.id = r.invoiceId WHERE r.idLote = ?').all(batch.id);
+    const estados = env.t.engine.context.db.statement('SELECT r.estadoEnvio AS registro, i.estadoEnvio AS factura FROM registros r JOIN invoices i ON i.id = r.invoiceId WHERE r.idLote = ?').all(batch.id);
     expect(estados).toEqual(ids.map(() => ({ registro: 'en_cola', factura: 'en_cola' })));
 
     await env.fileEverything();

@@ -42,9 +42,8 @@ function workerOf(turns?: WriteTurns): SubmissionWorker {
 const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
 
 function recordsOf(serie: string) {
-  return env
-    .db()
-    .prepare(
+  return env.t.engine.context.db
+    .statement(
       `SELECT r.id, r.estadoEnvioFinal, r.idLote, i.numeroFactura FROM registros r JOIN invoices i ON i.id = r.invoiceId
        WHERE i.numeroFactura LIKE ? ORDER BY r.chainSeq`,
     )
@@ -52,9 +51,8 @@ function recordsOf(serie: string) {
 }
 
 function eventsOf(serie: string) {
-  return env
-    .db()
-    .prepare('SELECT e.registroId, e.evento FROM events e JOIN invoices i ON i.id = e.invoiceId WHERE i.numeroFactura LIKE ?')
+  return env.t.engine.context.db
+    .statement('SELECT e.registroId, e.evento FROM events e JOIN invoices i ON i.id = e.invoiceId WHERE i.numeroFactura LIKE ?')
     .all(`${serie}%`) as { registroId: string; evento: string }[];
 }
 
@@ -91,7 +89,7 @@ function expectSettledOnce(serie: string, evento: string, sendsOfTheSubmission =
   expect(new Set(held.map((r) => r.huella)).size).toBe(TICKETS);
   expect(held.every((r) => r.registered)).toBe(true);
 
-  const peticion = (env.db().prepare('SELECT peticion FROM submission_requests WHERE idLote = ?').get(idLote) as { peticion: string }).peticion;
+  const peticion = (env.t.engine.context.db.statement('SELECT peticion FROM submission_requests WHERE idLote = ?').get(idLote) as { peticion: string }).peticion;
   const sends = env.emu.aeat.ledger.submissions().filter((s) => s.requestSha256 === sha256(peticion));
   expect(sends).toHaveLength(sendsOfTheSubmission);
   expect(env.emu.aeat.ledger.chainIntact(NIF)).toBe(true);
@@ -137,7 +135,7 @@ describe('A crash between two write transactions of an answer', () => {
     expect(left.filter((r) => r.estadoEnvioFinal === 'registrada')).toHaveLength(VERDICTS_PER_TRANSACTION);
     expect(eventsOf('CA')).toHaveLength(VERDICTS_PER_TRANSACTION);
     expect(env.jobsLeft()).toBe(TICKETS);
-    const open = env.db().prepare("SELECT COUNT(*) AS n FROM submission_batches WHERE estado = 'pendiente_respuesta'").get() as { n: number };
+    const open = env.t.engine.context.db.statement("SELECT COUNT(*) AS n FROM submission_batches WHERE estado = 'pendiente_respuesta'").get() as { n: number };
     expect(open.n).toBe(1);
 
     await restartAndDrain();

@@ -35,8 +35,8 @@ async function issue(serie: string, from: number, n: number): Promise<void> {
 const chainOrder = (serie: string) =>
   (
     env
-      .db()
-      .prepare('SELECT i.numeroFactura FROM registros r JOIN invoices i ON i.id = r.invoiceId WHERE r.chainKey = ? ORDER BY r.chainSeq')
+      .t.engine.context.db
+      .statement('SELECT i.numeroFactura FROM registros r JOIN invoices i ON i.id = r.invoiceId WHERE r.chainKey = ? ORDER BY r.chainSeq')
       .all(`test|verifactu|${NIF}`) as { numeroFactura: string }[]
   )
     .map((r) => r.numeroFactura)
@@ -47,8 +47,8 @@ const arrivedAtAeat = (serie: string) =>
     .map((p) => p.key.split('|')[1]!)
     .filter((n) => n.startsWith(serie));
 
-const answeredBatches = () => (env.db().prepare("SELECT COUNT(*) AS n FROM submission_batches WHERE estado = 'respondido'").get() as { n: number }).n;
-const batchSizes = () => (env.db().prepare('SELECT numRegistros FROM submission_batches ORDER BY creadoEn, rowid').all() as { numRegistros: number }[]).map((b) => b.numRegistros);
+const answeredBatches = () => (env.t.engine.context.db.statement("SELECT COUNT(*) AS n FROM submission_batches WHERE estado = 'respondido'").get() as { n: number }).n;
+const batchSizes = () => (env.t.engine.context.db.statement('SELECT numRegistros FROM submission_batches ORDER BY creadoEn, rowid').all() as { numRegistros: number }[]).map((b) => b.numRegistros);
 
 /** Nothing left to send; the series' records reached AEAT once each, in chain order, the ledger unbroken. */
 function expectAllFiledInChainOrder(serie: string, records: number, ledgerTotal: number): void {
@@ -125,7 +125,7 @@ describe('The submission after the one at the authority is built while it is the
     await drainHoldingSecondAnswer(() => issue('B', 2300, 200));
     expect(batchSizes().slice(before)).toEqual([1000, 1000, 500]);
     expectAllFiledInChainOrder('B', 2500, 4800);
-    const states = env.db().prepare("SELECT estadoFactura, COUNT(*) AS n FROM invoices WHERE numeroFactura LIKE 'B%' GROUP BY estadoFactura").all();
+    const states = env.t.engine.context.db.statement("SELECT estadoFactura, COUNT(*) AS n FROM invoices WHERE numeroFactura LIKE 'B%' GROUP BY estadoFactura").all();
     expect(states).toEqual([{ estadoFactura: 'registrada', n: 2500 }]);
   });
 });

@@ -36,8 +36,8 @@ async function fileEverything(): Promise<void> {
 
 /** Someone else (another till, another program) files the invoice's newest record first. */
 async function fileElsewhere(invoiceId: string): Promise<void> {
-  const { xml } = env.db()
-    .prepare(
+  const { xml } = env.t.engine.context.db
+    .statement(
       `SELECT d.xml FROM registros r JOIN registro_documentos d ON d.registroId = r.id
        WHERE r.invoiceId = ? ORDER BY r.creadoEn DESC, r.rowid DESC LIMIT 1`,
     )
@@ -48,7 +48,7 @@ async function fileElsewhere(invoiceId: string): Promise<void> {
 }
 
 const registros = (invoiceId: string) =>
-  env.db().prepare('SELECT tipo, estadoEnvioFinal, codigoRespuesta, descripcionRespuesta, csvAeat FROM registros WHERE invoiceId = ? ORDER BY rowid').all(invoiceId) as {
+  env.t.engine.context.db.statement('SELECT tipo, estadoEnvioFinal, codigoRespuesta, descripcionRespuesta, csvAeat FROM registros WHERE invoiceId = ? ORDER BY rowid').all(invoiceId) as {
     tipo: string;
     estadoEnvioFinal: string | null;
     codigoRespuesta: string | null;
@@ -56,11 +56,11 @@ const registros = (invoiceId: string) =>
     csvAeat: string | null;
   }[];
 const events = (invoiceId: string) =>
-  (env.db().prepare('SELECT evento, datos FROM events WHERE invoiceId = ? ORDER BY rowid').all(invoiceId) as { evento: string; datos: string }[]).map((e) => ({
+  (env.t.engine.context.db.statement('SELECT evento, datos FROM events WHERE invoiceId = ? ORDER BY rowid').all(invoiceId) as { evento: string; datos: string }[]).map((e) => ({
     evento: e.evento,
     datos: JSON.parse(e.datos) as Record<string, unknown>,
   }));
-const estadoFactura = (invoiceId: string) => (env.db().prepare('SELECT estadoFactura, estadoEnvio FROM invoices WHERE id = ?').get(invoiceId) as { estadoFactura: string | null; estadoEnvio: string });
+const estadoFactura = (invoiceId: string) => (env.t.engine.context.db.statement('SELECT estadoFactura, estadoEnvio FROM invoices WHERE id = ?').get(invoiceId) as { estadoFactura: string | null; estadoEnvio: string });
 
 describe('AEAT answers "duplicate" to a record this engine may have sent before: reconciled', () => {
   it('an answer lost after AEAT registered the record: the resend is reconciled, without a CSV, naming the original request, with one event', async () => {

@@ -29,7 +29,7 @@ describe('Events written by an answered submission', () => {
     await env.fileEverything();
     expect(env.emu.aeat.ledger.submissions().filter((s) => s.outcome === 'processed')).toHaveLength(1);
 
-    const events = env.db().prepare('SELECT evento, datos FROM events WHERE invoiceId = ? ORDER BY rowid').all(idFactura) as EventRow[];
+    const events = env.t.engine.context.db.statement('SELECT evento, datos FROM events WHERE invoiceId = ? ORDER BY rowid').all(idFactura) as EventRow[];
     expect(events.map((e) => e.evento)).toEqual(['factura.registrada', 'factura.anulada']);
     const [alta, anulacion] = events.map((e) => JSON.parse(e.datos) as Record<string, unknown>);
     const head = ['sistemaFiscal', 'nifEmisor', 'idFactura', 'numeroFactura', 'tipoFactura', 'importeTotal', 'cuotaTotal', 'estadoFactura', 'fechaRegistro', 'csvAeat', 'hashVerifactu'];
@@ -39,7 +39,7 @@ describe('Events written by an answered submission', () => {
     // The cancellation's event: its record was registered (estadoFactura is the verdict on the record).
     expect(anulacion).toMatchObject({ idFactura, estadoFactura: 'registrada', tipoRegistro: 'anulacion', csvAeat: alta!.csvAeat });
     expect(anulacion!.hashVerifactu).not.toBe(alta!.hashVerifactu);
-    const invoice = env.db().prepare('SELECT estadoFactura, csvAeat FROM invoices WHERE id = ?').get(idFactura);
+    const invoice = env.t.engine.context.db.statement('SELECT estadoFactura, csvAeat FROM invoices WHERE id = ?').get(idFactura);
     expect(invoice).toEqual({ estadoFactura: 'anulada', csvAeat: alta!.csvAeat });
   });
 });

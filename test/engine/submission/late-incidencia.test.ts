@@ -25,7 +25,7 @@ describe('Records filed more than 240 s after they were generated go with Incide
     await issue(['0', '1', '2']);
     // First attempt within the limit: the submission is built (and its bytes committed) with N.
     await env.t.engine.context.submissions.tick();
-    const first = env.db().prepare('SELECT b.id, b.incidencia, p.peticion FROM submission_batches b JOIN submission_requests p ON p.idLote = b.id').get() as { id: string; incidencia: number; peticion: string };
+    const first = env.t.engine.context.db.statement('SELECT b.id, b.incidencia, p.peticion FROM submission_batches b JOIN submission_requests p ON p.idLote = b.id').get() as { id: string; incidencia: number; peticion: string };
     expect(first.incidencia).toBe(0);
     expect(first.peticion).not.toContain('<sum1:Incidencia>S</sum1:Incidencia>');
 
@@ -45,7 +45,7 @@ describe('Records filed more than 240 s after they were generated go with Incide
     expect(env.emu.aeat.ledger.countRecords(NIF)).toBe(5);
 
     // The resent submission carries S, and what the emulator received is exactly what was committed.
-    const batches = env.db().prepare('SELECT b.id, b.incidencia, p.peticion FROM submission_batches b JOIN submission_requests p ON p.idLote = b.id ORDER BY b.creadoEn, b.id').all() as { id: string; incidencia: number; peticion: string }[];
+    const batches = env.t.engine.context.db.statement('SELECT b.id, b.incidencia, p.peticion FROM submission_batches b JOIN submission_requests p ON p.idLote = b.id ORDER BY b.creadoEn, b.id').all() as { id: string; incidencia: number; peticion: string }[];
     expect(batches[0]!.id).toBe(first.id);
     expect(batches.every((b) => b.incidencia === 1)).toBe(true);
     const processed = env.emu.aeat.ledger.submissions().filter((s) => s.outcome === 'processed');

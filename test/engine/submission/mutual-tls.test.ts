@@ -8,7 +8,6 @@ import { ManualClock } from '../../../engine/src/platform/clock';
 import { aFacturaF2 } from '../../fixtures/verifactu';
 import { startTestEmulators } from '../../support/emulators';
 import { makeTestEngine, type TestEngine } from '../../support/engine';
-import { sqliteOf } from '../../support/sqlite-of';
 
 type Emulators = Awaited<ReturnType<typeof startTestEmulators>>;
 const script = path.resolve(import.meta.dirname, '../../../scripts/make-test-ca.sh');
@@ -83,7 +82,7 @@ describe('Mutual TLS towards the AEAT, configured by POS_AEAT_P12 / POS_AEAT_P12
       const estado = (await plain.billing('GET', `/v1/facturas/${res.json().idFactura}/estado?nifEmisor=${plain.nifEmisor}`)).json();
       expect(estado.estadoFactura ?? null).toBeNull();
       expect(emu.aeat.ledger.submissions().length).toBe(before);
-      const queue = sqliteOf(plain.engine.context.db).prepare('SELECT alcanzable FROM submission_queues').get() as { alcanzable: number };
+      const queue = plain.engine.context.db.statement('SELECT alcanzable FROM submission_queues').get() as { alcanzable: number };
       expect(queue.alcanzable).toBe(0);
     } finally {
       await plain.close();

@@ -69,10 +69,10 @@ describe('An answer that leaves a line out does not let newer records overtake i
     // Arrival order at AEAT is chain order: O4 (left out) before O5..O9.
     const arrived = env.emu.aeat.ledger.presentations().map((p) => p.key.split('|')[1]);
     expect(arrived).toEqual(['O0', 'O1', 'O2', 'O3', 'O4', 'O5', 'O6', 'O7', 'O8', 'O9']);
-    const states = env.db().prepare("SELECT estadoFactura, COUNT(*) AS n FROM invoices WHERE numeroFactura LIKE 'O%' GROUP BY estadoFactura").all();
+    const states = env.t.engine.context.db.statement("SELECT estadoFactura, COUNT(*) AS n FROM invoices WHERE numeroFactura LIKE 'O%' GROUP BY estadoFactura").all();
     expect(states).toEqual([{ estadoFactura: 'registrada', n: 10 }]);
     // The left-out record was resent in the same submission, rebuilt with only it.
-    const batches = env.db().prepare('SELECT numRegistros, intentos FROM submission_batches ORDER BY creadoEn, id').all();
+    const batches = env.t.engine.context.db.statement('SELECT numRegistros, intentos FROM submission_batches ORDER BY creadoEn, id').all();
     expect(batches).toEqual([
       { numRegistros: 1, intentos: 2 },
       { numRegistros: 5, intentos: 1 },

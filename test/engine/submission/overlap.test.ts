@@ -3,7 +3,6 @@ import { ManualClock } from '../../../engine/src/platform/clock';
 import type { AuthorityAdapter } from '../../../engine/src/core/authority';
 import { aFacturaF2 } from '../../fixtures/verifactu';
 import { replaceAdapter, useEngineWithEmulators } from '../../support/filing';
-import { sqliteOf } from '../../support/sqlite-of';
 
 const clock = new ManualClock('2026-11-20T10:00:00.000Z');
 const QUEUE = 'test|aeat|B12345674';
@@ -13,7 +12,7 @@ const env = useEngineWithEmulators({ clock, waitSeconds: 0, aeat: { timeoutMs: 3
 
 type WorkerInternals = { adapterFor(q: string): AuthorityAdapter; drainDue(): Promise<void> };
 const finals = () =>
-  (sqliteOf(env.t.engine.context.db).prepare('SELECT COUNT(*) AS n FROM registros WHERE estadoEnvioFinal IS NOT NULL').get() as { n: number }).n;
+  (env.t.engine.context.db.statement('SELECT COUNT(*) AS n FROM registros WHERE estadoEnvioFinal IS NOT NULL').get() as { n: number }).n;
 
 /**
  * Issues `count` invoices of `serie` and drains them with two records a submission (so a few
@@ -63,13 +62,13 @@ describe('Pipelined submissions overlap the authority’s work with the local bo
   });
 
   it('a full next submission is stored (en_lote, no attempt) while the one before is at the authority; a partial one is not', async () => {
-    const db = sqliteOf(env.t.engine.context.db);
-    const earlier = new Set((db.prepare('SELECT id FROM submission_batches').all() as { id: string }[]).map((b) => b.id));
+    const db = env.t.engine.context.db;
+    const earlier = new Set((db.statement('SELECT id FROM submission_batches').all() as { id: string }[]).map((b) => b.id));
     /** This test's submissions, oldest first: records, attempts, state, and how many of their records wait en_lote. */
     const batches = () =>
       (
         db
-          .prepare(
+          .statement(
             `SELECT b.id, b.numRegistros AS n, b.intentos, b.estado,
                (SELECT COUNT(*) FROM registros r WHERE r.idLote = b.id AND r.estadoEnvio = 'en_lote') AS enLote
              FROM submission_batches b ORDER BY b.creadoEn, b.id`,

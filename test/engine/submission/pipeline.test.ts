@@ -8,7 +8,6 @@ import { AeatAdapter, type AeatEndpointConfig } from '../../../engine/src/regime
 import { SubmissionWorker } from '../../../engine/src/submission/worker';
 import { aFacturaF2 } from '../../fixtures/verifactu';
 import { issueTickets, useEngineWithEmulators } from '../../support/filing';
-import { sqliteOf } from '../../support/sqlite-of';
 
 const clock = new ManualClock('2026-11-20T10:00:00.000Z');
 const NIF = 'B12345674';
@@ -36,12 +35,12 @@ describe('Back-to-back submissions (TiempoEsperaEnvio 0) keep the chain order', 
     await worker.buildBatch(queue, worker.adapterFor(queue));
     await worker.buildBatch(queue, worker.adapterFor(queue));
     await (env.t.engine.context.submissions as SubmissionWorker).drainDue();
-    const left = sqliteOf(env.t.engine.context.db).prepare('SELECT COUNT(*) AS n FROM submission_jobs').get() as { n: number };
+    const left = env.t.engine.context.db.statement('SELECT COUNT(*) AS n FROM submission_jobs').get() as { n: number };
     expect(left.n).toBe(0);
     expect(env.emu.aeat.ledger.countRecords(NIF)).toBe(2500);
     expect(env.emu.aeat.ledger.chainIntact(NIF)).toBe(true);
     expect(env.emu.aeat.ledger.maxBatchSize()).toBe(1000);
-    const batches = sqliteOf(env.t.engine.context.db).prepare("SELECT numRegistros FROM submission_batches ORDER BY creadoEn, id").all() as { numRegistros: number }[];
+    const batches = env.t.engine.context.db.statement("SELECT numRegistros FROM submission_batches ORDER BY creadoEn, id").all() as { numRegistros: number }[];
     expect(batches.map((b) => b.numRegistros)).toEqual([1000, 1000, 500]);
   });
 });
@@ -60,9 +59,9 @@ describe('A crash while a full submission waits, stored ahead, for the answer be
     /** Two records a submission, on a worker whose turns at the lock are counted. */
     const workerWith = (turns?: WriteTurns) =>
       new SubmissionWorker(ctx.db, clock, ctx.config.ids, silentLogger, ctx.config.submission, [aeatTwoBySubmission(ctx.config.submission.aeat)], turns);
-    const before = new Set((sqliteOf(ctx.db).prepare('SELECT id FROM submission_batches').all() as { id: string }[]).map((b) => b.id));
+    const before = new Set((ctx.db.statement('SELECT id FROM submission_batches').all() as { id: string }[]).map((b) => b.id));
     const batches = () =>
-      (sqliteOf(ctx.db).prepare('SELECT id, intentos, estado FROM submission_batches ORDER BY creadoEn, id').all() as { id: string; intentos: number; estado: string }[]).filter(
+      (ctx.db.statement('SELECT id, intentos, estado FROM submission_batches ORDER BY creadoEn, id').all() as { id: string; intentos: number; estado: string }[]).filter(
         (b) => !before.has(b.id),
       );
     await issueTickets(env, 'S', 6);
@@ -89,18 +88,18 @@ describe('A crash while a full submission waits, stored ahead, for the answer be
     const restarted = workerWith();
     for (let i = 0; i < 5 && env.jobsLeft() > 0; i++) await restarted.drainDue();
     expect(env.jobsLeft()).toBe(0);
-    const finals = sqliteOf(ctx.db)
-      .prepare("SELECT r.estadoEnvioFinal AS f, COUNT(*) AS n FROM registros r JOIN invoices i ON i.id = r.invoiceId WHERE i.numeroFactura LIKE 'S%' GROUP BY f")
+    const finals = ctx.db
+      .statement("SELECT r.estadoEnvioFinal AS f, COUNT(*) AS n FROM registros r JOIN invoices i ON i.id = r.invoiceId WHERE i.numeroFactura LIKE 'S%' GROUP BY f")
       .all();
     expect(finals).toEqual([{ f: 'registrada', n: 6 }]);
-    const events = sqliteOf(ctx.db).prepare("SELECT COUNT(*) AS n FROM events e JOIN invoices i ON i.id = e.invoiceId WHERE i.numeroFactura LIKE 'S%'").get();
+    const events = ctx.db.statement("SELECT COUNT(*) AS n FROM events e JOIN invoices i ON i.id = e.invoiceId WHERE i.numeroFactura LIKE 'S%'").get();
     expect(events).toEqual({ n: 6 });
     const held = env.emu.aeat.ledger.records(NIF).filter((r) => r.numSerie.startsWith('S'));
     expect(held).toHaveLength(6);
     expect(env.emu.aeat.ledger.chainIntact(NIF)).toBe(true);
     // The second reached AEAT twice (its resend answered "already registered"); the stored third once, with its stored bytes.
     const sha = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
-    const peticion = (sqliteOf(ctx.db).prepare('SELECT peticion FROM submission_requests WHERE idLote = ?').get(stored) as { peticion: string }).peticion;
+    const peticion = (ctx.db.statement('SELECT peticion FROM submission_requests WHERE idLote = ?').get(stored) as { peticion: string }).peticion;
     expect(env.emu.aeat.ledger.submissions().filter((x) => x.requestSha256 === sha(peticion))).toHaveLength(1);
     expect(held.filter((r) => r.receivedCount === 2)).toHaveLength(2);
   });

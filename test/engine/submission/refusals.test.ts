@@ -10,7 +10,7 @@ const QUEUE = `test|aeat|${NIF}`;
 const env = useEngineWithEmulators({ clock, waitSeconds: 0, aeat: { timeoutMs: 3000 }, submission: { backoffBaseMs: 10_000, random: () => 0.5 } });
 
 const queue = () =>
-  env.db().prepare('SELECT reintentoEn, fallosSeguidos, ultimoError, alcanzable FROM submission_queues WHERE queueKey = ?').get(QUEUE) as {
+  env.t.engine.context.db.statement('SELECT reintentoEn, fallosSeguidos, ultimoError, alcanzable FROM submission_queues WHERE queueKey = ?').get(QUEUE) as {
     reintentoEn: string | null;
     fallosSeguidos: number;
     ultimoError: string | null;
@@ -20,9 +20,9 @@ const queue = () =>
 const issue = (serie: string, n: number) => issueTickets(env, serie, n);
 
 const estados = (ids: string[]) =>
-  ids.map((id) => env.db().prepare('SELECT estadoFactura, estadoEnvio FROM invoices WHERE id = ?').get(id) as { estadoFactura: string | null; estadoEnvio: string });
+  ids.map((id) => env.t.engine.context.db.statement('SELECT estadoFactura, estadoEnvio FROM invoices WHERE id = ?').get(id) as { estadoFactura: string | null; estadoEnvio: string });
 const eventCount = (ids: string[]) =>
-  (env.db().prepare(`SELECT COUNT(*) AS n FROM events WHERE invoiceId IN (${ids.map(() => '?').join(',')})`).get(...ids) as { n: number }).n;
+  (env.t.engine.context.db.statement(`SELECT COUNT(*) AS n FROM events WHERE invoiceId IN (${ids.map(() => '?').join(',')})`).get(...ids) as { n: number }).n;
 
 describe('Whole-request SOAP Client faults', () => {
   it('4102 (our bytes break the schema) rejects the records finally, never resent', async () => {
@@ -30,15 +30,15 @@ describe('Whole-request SOAP Client faults', () => {
     const worker = env.t.engine.context.submissions as unknown as { buildBatch(q: string, a: unknown): Promise<{ id: string }>; adapterFor(q: string): unknown };
     const batch = await worker.buildBatch(QUEUE, worker.adapterFor(QUEUE));
     // A defect in the committed bytes: an element the schema does not allow in the header.
-    const peticion = (env.db().prepare('SELECT peticion FROM submission_requests WHERE idLote = ?').get(batch.id) as { peticion: string }).peticion;
-    env.db().prepare('UPDATE submission_requests SET peticion = ? WHERE idLote = ?').run(
+    const peticion = (env.t.engine.context.db.statement('SELECT peticion FROM submission_requests WHERE idLote = ?').get(batch.id) as { peticion: string }).peticion;
+    env.t.engine.context.db.statement('UPDATE submission_requests SET peticion = ? WHERE idLote = ?').run(
       peticion.replace('</sum1:ObligadoEmision>', '</sum1:ObligadoEmision><sum1:Sobrante>x</sum1:Sobrante>'),
       batch.id,
     );
     await env.t.engine.context.submissions.drainDue();
     expect(env.emu.aeat.ledger.submissions().at(-1)).toMatchObject({ outcome: 'fault', faultCode: '4102' });
     expect(estados(ids)).toEqual(ids.map(() => ({ estadoFactura: null, estadoEnvio: 'rechazada' })));
-    const r = env.db().prepare('SELECT estadoEnvioFinal, codigoRespuesta FROM registros WHERE invoiceId = ?').get(ids[0]) as { estadoEnvioFinal: string; codigoRespuesta: string };
+    const r = env.t.engine.context.db.statement('SELECT estadoEnvioFinal, codigoRespuesta FROM registros WHERE invoiceId = ?').get(ids[0]) as { estadoEnvioFinal: string; codigoRespuesta: string };
     expect(r).toEqual({ estadoEnvioFinal: 'rechazada', codigoRespuesta: '4102' });
     expect(eventCount(ids)).toBe(2);
     const sent = env.emu.aeat.ledger.submissions().length;

@@ -29,8 +29,8 @@ async function issue(numero: string): Promise<string> {
 
 /** estadoEnvio of the invoice and of its record. */
 const states = (id: string) => {
-  const inv = env.db().prepare('SELECT estadoEnvio, estadoFactura FROM invoices WHERE id = ?').get(id) as { estadoEnvio: string; estadoFactura: string | null };
-  const reg = env.db().prepare('SELECT estadoEnvio, estadoEnvioFinal FROM registros WHERE invoiceId = ?').get(id) as { estadoEnvio: string; estadoEnvioFinal: string | null };
+  const inv = env.t.engine.context.db.statement('SELECT estadoEnvio, estadoFactura FROM invoices WHERE id = ?').get(id) as { estadoEnvio: string; estadoFactura: string | null };
+  const reg = env.t.engine.context.db.statement('SELECT estadoEnvio, estadoEnvioFinal FROM registros WHERE invoiceId = ?').get(id) as { estadoEnvio: string; estadoEnvioFinal: string | null };
   return { factura: inv.estadoFactura ?? inv.estadoEnvio, registro: reg.estadoEnvioFinal ?? reg.estadoEnvio };
 };
 
@@ -46,7 +46,7 @@ describe('estadoEnvio on the way out', () => {
     const real = worker().adapterFor(QUEUE);
     let watched = id;
     const attemptsAtSend: number[] = [];
-    const attempts = () => (env.db().prepare('SELECT b.intentos FROM submission_batches b JOIN registros r ON r.idLote = b.id WHERE r.invoiceId = ?').get(watched) as { intentos: number }).intentos;
+    const attempts = () => (env.t.engine.context.db.statement('SELECT b.intentos FROM submission_batches b JOIN registros r ON r.idLote = b.id WHERE r.invoiceId = ?').get(watched) as { intentos: number }).intentos;
     replaceAdapter(worker(), {
       autoridad: real.autoridad,
       maxRecords: real.maxRecords,
@@ -129,7 +129,7 @@ describe('A resend honours TiempoEsperaEnvio', () => {
     await issue('3');
     env.emu.aeat.faults.set({ mode: 'serverFault', times: 1 });
     expect(await worker().tick()).toBe(1);
-    const q = env.db().prepare('SELECT reintentoEn FROM submission_queues WHERE queueKey = ?').get(QUEUE) as { reintentoEn: string };
+    const q = env.t.engine.context.db.statement('SELECT reintentoEn FROM submission_queues WHERE queueKey = ?').get(QUEUE) as { reintentoEn: string };
     expect(Date.parse(q.reintentoEn)).toBe(clock.now().getTime() + 1000);
     expect(await worker().tick()).toBe(0);
     clock.advance(1000);

@@ -11,7 +11,6 @@ import { aFacturaF2 } from '../../fixtures/verifactu';
 import { makeTestEngine, type TestEngine } from '../../support/engine';
 import { startTestEmulators } from '../../support/emulators';
 import { startReceiver, type Receiver } from '../../support/webhook-receiver';
-import { sqliteOf } from '../../support/sqlite-of';
 
 type Emulators = Awaited<ReturnType<typeof startTestEmulators>>;
 const clock = new ManualClock('2026-11-20T10:00:00.000Z');
@@ -177,7 +176,7 @@ describe('The shared rule (the schema the API and the till UI use) knows the lit
 async function fileEverything(): Promise<void> {
   for (let i = 0; i < 50; i++) {
     await t.engine.context.submissions.drainDue();
-    const waiting = sqliteOf(t.engine.context.db).prepare('SELECT COUNT(*) AS n FROM submission_jobs').get() as { n: number };
+    const waiting = t.engine.context.db.statement('SELECT COUNT(*) AS n FROM submission_jobs').get() as { n: number };
     if (waiting.n === 0) return;
     clock.advance(61_000);
   }
@@ -194,8 +193,8 @@ async function issueAndFile(): Promise<void> {
 }
 
 const attemptsOf = (idWebhook: string) =>
-  sqliteOf(t.engine.context.db)
-    .prepare('SELECT a.statusCode, a.error FROM webhook_delivery_attempts a JOIN webhook_deliveries d ON d.id = a.deliveryId WHERE d.webhookId = ? ORDER BY a.rowid')
+  t.engine.context.db
+    .statement('SELECT a.statusCode, a.error FROM webhook_delivery_attempts a JOIN webhook_deliveries d ON d.id = a.deliveryId WHERE d.webhookId = ? ORDER BY a.rowid')
     .all(idWebhook) as { statusCode: number | null; error: string | null }[];
 
 describe('At delivery: the name is resolved again and the connection goes to the vetted address (DNS rebinding)', () => {
@@ -230,7 +229,7 @@ describe('At delivery: the name is resolved again and the connection goes to the
   it('a webhook stored before this rule (a link-local URL in the table): its delivery fails unsent', async () => {
     const id = await create(`${rx.url}/antiguo`);
     expect((await t.manage('POST', `/v1/webhooks/${id}/clientes`, { body: { clientes: [NIF] } })).statusCode).toBe(200);
-    sqliteOf(t.engine.context.db).prepare('UPDATE webhooks SET url = ? WHERE idWebhook = ?').run('http://169.254.169.254/latest/meta-data/', id);
+    t.engine.context.db.statement('UPDATE webhooks SET url = ? WHERE idWebhook = ?').run('http://169.254.169.254/latest/meta-data/', id);
     await issueAndFile();
     await t.engine.context.webhookDeliveries.drainDue();
     expect(attemptsOf(id)[0]).toEqual({ statusCode: null, error: expect.stringMatching(/^no enviada, dirección no permitida: .*link-local/) });

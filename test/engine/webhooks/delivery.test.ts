@@ -12,7 +12,6 @@ import { makeTestEngine, type TestEngine } from '../../support/engine';
 import { startTestEmulators } from '../../support/emulators';
 import { signatureValid, startReceiver, type Receiver } from '../../support/webhook-receiver';
 import { aTicketTbai } from '../../fixtures/ticketbai';
-import { sqliteOf } from '../../support/sqlite-of';
 
 type Emulators = Awaited<ReturnType<typeof startTestEmulators>>;
 let t: TestEngine;
@@ -66,7 +65,7 @@ async function issue(n = 1): Promise<string[]> {
 async function fileEverything(): Promise<void> {
   for (let i = 0; i < 50; i++) {
     await ctx().submissions.drainDue();
-    const waiting = sqliteOf(ctx().db).prepare('SELECT COUNT(*) AS n FROM submission_jobs').get() as { n: number };
+    const waiting = ctx().db.statement('SELECT COUNT(*) AS n FROM submission_jobs').get() as { n: number };
     if (waiting.n === 0) return;
     clock.advance(61_000);
   }
@@ -95,7 +94,7 @@ async function createWebhook(o: { path: string; secreto?: string; eventos?: stri
 const detail = async (id: string) => (await t.manage('GET', `/v1/webhooks/${id}`)).json().webhook;
 const panel = (url: string) => t.engine.apps.panel.inject({ method: 'GET', url, headers: { authorization: 'Bearer panel-test-token' } });
 const deliveriesOf = (id: string) =>
-  sqliteOf(ctx().db).prepare('SELECT * FROM webhook_deliveries WHERE webhookId = ? ORDER BY creadoEn, id').all(id) as {
+  ctx().db.statement('SELECT * FROM webhook_deliveries WHERE webhookId = ? ORDER BY creadoEn, id').all(id) as {
     id: string;
     estado: string;
     intentos: number;
@@ -151,7 +150,7 @@ describe('A delivery: POST with the spec’s headers, a body per the Events sect
     });
     expect(body.datos).not.toHaveProperty('motivoRechazo');
     // Deterministic: a UUIDv5 of (webhook, record, event), never random.
-    const event = sqliteOf(ctx().db).prepare('SELECT registroId FROM events WHERE invoiceId = ?').get(idFactura) as { registroId: string };
+    const event = ctx().db.statement('SELECT registroId FROM events WHERE invoiceId = ?').get(idFactura) as { registroId: string };
     expect(body.idEntrega).toBe(uuid5(`${id}\n${event.registroId}\nfactura.registrada`, '3f8e2a61-5c0d-4b7e-9a14-6d2f0c8b7e53'));
     expect(deliveriesOf(id)).toMatchObject([{ estado: 'entregada', intentos: 1 }]);
     // Nothing more to send.
@@ -484,7 +483,7 @@ describe('factura.anulada, and a rejected cancellation as factura.rechazada with
     expect(anulada.headers['x-service-event']).toBe('factura.anulada');
     expect(signatureValid(anulada.raw, anulada.headers['x-service-signature'], SECRETO)).toBe(true);
     const body = webhookEntregaSchema.parse(JSON.parse(anulada.raw.toString('utf8')));
-    const registro = sqliteOf(ctx().db).prepare("SELECT huella, envioCompletadoEn FROM registros WHERE invoiceId = ? AND tipo = 'anulacion'").get(idFactura) as {
+    const registro = ctx().db.statement("SELECT huella, envioCompletadoEn FROM registros WHERE invoiceId = ? AND tipo = 'anulacion'").get(idFactura) as {
       huella: string;
       envioCompletadoEn: string;
     };

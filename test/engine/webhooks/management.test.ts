@@ -3,7 +3,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { webhookResponse, webhooksListResponse } from '../../../src-shared/api/webhooks';
 import { makeTestEngine, type TestEngine } from '../../support/engine';
-import { sqliteOf } from '../../support/sqlite-of';
 
 let t: TestEngine;
 let other: { key: string; nif: string; liveKey: string };
@@ -172,7 +171,7 @@ describe('Rule 5: PATCH with eventos null clears the subscription and returns to
     const res = await t.manage('PATCH', `/v1/webhooks/${w.idWebhook}`, { body: { eventos: null } });
     expect(res.statusCode).toBe(200);
     expect(res.json().webhook.eventos).toEqual(ALL);
-    const stored = sqliteOf(t.engine.context.db).prepare('SELECT eventos FROM webhooks WHERE idWebhook = ?').get(w.idWebhook) as { eventos: string | null };
+    const stored = t.engine.context.db.statement('SELECT eventos FROM webhooks WHERE idWebhook = ?').get(w.idWebhook) as { eventos: string | null };
     expect(stored.eventos).toBeNull();
     expect((await t.manage('GET', `/v1/webhooks/${w.idWebhook}`)).json().webhook.eventos).toEqual(ALL);
   });
@@ -195,7 +194,7 @@ describe('Rule 7: the order sent is not kept; the stored list is canonical and w
       body: { eventos: ['factura.anulada', 'factura.registrada', 'factura.rechazada', 'factura.registrada'] },
     });
     expect(p.json().webhook.eventos).toEqual(ALL);
-    const stored = sqliteOf(t.engine.context.db).prepare('SELECT eventos FROM webhooks WHERE idWebhook = ?').get(w.idWebhook) as { eventos: string };
+    const stored = t.engine.context.db.statement('SELECT eventos FROM webhooks WHERE idWebhook = ?').get(w.idWebhook) as { eventos: string };
     expect(JSON.parse(stored.eventos)).toEqual(ALL);
   });
 });
@@ -292,7 +291,7 @@ describe('PATCH /v1/webhooks/{id}: url, nombre, secreto, eventos or estado → {
     expect(parsed.webhook.ultimaModificacion).toBe('2026-11-20T10:01:00.000Z');
     expect(parsed.webhook.creadoEn).toBe('2026-11-20T10:00:00.000Z');
     expect(res.body).not.toContain('otro-secreto-distinto-123');
-    const row = sqliteOf(t.engine.context.db).prepare('SELECT secreto FROM webhooks WHERE idWebhook = ?').get(w.idWebhook) as { secreto: string };
+    const row = t.engine.context.db.statement('SELECT secreto FROM webhooks WHERE idWebhook = ?').get(w.idWebhook) as { secreto: string };
     expect(row.secreto).toBe('otro-secreto-distinto-123');
     t.clock.set('2026-11-20T10:00:00.000Z');
   });
@@ -320,8 +319,8 @@ describe('Webhook estado: activo ↔ inactivo by the caller; suspendido only by 
 
   it('suspendido shows suspendidoEn and ultimoError; PATCH activo resets fallosConsecutivos and hides them', async () => {
     const w = await create();
-    sqliteOf(t.engine.context.db)
-      .prepare("UPDATE webhooks SET estado = 'suspendido', fallosConsecutivos = 20, suspendidoEn = '2026-11-20T09:00:00.000Z', ultimoError = 'HTTP 500' WHERE idWebhook = ?")
+    t.engine.context.db
+      .statement("UPDATE webhooks SET estado = 'suspendido', fallosConsecutivos = 20, suspendidoEn = '2026-11-20T09:00:00.000Z', ultimoError = 'HTTP 500' WHERE idWebhook = ?")
       .run(w.idWebhook);
     const detail = (await t.manage('GET', `/v1/webhooks/${w.idWebhook}`)).json().webhook;
     expect(detail).toMatchObject({ estado: 'suspendido', fallosConsecutivos: 20, suspendidoEn: '2026-11-20T09:00:00.000Z', ultimoError: 'HTTP 500' });
@@ -341,7 +340,7 @@ describe('DELETE /v1/webhooks/{id}', () => {
     expect(res.json()).toEqual({ idWebhook: w.idWebhook, eliminado: true });
     expect((await t.manage('GET', `/v1/webhooks/${w.idWebhook}`)).statusCode).toBe(404);
     expect((await t.manage('DELETE', `/v1/webhooks/${w.idWebhook}`)).statusCode).toBe(404);
-    const links = sqliteOf(t.engine.context.db).prepare('SELECT COUNT(*) AS n FROM webhook_issuers WHERE webhookId = ?').get(w.idWebhook) as { n: number };
+    const links = t.engine.context.db.statement('SELECT COUNT(*) AS n FROM webhook_issuers WHERE webhookId = ?').get(w.idWebhook) as { n: number };
     expect(links.n).toBe(0);
   });
 });

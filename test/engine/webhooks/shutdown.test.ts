@@ -7,7 +7,6 @@ import { aFacturaF2 } from '../../fixtures/verifactu';
 import { makeTestEngine } from '../../support/engine';
 import { startTestEmulators } from '../../support/emulators';
 import { startReceiver, type Receiver } from '../../support/webhook-receiver';
-import { sqliteOf } from '../../support/sqlite-of';
 
 type Emulators = Awaited<ReturnType<typeof startTestEmulators>>;
 let emu: Emulators;
@@ -51,16 +50,16 @@ describe('Engine stop during a delivery: quick, nothing counted, the delivery su
     await t.close({ keepData: true });
     expect(Date.now() - started).toBeLessThan(2_000);
 
-    const again = await makeTestEngine({ clock, submission, dataDir: t.dataDir, seed: false });
-    const row = sqliteOf(again.engine.context.db).prepare('SELECT id, estado, intentos FROM webhook_deliveries').get() as { id: string; estado: string; intentos: number };
+    const again = await makeTestEngine({ clock, submission, dataDir: t.dataDir, ...(t.databaseUrl ? { databaseUrl: t.databaseUrl } : {}), seed: false });
+    const row = again.engine.context.db.statement('SELECT id, estado, intentos FROM webhook_deliveries').get() as { id: string; estado: string; intentos: number };
     expect(row).toMatchObject({ estado: 'pendiente', intentos: 0 });
-    expect(sqliteOf(again.engine.context.db).prepare('SELECT COUNT(*) AS n FROM webhook_delivery_attempts').get()).toEqual({ n: 0 });
+    expect(again.engine.context.db.statement('SELECT COUNT(*) AS n FROM webhook_delivery_attempts').get()).toEqual({ n: 0 });
     rx.answer = () => ({ status: 200 });
     await again.engine.context.webhookDeliveries.drainDue();
     expect(rx.received).toHaveLength(2);
     expect(rx.received[1]!.raw.equals(rx.received[0]!.raw)).toBe(true);
     expect(rx.received[1]!.json.idEntrega).toBe(row.id);
-    expect(sqliteOf(again.engine.context.db).prepare('SELECT estado, intentos FROM webhook_deliveries').get()).toEqual({ estado: 'entregada', intentos: 1 });
+    expect(again.engine.context.db.statement('SELECT estado, intentos FROM webhook_deliveries').get()).toEqual({ estado: 'entregada', intentos: 1 });
     await again.close();
     rmSync(t.dataDir, { recursive: true, force: true });
   });
