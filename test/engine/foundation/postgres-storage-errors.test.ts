@@ -84,7 +84,10 @@ describe('PostgreSQL connection lost: 503 with Retry-After, then the engine reco
     const acknowledged = new Map<string, string>();
     const statuses = new Set<number>();
     let unavailable = 0;
-    for (let n = 1; n <= 40; n++) {
+    // At least 40 invoices, and on until a kill has landed (a loaded machine starts psql slowly).
+    let issued = 0;
+    for (let n = 1; n <= 40 || (unavailable === 0 && n <= 2_000); n++) {
+      issued = n;
       for (let attempt = 0; attempt < 50; attempt++) {
         const res = await crear(String(n));
         statuses.add(res.statusCode);
@@ -105,10 +108,10 @@ describe('PostgreSQL connection lost: 503 with Retry-After, then the engine reco
     for (let attempt = 0; attempt < 5 && (await t.billing('GET', '/v1/cuenta')).statusCode !== 200; attempt++);
 
     expect([...statuses].filter((s) => s !== 200 && s !== 503)).toEqual([]);
-    expect(acknowledged.size).toBe(40);
+    expect(acknowledged.size).toBe(issued);
     // Every acknowledged invoice is there once, under the id it was answered with.
     const stored = storedInvoices(url);
-    expect(stored).toHaveLength(40);
+    expect(stored).toHaveLength(issued);
     for (const invoice of stored) expect(acknowledged.get(invoice.numero)).toBe(invoice.id);
     // The kills did land (else this test proves nothing).
     expect(unavailable).toBeGreaterThan(0);
