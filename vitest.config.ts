@@ -40,7 +40,15 @@ const OWN_MODULES = [
 // test/support/engine.ts give each engine a fresh database of the run's cluster): the billing API's
 // capabilities, and the management API's with filing and webhooks. Which files, and why those, is
 // said in README.md ("Beyond one machine").
-const POSTGRES_SUITES_BILLING: string[] = ['test/engine/verifactu-api/issuing.test.ts'];
+const POSTGRES_SUITES_BILLING: string[] = [
+  'test/engine/verifactu-api/*.test.ts',
+  'test/engine/ticketbai-api/*.test.ts',
+  'test/engine/devices/*.test.ts',
+  'test/engine/devices-issuing/*.test.ts',
+  'test/engine/no-verifactu/*.test.ts',
+  'test/engine/verification/*.test.ts',
+  'test/engine/issuing/*.test.ts',
+];
 const POSTGRES_SUITES_MANAGE: string[] = [];
 
 // vitest's default is cores − 1, one file at a time on the 2-core CI machine: at least two.

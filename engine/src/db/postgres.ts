@@ -351,6 +351,43 @@ export class PostgresDatabase implements Database {
     }
   }
 
+  /**
+   * Runs `fn` in one REPEATABLE READ READ ONLY transaction without the write lock: every query in
+   * it reads the same snapshot while other connections keep writing (the chain verifier's read).
+   */
+  readOnlySnapshot<T>(fn: () => T): T {
+    if (this.depth > 0) throw new Error('readOnlySnapshot inside a transaction');
+    this.exec('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY', [], false);
+    this.depth = 1;
+    try {
+      const result = fn();
+      this.exec('COMMIT', [], false);
+      return result;
+    } catch (error) {
+      this.rollbackQuietly();
+      throw error;
+    } finally {
+      this.depth = 0;
+    }
+  }
+
+  /** Inside a transaction: the rows of `query` through a cursor, `batch` at a time, so a whole table never sits in memory. */
+  *cursor<R>(query: Compilable<R>, batch = 500): Generator<R> {
+    if (this.depth === 0) throw new Error('a cursor lives in a transaction');
+    const compiled = query.compile();
+    const name = `c${++this.nextStatement}`;
+    this.exec(`DECLARE ${name} NO SCROLL CURSOR FOR ${compiled.sql}`, compiled.parameters as Param[], false);
+    try {
+      for (;;) {
+        const rows = this.exec(`FETCH ${batch} FROM ${name}`, [], false) as R[];
+        yield* rows;
+        if (rows.length < batch) return;
+      }
+    } finally {
+      if (!this.broken) this.exec(`CLOSE ${name}`, [], false);
+    }
+  }
+
   private rollbackQuietly(): void {
     if (this.broken) return;
     try {

@@ -292,7 +292,7 @@ function sendError(error: FastifyError, request: FastifyRequest, reply: FastifyR
     if (error.code?.startsWith('FST_ERR_')) return reply.code(error.statusCode).send(fastifyClientErrorBody(error.statusCode));
     return reply.code(error.statusCode).send({ code: error.code ?? 'BAD_REQUEST', message: error.message });
   }
-  const isDb = error.name === 'SqliteError';
+  const isDb = error.name === 'SqliteError' || error.name === 'PostgresError';
   if (isDb && error.code === 'SQLITE_FULL') {
     // Disk (or the database's size limit) full: nothing was committed; the till retries later.
     logger.error('database full', { requestId: request.id, url: request.url });
