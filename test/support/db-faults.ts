@@ -20,3 +20,13 @@ export function refuseInserts(db: Database, table: string, message: string, cond
     db.statement(`DROP FUNCTION ${name}()`).run();
   };
 }
+
+/**
+ * Renames a table under the running engine (a table that cannot be read). SQLite's schema_version
+ * moves with it, which the read caches count as a new generation; PostgreSQL's probe counts
+ * migrations only, so there the read-cache generation is bumped too, as any committed write would.
+ */
+export function renameTable(db: Database, from: string, to: string): void {
+  db.statement(`ALTER TABLE ${from} RENAME TO ${to}`).run();
+  if (db.dialect === 'postgres') db.statement('UPDATE read_cache_generation SET generation = generation + 1 WHERE id = 1').run();
+}

@@ -67,7 +67,7 @@ export function useEngineWithEmulators(options: EngineWithEmulatorsOptions): Eng
     return value;
   };
   const db = () => sqliteOf(ready(t).engine.context.db);
-  const jobsLeft = () => (db().prepare('SELECT COUNT(*) AS n FROM submission_jobs').get() as { n: number }).n;
+  const jobsLeft = () => (ready(t).engine.context.db.statement('SELECT COUNT(*) AS n FROM submission_jobs').get() as { n: number }).n;
   return {
     get t() {
       return ready(t);
