@@ -30,3 +30,19 @@ export function renameTable(db: Database, from: string, to: string): void {
   db.statement(`ALTER TABLE ${from} RENAME TO ${to}`).run();
   if (db.dialect === 'postgres') db.statement('UPDATE read_cache_generation SET generation = generation + 1 WHERE id = 1').run();
 }
+
+/**
+ * Runs `fn` (statements on `db`'s connection) with foreign keys unchecked, e.g. to write a chain head
+ * without its record: SQLite's foreign_keys pragma; PostgreSQL's replica role, which also skips
+ * triggers (none of the tables these tests write directly has one).
+ */
+export function withoutForeignKeys(db: Database, fn: () => void): void {
+  const [off, on] =
+    db.dialect === 'sqlite' ? ['PRAGMA foreign_keys = OFF', 'PRAGMA foreign_keys = ON'] : ['SET session_replication_role = replica', 'SET session_replication_role = origin'];
+  db.statement(off).run();
+  try {
+    fn();
+  } finally {
+    db.statement(on).run();
+  }
+}

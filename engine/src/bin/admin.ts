@@ -14,7 +14,8 @@ import { isKnownPlan } from '../account/plans';
 import type { Account } from '../account/store';
 import { configFromEnv, resolveConfig } from '../config';
 import { buildContext, type EngineContext } from '../context';
-import { SqliteDatabase } from '../db/database';
+import { SqliteDatabase, type Database } from '../db/database';
+import { PostgresDatabase } from '../db/postgres';
 import { issueTillCredential } from '../devices/till-credential-panel-routes';
 import { EngineError } from '../core/errors';
 import { silentLogger } from '../platform/logger';
@@ -338,7 +339,7 @@ export async function main(argv: string[]): Promise<void> {
     return;
   }
   const config = resolveConfig(configFromEnv());
-  const db = SqliteDatabase.open(config.dataDir);
+  const db: Database = config.databaseUrl ? new PostgresDatabase(config.databaseUrl) : SqliteDatabase.open(config.dataDir);
   await db.migrate();
   try {
     const result = await run(buildContext(config, db, silentLogger), argv);

@@ -55,6 +55,46 @@ function rememberName(name: string): void {
   engineNames.set(lower, name);
 }
 
+let migrationNamesLearned = false;
+
+/**
+ * Learns every name the migrations' DDL spells, once per process: a node (or the admin command
+ * line) that finds the schema already migrated runs no DDL, yet the rows of `selectAll()` and
+ * `SELECT *` must come back with their engine names from the first query. The migrations run
+ * against a connection that only reads their SQL.
+ */
+async function learnMigrationNames(): Promise<void> {
+  if (migrationNamesLearned) return;
+  const reader: DatabaseConnection = {
+    executeQuery: async <R>(query: CompiledQuery): Promise<QueryResult<R>> => {
+      learnNames(query.sql);
+      return { rows: [] };
+    },
+    streamQuery: async function* () {
+      throw new Error('streaming is not used on PostgreSQL');
+    },
+  };
+  const driver: Driver = {
+    init: async () => {},
+    acquireConnection: async () => reader,
+    beginTransaction: async () => {},
+    commitTransaction: async () => {},
+    rollbackTransaction: async () => {},
+    releaseConnection: async () => {},
+    destroy: async () => {},
+  };
+  const ddl = new Kysely<Tables>({
+    dialect: {
+      createAdapter: () => new PostgresAdapter(),
+      createDriver: () => driver,
+      createIntrospector: (db) => new PostgresIntrospector(db),
+      createQueryCompiler: () => new PostgresQueryCompiler(),
+    },
+  });
+  for (const migration of Object.values(migrations)) await migration.up(ddl);
+  migrationNamesLearned = true;
+}
+
 /** kysely's PostgreSQL compiler, with identifiers quoted in the lower case PostgreSQL stored them in. */
 class FoldingCompiler extends PostgresQueryCompiler {
   protected override sanitizeIdentifier(identifier: string): string {
@@ -186,6 +226,7 @@ export class PostgresDatabase implements Database {
     const migrator = new Migrator({ db: migrating, provider: { getMigrations: async () => migrations } });
     const result = await migrator.migrateToLatest();
     if (result.error) throw result.error;
+    await learnMigrationNames();
     return result;
   }
 
@@ -455,9 +496,18 @@ function endClient(client: Client): void {
   setTimeout(() => ending.delete(client), 1_000).unref();
 }
 
+/**
+ * A row under its engine names. `rowid` is left out: SQLite's is implicit and never in `SELECT *`,
+ * while PostgreSQL's is a real column (postgres-ddl.ts); a query that wants it names it with an alias.
+ */
 function engineRow(row: Record<string, unknown>): Record<string, unknown> {
   let renamed: Record<string, unknown> | undefined;
   for (const key in row) {
+    if (key === 'rowid') {
+      renamed ??= { ...row };
+      delete renamed.rowid;
+      continue;
+    }
     const name = engineNames.get(key);
     if (name !== undefined) {
       renamed ??= { ...row };
