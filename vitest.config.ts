@@ -43,6 +43,7 @@ const OWN_MODULES = [
 const POSTGRES_SUITES_BILLING: string[] = [
   // Issuing, reads, errors and the chain's concurrency (VeriFactu).
   'test/engine/verifactu-api/*.test.ts',
+  'test/engine/verifactu/reglas-recientes.test.ts',
   // TicketBAI: issuing per province, filing, Zuzendu, resend, policies, rules, devices, concurrency.
   'test/engine/ticketbai-api/*.test.ts',
   // High capacity: devices and phases through the API, the store, the routing cache across
