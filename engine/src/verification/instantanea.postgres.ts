@@ -4,13 +4,13 @@
 // thread: the libpq binding loads on the main thread only (db/postgres.ts).
 import type { VerificacionCadenas } from '../../../src-shared/api/verificacion';
 import { PostgresDatabase } from '../db/postgres';
-import { leerCadenas, type FiltroVerificacion } from './instantanea';
+import { leerCadenasPostgres, type FiltroVerificacion } from './instantanea-store';
 
 /** Verifies every chain of the database at `url` (optionally one issuer / environment). */
 export function verificarCadenasPostgres(url: string, filtro: FiltroVerificacion, ahora: Date): VerificacionCadenas {
   const db = new PostgresDatabase(url);
   try {
-    return db.readOnlySnapshot(() => leerCadenas({ dialect: 'postgres', q: db.kysely, filas: (query) => db.cursor(query) }, filtro, ahora));
+    return leerCadenasPostgres(db, filtro, ahora);
   } finally {
     void db.close();
   }

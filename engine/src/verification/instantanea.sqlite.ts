@@ -5,7 +5,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import { DummyDriver, Kysely, SqliteAdapter, SqliteIntrospector, SqliteQueryCompiler } from 'kysely';
 import type { VerificacionCadenas } from '../../../src-shared/api/verificacion';
 import type { Tables } from '../db/schema';
-import { leerCadenas, type FiltroVerificacion } from './instantanea';
+import { leerCadenas, type FiltroVerificacion } from './instantanea-store';
 
 // Kysely only builds the SQL here; better-sqlite3 runs it (and streams it with iterate()).
 const q = new Kysely<Tables>({

@@ -1,6 +1,6 @@
 import type { VerificacionCadenas } from '../../../src-shared/api/verificacion';
 import type { Database } from '../db/database';
-import type { FiltroVerificacion } from './instantanea';
+import type { FiltroVerificacion } from './instantanea-store';
 import { verificarCadenasPostgres } from './instantanea.postgres';
 import { verificarCadenas } from './instantanea.sqlite';
 

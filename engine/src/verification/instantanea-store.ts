@@ -1,10 +1,12 @@
-// The verifier's read side, whatever the database: the queries over one consistent snapshot,
-// records streamed chain by chain into cadenas.ts. Each database gives its own snapshot and
-// streaming (instantanea.sqlite.ts, instantanea.postgres.ts); verificarCadenasEn picks by dialect.
+// The verifier's store, whatever the database: the queries over one consistent snapshot, records
+// streamed chain by chain into cadenas.ts. Each database gives its own snapshot and streaming
+// (instantanea.sqlite.ts; PostgreSQL's below, on the connection instantanea.postgres.ts opens);
+// verificarCadenasEn (verificar.ts) picks by dialect.
 import { sql, type Compilable, type Kysely } from 'kysely';
 import type { Entorno } from '../../../src-shared/api/common';
 import type { ProblemaCadena, VerificacionCadenas } from '../../../src-shared/api/verificacion';
 import type { Database } from '../db/database';
+import type { PostgresDatabase } from '../db/postgres';
 import type { Tables } from '../db/schema';
 import { cadenaSinRegistros, VerificadorCadena, type CabezaCadena } from './cadenas';
 
@@ -94,4 +96,12 @@ export function leerCadenas(snap: Instantanea, filtro: FiltroVerificacion, ahora
   }
   result.correcto = result.problemas.length === 0;
   return result;
+}
+
+/**
+ * Verifies on PostgreSQL: one REPEATABLE READ READ ONLY transaction on `db` (a connection of its
+ * own), so every query reads one snapshot while every node keeps writing; rows through a cursor.
+ */
+export function leerCadenasPostgres(db: PostgresDatabase, filtro: FiltroVerificacion, ahora: Date): VerificacionCadenas {
+  return db.readOnlySnapshot(() => leerCadenas({ dialect: 'postgres', q: db.kysely, filas: (query) => db.cursor(query) }, filtro, ahora));
 }
