@@ -40,7 +40,30 @@ const OWN_MODULES = [
 // test/support/engine.ts give each engine a fresh database of the run's cluster): the billing API's
 // capabilities, and the management API's with filing and webhooks. Which files, and why those, is
 // said in README.md ("Beyond one machine").
-const POSTGRES_SUITES_BILLING: string[] = ['test/engine/verifactu-api/issuing.test.ts'];
+const POSTGRES_SUITES_BILLING: string[] = [
+  // Issuing, reads, errors and the chain's concurrency (VeriFactu).
+  'test/engine/verifactu-api/*.test.ts',
+  'test/engine/verifactu/reglas-recientes.test.ts',
+  // TicketBAI: issuing per province, filing, Zuzendu, resend, policies, rules, devices, concurrency.
+  'test/engine/ticketbai-api/*.test.ts',
+  // High capacity: devices and phases through the API, the store, the routing cache across
+  // connections, the admin command line, the demo; issuing per device.
+  'test/engine/devices/admin-cli.test.ts',
+  'test/engine/devices/api.test.ts',
+  'test/engine/devices/demo.test.ts',
+  'test/engine/devices/label-unique.test.ts',
+  'test/engine/devices/lan-hosts.test.ts',
+  'test/engine/devices/python-client-example.test.ts',
+  'test/engine/devices/routing-cache.test.ts',
+  'test/engine/devices/store.test.ts',
+  'test/engine/devices-issuing/verifactu.test.ts',
+  // «NO VERI*FACTU»: the mode, its signed event log, anomaly detection, LIVE signing, the admin CLI.
+  'test/engine/no-verifactu/api.test.ts',
+  'test/engine/no-verifactu/live.test.ts',
+  'test/engine/no-verifactu/no-verifactu.test.ts',
+  // The chain verifier (panel route and verify-chains) on a PostgreSQL snapshot.
+  'test/engine/verification/*.test.ts',
+];
 const POSTGRES_SUITES_MANAGE: string[] = [
   // Issuer clients, census, representation, the account's limits/usage/quotas and the declaration.
   'test/engine/clients/*.test.ts',
@@ -82,9 +105,13 @@ const POSTGRES_SUITES_MANAGE: string[] = [
   'test/engine/submission/states.test.ts',
   'test/engine/submission/sync-panel.test.ts',
 ];
-// Acceptance suites that need a module registry of their own (OWN_MODULES: they spy on the engine's
-// objects) and run on PostgreSQL too: the postgres project below shares its registry, so they get one of their own.
-const POSTGRES_SUITES_OWN_MODULES: string[] = ['test/engine/submission/wake.test.ts'];
+// Suites of either side that need a module registry of their own (OWN_MODULES: they spy on or mock
+// the engine's modules): the postgres project shares its registry, so they get a project of their own.
+const POSTGRES_SUITES_OWN_MODULES: string[] = [
+  // «NO VERI*FACTU»: the AEAT's requirement answered with the period's records (sets POS_AEAT_URL_TEST).
+  'test/engine/no-verifactu/requerimiento.test.ts',
+  'test/engine/submission/wake.test.ts',
+];
 
 // vitest's default is cores − 1, one file at a time on the 2-core CI machine: at least two.
 const maxWorkers = Math.max(2, availableParallelism() - 1);

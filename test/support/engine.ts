@@ -11,7 +11,7 @@ import { ManualClock } from '../../engine/src/platform/clock';
 import { sequentialIds } from '../../engine/src/platform/ids';
 import { silentLogger } from '../../engine/src/platform/logger';
 import { MIGRATED_TEMPLATE } from './migrated-template';
-import { freshPostgresUrl } from './postgres';
+import { postgresUrlOf } from './postgres';
 import { invalidAeatReplies, invalidAeatRepliesIn } from './xsd';
 
 /** The suites run on PostgreSQL (TEST_DATABASE=postgres: vitest.config.ts's `postgres` project). */
@@ -86,8 +86,9 @@ export const NO_LIMITS: LimitsConfig = {
 export function testEngineConfig(dataDir: string, extra: Partial<EngineConfig> = {}): EngineConfig {
   return {
     dataDir,
-    // The PostgreSQL project of vitest.config.ts runs the acceptance suites on a database of the run's cluster.
-    ...(onPostgres() ? { databaseUrl: freshPostgresUrl() } : {}),
+    // The PostgreSQL project of vitest.config.ts runs the acceptance suites on a database of the
+    // run's cluster, one per data dir (an engine restarted on it finds its rows).
+    ...(onPostgres() ? { databaseUrl: postgresUrlOf(dataDir) } : {}),
     clock: new ManualClock('2026-11-20T10:00:00.000Z'),
     ids: sequentialIds(),
     logger: silentLogger,

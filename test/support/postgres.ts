@@ -1,4 +1,6 @@
 import { randomBytes } from 'node:crypto';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { PostgresDatabase } from '../../engine/src/db/postgres';
 import { PG_SERVER_URL, PG_TEMPLATE } from './postgres-cluster';
 
@@ -18,4 +20,20 @@ export function freshPostgresUrl(): string {
     void admin.close();
   }
   return server.replace(/\/[^/]*$/, `/${name}`);
+}
+
+/** The file in a test's data dir naming the PostgreSQL database its engines use (postgresUrlOf). */
+export const DATABASE_URL_FILE = 'postgres-url';
+
+/**
+ * The database of the engines on `dataDir`: created at the first call, the same one afterwards, so
+ * an engine restarted on its data dir finds its rows, and another process (the admin command line,
+ * test/support/admin-cli.ts) finds the URL in the data dir as it would find the SQLite file.
+ */
+export function postgresUrlOf(dataDir: string): string {
+  const file = path.join(dataDir, DATABASE_URL_FILE);
+  if (existsSync(file)) return readFileSync(file, 'utf8');
+  const url = freshPostgresUrl();
+  writeFileSync(file, url, { mode: 0o600 });
+  return url;
 }

@@ -20,7 +20,7 @@ import { issueTillCredential } from '../devices/till-credential-panel-routes';
 import { EngineError } from '../core/errors';
 import { silentLogger } from '../platform/logger';
 import { systemClock } from '../platform/clock';
-import { verificarCadenas } from '../verification/instantanea.sqlite';
+import { verificarCadenasEn } from '../verification/verificar';
 import type { VerificacionCadenas } from '../../../src-shared/api/verificacion';
 
 const USAGE = `Usage: npm run admin -- <command> [options]
@@ -302,7 +302,7 @@ function informe(v: VerificacionCadenas): string {
   return lines.join('\n');
 }
 
-/** `verify-chains`: reads a snapshot of the database file; never migrates or writes. */
+/** `verify-chains`: reads a snapshot of the database (file or POS_DATABASE_URL); never migrates or writes. */
 function verifyChains(args: string[]): void {
   let values: { nif?: string | undefined; entorno?: string | undefined; json?: boolean | undefined };
   try {
@@ -314,12 +314,15 @@ function verifyChains(args: string[]): void {
   if (entorno && !entorno.success) fail('--entorno test|live');
   if (values.nif !== undefined && !validateNif(values.nif).valid) fail('--nif is not a valid Spanish tax ID');
   const config = resolveConfig(configFromEnv());
-  const file = path.join(config.dataDir, 'engine.sqlite');
+  // POS_DATABASE_URL: the PostgreSQL database every node shares; otherwise the data dir's file.
+  const database = config.databaseUrl
+    ? ({ dialect: 'postgres', file: config.databaseUrl } as const)
+    : ({ dialect: 'sqlite', file: path.join(config.dataDir, 'engine.sqlite') } as const);
   let result: VerificacionCadenas;
   try {
-    result = verificarCadenas(file, { nif: values.nif, entorno: entorno?.data }, systemClock.now());
+    result = verificarCadenasEn(database, { nif: values.nif, entorno: entorno?.data }, systemClock.now());
   } catch (e) {
-    process.stderr.write(`cannot read ${file}: ${e instanceof Error ? e.message : String(e)}\n`);
+    process.stderr.write(`cannot read ${database.dialect === 'sqlite' ? database.file : 'the PostgreSQL database'}: ${e instanceof Error ? e.message : String(e)}\n`);
     process.exit(2);
   }
   process.stdout.write(`${values.json === true ? JSON.stringify(result, null, 2) : informe(result)}\n`);

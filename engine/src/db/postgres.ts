@@ -401,6 +401,43 @@ export class PostgresDatabase implements Database {
     }
   }
 
+  /**
+   * Runs `fn` in one REPEATABLE READ READ ONLY transaction without the write lock: every query in
+   * it reads the same snapshot while other connections keep writing (the chain verifier's read).
+   */
+  readOnlySnapshot<T>(fn: () => T): T {
+    if (this.depth > 0) throw new Error('readOnlySnapshot inside a transaction');
+    this.exec('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY', [], false);
+    this.depth = 1;
+    try {
+      const result = fn();
+      this.exec('COMMIT', [], false);
+      return result;
+    } catch (error) {
+      this.rollbackQuietly();
+      throw error;
+    } finally {
+      this.depth = 0;
+    }
+  }
+
+  /** Inside a transaction: the rows of `query` through a cursor, `batch` at a time, so a whole table never sits in memory. */
+  *cursor<R>(query: Compilable<R>, batch = 500): Generator<R> {
+    if (this.depth === 0) throw new Error('a cursor lives in a transaction');
+    const compiled = query.compile();
+    const name = `c${++this.nextStatement}`;
+    this.exec(`DECLARE ${name} NO SCROLL CURSOR FOR ${compiled.sql}`, compiled.parameters as Param[], false);
+    try {
+      for (;;) {
+        const rows = this.exec(`FETCH ${batch} FROM ${name}`, [], false) as R[];
+        yield* rows;
+        if (rows.length < batch) return;
+      }
+    } finally {
+      if (!this.broken) this.exec(`CLOSE ${name}`, [], false);
+    }
+  }
+
   private rollbackQuietly(): void {
     if (this.broken) return;
     try {
@@ -468,9 +505,18 @@ function endClient(client: Client): void {
   setTimeout(() => ending.delete(client), 1_000).unref();
 }
 
+/**
+ * A row under its engine names. `rowid` is left out: SQLite's is implicit and never in `SELECT *`,
+ * while PostgreSQL's is a real column (postgres-ddl.ts); a query that wants it names it with an alias.
+ */
 function engineRow(row: Record<string, unknown>): Record<string, unknown> {
   let renamed: Record<string, unknown> | undefined;
   for (const key in row) {
+    if (key === 'rowid') {
+      renamed ??= { ...row };
+      delete renamed.rowid;
+      continue;
+    }
     const name = engineNames.get(key);
     if (name !== undefined) {
       renamed ??= { ...row };

@@ -3,7 +3,7 @@ import type { ZodTypeProvider } from '@fastify/type-provider-zod';
 import { verificacionCadenasSchema, verificarCadenasQuerySchema } from '../../../src-shared/api/verificacion';
 import type { Database } from '../db/database';
 import type { Clock } from '../platform/clock';
-import { verificarCadenas } from './instantanea.sqlite';
+import { verificarCadenasEn } from './verificar';
 
 /** "Verificar cadenas" of the sync view: every chain recomputed from the stored XML. */
 export function verificationPanelRoutes(app: FastifyInstance, deps: { db: Database; clock: Clock }): void {
@@ -17,7 +17,7 @@ export function verificationPanelRoutes(app: FastifyInstance, deps: { db: Databa
         response: { 200: verificacionCadenasSchema },
       },
     },
-    // Synchronous on purpose: better-sqlite3 reads block anyway, and support staff run it rarely.
-    async (request) => verificarCadenas(deps.db.file, request.query, deps.clock.now()),
+    // Synchronous on purpose: both databases' reads block anyway, and support staff run it rarely.
+    async (request) => verificarCadenasEn(deps.db, request.query, deps.clock.now()),
   );
 }

@@ -17,7 +17,7 @@ import { ManualClock } from '../../../engine/src/platform/clock';
 import { sequentialIds } from '../../../engine/src/platform/ids';
 import { silentLogger } from '../../../engine/src/platform/logger';
 import { NO_LIMITS, onPostgres, type InjectOpts } from '../../support/engine';
-import { freshPostgresUrl } from '../../support/postgres';
+import { postgresUrlOf } from '../../support/postgres';
 import { trustedTestCa } from '../../fixtures/representation-pki';
 
 export interface CensusEmu {
@@ -72,7 +72,7 @@ export async function makeClientsEngine(
   const clock = new ManualClock(options.now ?? '2026-11-20T10:00:00.000Z');
   const engine = await createEngine({
     dataDir,
-    ...(onPostgres() ? { databaseUrl: freshPostgresUrl() } : {}),
+    ...(onPostgres() ? { databaseUrl: postgresUrlOf(dataDir) } : {}),
     clock,
     ids: sequentialIds(),
     logger: silentLogger,

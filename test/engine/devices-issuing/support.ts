@@ -1,6 +1,6 @@
 // Shared set-up of the devices-issuing tests: issuers in both environments, phases (the service
 // team's switch) and the readings every test makes of chains and XML.
-import type BetterSqlite3 from 'better-sqlite3';
+import type { Database } from '../../../engine/src/db/database';
 import type { Entorno } from '../../../src-shared/api/common';
 import type { FaseAltaCapacidad } from '../../../engine/src/db/schema/devices';
 import { DeviceStore } from '../../../engine/src/devices/store';
@@ -72,8 +72,8 @@ export function ticket(emisor: { nif: string; nombre: string }, serie: string, n
   return aFacturaF2({ emisor: { ...emisor }, cabecera: { serie, numero }, ...(idMaquina ? { idMaquina } : {}) });
 }
 
-export function dbRows<T>(db: BetterSqlite3.Database, sql: string, ...params: unknown[]): T[] {
-  return db.prepare(sql).all(...params) as T[];
+export function dbRows<T>(db: Database, sql: string, ...params: (string | number | null)[]): T[] {
+  return db.statement<T>(sql).all(...params);
 }
 
 export interface ChainRow {
@@ -94,7 +94,7 @@ export function chainOf(env: EngineWithEmulators, chainKey: string): ChainRow[] 
 
 /** Every chain key holding a record of the invoice. */
 export function chainKeysOfInvoice(env: EngineWithEmulators, idFactura: string): string[] {
-  return dbRows<{ chainKey: string }>(env.db(), 'SELECT DISTINCT chainKey FROM registros WHERE invoiceId = ?', idFactura).map((r) => r.chainKey);
+  return dbRows<{ chainKey: string }>(env.t.engine.context.db, 'SELECT DISTINCT chainKey FROM registros WHERE invoiceId = ?', idFactura).map((r) => r.chainKey);
 }
 
 export const numeroInstalacionIn = (xml: string) => /<sum1:NumeroInstalacion>([^<]*)</.exec(xml)?.[1] ?? /NumeroInstalacion>([^<]*)</.exec(xml)?.[1];
@@ -105,7 +105,7 @@ export function expectLinked(chain: ChainRow[]): boolean {
 }
 
 export function counts(env: EngineWithEmulators) {
-  const one = (sql: string) => (env.db().prepare(sql).get() as { n: number }).n;
+  const one = (sql: string) => (env.t.engine.context.db.statement(sql).get() as { n: number }).n;
   return {
     invoices: one('SELECT COUNT(*) AS n FROM invoices'),
     registros: one('SELECT COUNT(*) AS n FROM registros'),

@@ -24,6 +24,7 @@ import {
   setUpVerifactuIssuers,
   ticket,
 } from './support';
+import { renameTable } from '../../support/db-faults';
 
 const clock = new ManualClock('2026-11-20T10:00:00.000Z');
 const env = useEngineWithEmulators({ clock, waitSeconds: 0, aeat: { timeoutMs: 3000 } });
@@ -59,9 +60,9 @@ async function expectRefused(entorno: Entorno, body: unknown, status: number, co
 }
 const installNumber = () => env.t.engine.context.sistema.numeroInstalacion;
 const deviceRow = (entorno: Entorno, nif: string, idMaquina: string) =>
-  dbRows<{ numeroInstalacion: string | null; activo: number }>(env.db(), 'SELECT numeroInstalacion, activo FROM devices WHERE entorno = ? AND nif = ? AND idMaquina = ?', entorno, nif, idMaquina)[0];
+  dbRows<{ numeroInstalacion: string | null; activo: number }>(env.t.engine.context.db, 'SELECT numeroInstalacion, activo FROM devices WHERE entorno = ? AND nif = ? AND idMaquina = ?', entorno, nif, idMaquina)[0];
 const owner = (entorno: Entorno, nif: string, serie: string) =>
-  dbRows<{ idMaquinaPropietaria: string }>(env.db(), 'SELECT idMaquinaPropietaria FROM device_series WHERE entorno = ? AND nif = ? AND serie = ?', entorno, nif, serie)[0]
+  dbRows<{ idMaquinaPropietaria: string }>(env.t.engine.context.db, 'SELECT idMaquinaPropietaria FROM device_series WHERE entorno = ? AND nif = ? AND serie = ?', entorno, nif, serie)[0]
     ?.idMaquinaPropietaria;
 
 describe.each(ENTORNOS)('no_contratada (%s): one chain per (environment, issuer); idMaquina is metadata', (entorno) => {
@@ -74,8 +75,8 @@ describe.each(ENTORNOS)('no_contratada (%s): one chain per (environment, issuer)
     expect(expectLinked(chain)).toBe(true);
     expect(chain.map((r) => r.idMaquina)).toEqual(['caja-1', 'caja-2']);
     expect(chain.map((r) => numeroInstalacionIn(r.xml))).toEqual([installNumber(), installNumber()]);
-    expect(dbRows(env.db(), 'SELECT * FROM device_series WHERE nif = ?', E.nif)).toEqual([]);
-    expect(dbRows(env.db(), 'SELECT * FROM device_observations WHERE nif = ?', E.nif)).toEqual([]);
+    expect(dbRows(env.t.engine.context.db, 'SELECT * FROM device_series WHERE nif = ?', E.nif)).toEqual([]);
+    expect(dbRows(env.t.engine.context.db, 'SELECT * FROM device_observations WHERE nif = ?', E.nif)).toEqual([]);
   });
 });
 
@@ -93,12 +94,12 @@ describe.each(ENTORNOS)('preparacion (%s): single chain unchanged; idMaquina ign
     expect(chain).toHaveLength(4);
     expect(expectLinked(chain)).toBe(true);
     expect(new Set(chain.map((r) => numeroInstalacionIn(r.xml)))).toEqual(new Set([installNumber()]));
-    const notes = dbRows(env.db(), 'SELECT idMaquina, primeraVez, ultimaVez FROM device_observations WHERE entorno = ? AND nif = ? ORDER BY idMaquina', entorno, E.nif);
+    const notes = dbRows(env.t.engine.context.db, 'SELECT idMaquina, primeraVez, ultimaVez FROM device_observations WHERE entorno = ? AND nif = ? ORDER BY idMaquina', entorno, E.nif);
     expect(notes).toEqual([
       { idMaquina: 'caja-1', primeraVez: t0, ultimaVez: t1 },
       { idMaquina: 'caja-2', primeraVez: t1, ultimaVez: t1 },
     ]);
-    expect(dbRows(env.db(), 'SELECT * FROM device_series WHERE nif = ?', E.nif)).toEqual([]);
+    expect(dbRows(env.t.engine.context.db, 'SELECT * FROM device_series WHERE nif = ?', E.nif)).toEqual([]);
     const view = await devicesView(env, entorno, E.nif);
     expect(view).toMatchObject({ faseAltaCapacidad: 'preparacion', modoCadena: 'unica' });
     expect(view.idsMaquinaVistos.map((v) => [v.idMaquina, v.primeraVez, v.ultimaVez, v.registrado])).toEqual([
@@ -119,7 +120,7 @@ describe.each(ENTORNOS)('preparacion (%s): single chain unchanged; idMaquina ign
     const conflict = { ...ticket(E, `PR-${entorno}`, '20', 'caja-refusada'), totales: { cuotaTotal: '4.20', importeTotal: '24.20' } };
     conflict.detalleDesglose = [{ ...conflict.detalleDesglose[0]!, baseImponible: '20.00', cuotaRepercutida: '4.20' }];
     await expectRefused(entorno, conflict, 409, 'INVOICE_IDENTITY_CONFLICT');
-    expect(dbRows(env.db(), "SELECT * FROM device_observations WHERE idMaquina = 'caja-refusada'")).toEqual([]);
+    expect(dbRows(env.t.engine.context.db, "SELECT * FROM device_observations WHERE idMaquina = 'caja-refusada'")).toEqual([]);
   });
 });
 
@@ -161,7 +162,7 @@ describe.each(ENTORNOS)('activa (%s): idMaquina routes to its device chain; with
 
     // AEAT checks each installation's chain on its own and accepts every record.
     await env.fileEverything();
-    const estados = dbRows<{ estadoEnvioFinal: string }>(env.db(), 'SELECT estadoEnvioFinal FROM registros WHERE entorno = ? AND nifEmisor = ?', entorno, E.nif);
+    const estados = dbRows<{ estadoEnvioFinal: string }>(env.t.engine.context.db, 'SELECT estadoEnvioFinal FROM registros WHERE entorno = ? AND nifEmisor = ?', entorno, E.nif);
     expect(new Set(estados.map((r) => r.estadoEnvioFinal))).toEqual(new Set(['registrada']));
     expect(aeatOf(entorno).ledger.chainIntact(E.nif)).toBe(true);
     const heads = aeatOf(entorno).ledger.chainHeads(E.nif);
@@ -315,25 +316,25 @@ describe.each(ENTORNOS)('activa (%s): idMaquina routes to its device chain; with
 describe('SHARDING_UNAVAILABLE: the device configuration cannot be read → 503, never routed unverified', () => {
   it('with the phase table unreadable, crear and anular answer 503 and store nothing; once readable, issuing resumes', async () => {
     const E = VF.activa;
-    const db = env.db();
-    db.exec('ALTER TABLE issuer_phases RENAME TO issuer_phases_fuera');
+    const db = env.t.engine.context.db;
+    renameTable(db, 'issuer_phases', 'issuer_phases_fuera');
     try {
       const res = await expectRefused('test', ticket(E, 'SU-503', '1', 'caja-A-test'), 503, 'SHARDING_UNAVAILABLE');
       expect(res.message).toBeTruthy();
       await expectRefused('test', ticket(VF.no_contratada, 'SU-503', '1'), 503, 'SHARDING_UNAVAILABLE');
     } finally {
-      db.exec('ALTER TABLE issuer_phases_fuera RENAME TO issuer_phases');
+      renameTable(db, 'issuer_phases_fuera', 'issuer_phases');
     }
     await crearOk('test', ticket(E, 'SU-503', '1', 'caja-A-test'));
   });
 
   it('with the device registry unreadable in activa → 503', async () => {
-    const db = env.db();
-    db.exec('ALTER TABLE devices RENAME TO devices_fuera');
+    const db = env.t.engine.context.db;
+    renameTable(db, 'devices', 'devices_fuera');
     try {
       await expectRefusedAny(ticket(VF.activa, 'SU-503', '2', 'caja-A-test'));
     } finally {
-      db.exec('ALTER TABLE devices_fuera RENAME TO devices');
+      renameTable(db, 'devices_fuera', 'devices');
     }
   });
   async function expectRefusedAny(body: unknown) {

@@ -2,7 +2,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { ticketbaiDeviceChainKey } from '../../../engine/src/devices/chain-keys';
 import { anEmpresa, crear, expectError, type ClientsEngine } from '../clients/helpers';
 import { makeDevicesEngine, OWN, type DevicesEngine } from './helpers';
-import { sqliteOf } from '../../support/sqlite-of';
+import { withoutForeignKeys } from '../../support/db-faults';
 
 let t: DevicesEngine;
 beforeEach(async (ctx) => {
@@ -376,10 +376,10 @@ describe('Phases are set by the service team (panel API): rules', () => {
     expect((await t.setFase('preparacion')).statusCode).toBe(200);
     await t.setFase('activa');
     // The head of that device's TicketBAI chain in LIVE, as issuing writes it (its record is not needed here).
-    const sqlite = sqliteOf(ctx().db);
-    sqlite.pragma('foreign_keys = OFF');
-    sqlite.prepare('INSERT INTO chains (chainKey, length, lastRegistroId, lastLink) VALUES (?, 1, ?, ?)').run(ticketbaiDeviceChainKey('live', OWN, largo), 'reg-1', '{}');
-    sqlite.pragma('foreign_keys = ON');
+    const db = ctx().db;
+    withoutForeignKeys(db, () =>
+      db.statement('INSERT INTO chains (chainKey, length, lastRegistroId, lastLink) VALUES (?, 1, ?, ?)').run(ticketbaiDeviceChainKey('live', OWN, largo), 'reg-1', '{}'),
+    );
     expectError(await t.setFase('preparacion'), 409, 'PHASE_LOCKED');
     expectError(await t.setFase('no_contratada'), 409, 'PHASE_LOCKED');
     expect((await t.setFase('activa')).statusCode).toBe(200);

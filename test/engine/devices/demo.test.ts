@@ -4,9 +4,12 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { startEngine, type StartedEngine } from '../../../engine/src/bin/start';
 import { DEMO_ISSUER_SIN_ALTA_CAPACIDAD } from '../../../engine/src/demo/devices';
+import { onPostgres } from '../../support/engine';
+import { postgresUrlOf } from '../../support/postgres';
 
 function envFor(dataDir: string, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  return { POS_DATA_DIR: dataDir, POS_BILLING_PORT: '0', POS_MANAGE_PORT: '0', POS_PANEL_PORT: '0', POS_EMULATORS: 'off', ...extra };
+  const database = onPostgres() ? { POS_DATABASE_URL: postgresUrlOf(dataDir) } : {};
+  return { POS_DATA_DIR: dataDir, POS_BILLING_PORT: '0', POS_MANAGE_PORT: '0', POS_PANEL_PORT: '0', POS_EMULATORS: 'off', ...database, ...extra };
 }
 
 async function dispositivos(started: StartedEngine, nif: string, entorno: 'test' | 'live') {

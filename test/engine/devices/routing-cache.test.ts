@@ -2,15 +2,13 @@
 // kept in memory (devices/routing-cache.ts): a change by any path — this process, another
 // connection, the admin command line — is seen by the next request, and a write that rolls back
 // is never remembered.
-import path from 'node:path';
-import BetterSqlite3 from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SHARD0, type DeviceStore } from '../../../engine/src/devices/store';
 import { verifactuChainKey } from '../../../engine/src/regimes/verifactu/service';
 import { aFacturaF2 } from '../../fixtures/verifactu';
 import { admin } from '../../support/admin-cli';
 import { makeTestEngine, type TestEngine } from '../../support/engine';
-import { sqliteOf } from '../../support/sqlite-of';
+import { otherConnection as openOther } from '../../support/other-connection';
 
 const NIF = 'B12345674';
 
@@ -26,12 +24,8 @@ beforeEach(async () => {
 });
 afterEach(async () => t.close());
 
-/** Another connection to the engine's database file, as another process would open it. */
-function otherConnection(): BetterSqlite3.Database {
-  const other = new BetterSqlite3(path.join(t.dataDir, 'engine.sqlite'));
-  other.pragma('busy_timeout = 5000');
-  return other;
-}
+/** Another connection to the engine's database, as another process would open it. */
+const otherConnection = () => openOther(t.engine.context.db);
 
 const crear = (idMaquina: string | undefined, serie = `S-${idMaquina ?? 'central'}`) =>
   t.billing('POST', '/v1/verifactu/crear', { body: aFacturaF2({ cabecera: { serie, numero: String(++n) }, ...(idMaquina ? { idMaquina } : {}) }) });
@@ -43,7 +37,7 @@ async function crearOk(idMaquina: string | undefined, serie?: string): Promise<{
 }
 
 const chainOfInvoice = (idFactura: string) =>
-  (sqliteOf(t.engine.context.db).prepare('SELECT chainKey FROM registros WHERE invoiceId = ?').get(idFactura) as { chainKey: string }).chainKey;
+  (t.engine.context.db.statement('SELECT chainKey FROM registros WHERE invoiceId = ?').get(idFactura) as { chainKey: string }).chainKey;
 
 describe('Routing rows are read from memory while nothing about them changes', () => {
   it('the same phase, device and series owner twice are the rows read the first time, an invoice in between', async () => {
@@ -74,12 +68,12 @@ describe('A deactivated device is refused from the next request on', () => {
     await crearOk('caja-1');
     const other = otherConnection();
     try {
-      other.prepare("UPDATE devices SET activo = 0 WHERE entorno = 'test' AND nif = ? AND idMaquina = 'caja-1'").run(NIF);
+      other.statement("UPDATE devices SET activo = 0 WHERE entorno = 'test' AND nif = ? AND idMaquina = 'caja-1'").run(NIF);
       expect((await crear('caja-1')).json()).toMatchObject({ code: 'MACHINE_NOT_REGISTERED' });
-      other.prepare("UPDATE devices SET activo = 1 WHERE entorno = 'test' AND nif = ? AND idMaquina = 'caja-1'").run(NIF);
+      other.statement("UPDATE devices SET activo = 1 WHERE entorno = 'test' AND nif = ? AND idMaquina = 'caja-1'").run(NIF);
       await crearOk('caja-1');
     } finally {
-      other.close();
+      void other.close();
     }
   });
 
@@ -89,9 +83,9 @@ describe('A deactivated device is refused from the next request on', () => {
     await crearOk('caja-1');
     const other = otherConnection();
     try {
-      other.prepare("UPDATE device_series SET idMaquinaPropietaria = 'caja-2' WHERE entorno = 'test' AND nif = ? AND serie = 'S-caja-1'").run(NIF);
+      other.statement("UPDATE device_series SET idMaquinaPropietaria = 'caja-2' WHERE entorno = 'test' AND nif = ? AND serie = 'S-caja-1'").run(NIF);
     } finally {
-      other.close();
+      void other.close();
     }
     const refused = await crear('caja-1');
     expect(refused.json()).toMatchObject({ code: 'SERIE_OWNED_BY_OTHER_MACHINE', campo: 'serie' });
@@ -127,9 +121,9 @@ describe('A write that rolls back is never remembered', () => {
     // the cache must not take the old claim for the new state.
     const other = otherConnection();
     try {
-      other.prepare("INSERT INTO device_series VALUES ('test', ?, 'R1', ?, 't2', 0)").run(NIF, SHARD0);
+      other.statement("INSERT INTO device_series (entorno, nif, serie, idMaquinaPropietaria, reclamadaEn, reservada) VALUES ('test', ?, 'R1', ?, 't2', 0)").run(NIF, SHARD0);
     } finally {
-      other.close();
+      void other.close();
     }
     expect(store.seriesOwner('test', NIF, 'R1')?.idMaquinaPropietaria).toBe(SHARD0);
     expect(store.claimSeries('test', NIF, 'R3', 'caja-1', 't3')).toBe(true);

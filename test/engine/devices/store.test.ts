@@ -2,7 +2,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { deviceChainKey, ticketbaiDeviceChainKey, verifactuDeviceChainKey } from '../../../engine/src/devices/chain-keys';
 import { NO_PHASE, SHARD0, type DeviceStore } from '../../../engine/src/devices/store';
 import { makeDevicesEngine, OWN, type DevicesEngine } from './helpers';
-import { sqliteOf } from '../../support/sqlite-of';
+import { withoutForeignKeys } from '../../support/db-faults';
 
 let t: DevicesEngine;
 let store: DeviceStore;
@@ -42,10 +42,10 @@ describe('DeviceStore: what issuing reads and writes inside its transaction', ()
     store.assignNumeroInstalacion('test', OWN, 'CAJA-1', 'inst-2');
     expect(store.device('test', OWN, 'CAJA-1')?.numeroInstalacion).toBe('inst-1');
     expect(store.deviceHasChain('test', OWN, 'CAJA-1')).toBe(true);
-    const sqlite = sqliteOf(t.engine.context.db);
-    sqlite.pragma('foreign_keys = OFF');
-    sqlite.prepare("INSERT INTO chains VALUES (?, 1, 'r', '{}')").run(verifactuDeviceChainKey('live', OWN, 'CAJA-2'));
-    sqlite.pragma('foreign_keys = ON');
+    const db = t.engine.context.db;
+    withoutForeignKeys(db, () =>
+      db.statement("INSERT INTO chains (chainKey, length, lastRegistroId, lastLink) VALUES (?, 1, 'r', '{}')").run(verifactuDeviceChainKey('live', OWN, 'CAJA-2')),
+    );
     expect(store.deviceHasChain('live', OWN, 'CAJA-2')).toBe(true);
   });
 

@@ -172,14 +172,14 @@ describe('anomaly detection', () => {
     expect(limpio.eventosAnotados.map((e) => e.tipoEvento)).toEqual(['03', '05']);
     expect(ctx.noVerifactu.anomalias.ejecutar(issuer()).anomalias).toEqual([]);
 
-    const sqlite = (ctx.db as unknown as { sqlite: { prepare(s: string): { run(...a: unknown[]): unknown } } }).sqlite;
+
     const chain = ctx.invoices.chain(issuerChainKey('verifactu', 'test', t.nifEmisor));
     // Tampered record: the amount changed in the stored XML (signature and huella no longer match).
-    sqlite.prepare('UPDATE registro_documentos SET xml = replace(xml, ?, ?) WHERE registroId = ?').run('<sum1:ImporteTotal>12.1', '<sum1:ImporteTotal>99.1', chain[1]!.id);
+    ctx.db.statement('UPDATE registro_documentos SET xml = replace(xml, ?, ?) WHERE registroId = ?').run('<sum1:ImporteTotal>12.1', '<sum1:ImporteTotal>99.1', chain[1]!.id);
     const eventos = ctx.noVerifactu.eventos.todos('test', t.nifEmisor);
     // Tampered event: its type changed. Deleted event: the one after it.
-    sqlite.prepare("UPDATE sif_eventos SET xml = replace(xml, '<sf:TipoEvento>03</sf:TipoEvento><sf:DatosPropiosEvento>', '<sf:TipoEvento>90</sf:TipoEvento><sf:DatosPropiosEvento>') WHERE id = ?").run(eventos[1]!.id);
-    sqlite.prepare('DELETE FROM sif_eventos WHERE id = ?').run(eventos[2]!.id);
+    ctx.db.statement("UPDATE sif_eventos SET xml = replace(xml, '<sf:TipoEvento>03</sf:TipoEvento><sf:DatosPropiosEvento>', '<sf:TipoEvento>90</sf:TipoEvento><sf:DatosPropiosEvento>') WHERE id = ?").run(eventos[1]!.id);
+    ctx.db.statement('DELETE FROM sif_eventos WHERE id = ?').run(eventos[2]!.id);
 
     const r = ctx.noVerifactu.anomalias.ejecutar(issuer());
     const registro = r.anomalias.filter((a) => a.ambito === 'registro');
@@ -208,7 +208,7 @@ describe('anomaly detection', () => {
     expect(anotados.find((e) => e.tipoEvento === '04')!.xml).toContain(`<sf:NumSerieFactura>N2</sf:NumSerieFactura>`);
     // A deleted last event: the head still names it.
     const todos = ctx.noVerifactu.eventos.todos('test', t.nifEmisor);
-    sqlite.prepare('DELETE FROM sif_eventos WHERE id = ?').run(todos.at(-1)!.id);
+    ctx.db.statement('DELETE FROM sif_eventos WHERE id = ?').run(todos.at(-1)!.id);
     const ultimo = ctx.noVerifactu.anomalias.ejecutar(issuer());
     expect(ultimo.anomalias.filter((a) => a.ambito === 'evento').map((a) => a.tipoAnomalia)).toContain('05');
   });

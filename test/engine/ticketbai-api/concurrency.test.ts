@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verificacionCadenasSchema } from '../../../src-shared/api/verificacion';
 import { DeviceStore } from '../../../engine/src/devices/store';
 import { ticketbaiChainKey } from '../../../engine/src/regimes/ticketbai/service';
-import { verificarCadenas } from '../../../engine/src/verification/instantanea.sqlite';
+import { verificarCadenasEn } from '../../../engine/src/verification/verificar';
 import { aTicketTbai } from '../../fixtures/ticketbai';
 import { makeTestEngine, type TestEngine } from '../../support/engine';
 
@@ -35,7 +35,7 @@ const ticket = (serie: string, numero: number, idMaquina?: string) => ({
 const crear = (body: ReturnType<typeof ticket>) => t.billing('POST', '/v1/ticketbai/crear', { body });
 
 function verify() {
-  return verificacionCadenasSchema.parse(verificarCadenas(t.engine.context.db.file, { nif: NIF }, NOW));
+  return verificacionCadenasSchema.parse(verificarCadenasEn(t.engine.context.db, { nif: NIF }, NOW));
 }
 const registrosOf = (v: ReturnType<typeof verify>, chainKey: string) => v.cadenas.find((c) => c.clave === chainKey)?.registros;
 

@@ -14,6 +14,7 @@ import { ManualClock } from '../../../engine/src/platform/clock';
 import { ticketbaiChainKey } from '../../../engine/src/regimes/ticketbai/service';
 import { aTicketTbai } from '../../fixtures/ticketbai';
 import { useEngineWithEmulators } from '../../support/filing';
+import { renameTable } from '../../support/db-faults';
 
 const clock = new ManualClock('2026-11-20T10:00:00.000Z');
 const GIPUZKOA = 'A58818501';
@@ -133,7 +134,7 @@ describe('activa: each device chains on its own; the centralized writer keeps th
   });
 
   it('an unregistered device: 409 MACHINE_NOT_REGISTERED; a series of another writer: 409 SERIE_OWNED_BY_OTHER_MACHINE; nothing stored', async () => {
-    const invoices = () => (env.db().prepare('SELECT COUNT(*) AS n FROM invoices').get() as { n: number }).n;
+    const invoices = () => (env.t.engine.context.db.statement('SELECT COUNT(*) AS n FROM invoices').get() as { n: number }).n;
     const before = invoices();
     const unknown = await env.t.billing('POST', '/v1/ticketbai/crear', { body: factura('gipuzkoa', GIPUZKOA, 'X-1', 'caja-Z', 'DZ') });
     expect([unknown.statusCode, unknown.json().code]).toEqual([409, 'MACHINE_NOT_REGISTERED']);
@@ -209,16 +210,16 @@ describe('Araba warning 009 is predicted on the first invoice of each declared d
 
 describe('SHARDING_UNAVAILABLE: the device configuration cannot be read → 503, nothing stored', () => {
   it('with the phase table unreadable, crear answers 503 whatever the phase; once readable, it issues', async () => {
-    const invoices = () => (env.db().prepare('SELECT COUNT(*) AS n FROM invoices').get() as { n: number }).n;
+    const invoices = () => (env.t.engine.context.db.statement('SELECT COUNT(*) AS n FROM invoices').get() as { n: number }).n;
     const before = invoices();
-    env.db().exec('ALTER TABLE issuer_phases RENAME TO issuer_phases_fuera');
+    renameTable(env.t.engine.context.db, 'issuer_phases', 'issuer_phases_fuera');
     try {
       for (const body of [factura('gipuzkoa', GIPUZKOA, 'U-1', 'caja-A', 'DA'), factura('gipuzkoa', GIPUZKOA_UNICA, 'U-1')]) {
         const res = await env.t.billing('POST', '/v1/ticketbai/crear', { body });
         expect([res.statusCode, res.json().code]).toEqual([503, 'SHARDING_UNAVAILABLE']);
       }
     } finally {
-      env.db().exec('ALTER TABLE issuer_phases_fuera RENAME TO issuer_phases');
+      renameTable(env.t.engine.context.db, 'issuer_phases_fuera', 'issuer_phases');
     }
     expect(invoices()).toBe(before);
     await crear(factura('gipuzkoa', GIPUZKOA, 'U-1', 'caja-A', 'DA'));

@@ -4,7 +4,6 @@ import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../engine/src/platform/clock';
 import { aTicketTbai, TBAI_ISSUER_LIST, TBAI_ISSUERS as ISSUERS, tbaiEmisor, type TbaiProvincia as Prov } from '../../fixtures/ticketbai';
 import { useEngineWithEmulators } from '../../support/filing';
-import { sqliteOf } from '../../support/sqlite-of';
 
 const clock = new ManualClock('2026-11-20T10:00:00.000Z');
 
@@ -93,8 +92,8 @@ describe('A content rejection → subsanar through Zuzendu keeps idTbai and QR',
       await env.fileEverything();
       expect(await estado(prov, res.idFactura)).toMatchObject({ estadoFactura: 'registrada' });
       expect((await detalle(prov, res.idFactura)).factura).toMatchObject({ importeTotal: '24.20', cuotaTotal: '4.20', tipoFactura: 'F1', idTbai: res.idTbai });
-      const registrada = sqliteOf(env.t.engine.context.db)
-        .prepare("SELECT datos FROM events WHERE invoiceId = ? AND evento = 'factura.registrada'")
+      const registrada = env.t.engine.context.db
+        .statement("SELECT datos FROM events WHERE invoiceId = ? AND evento = 'factura.registrada'")
         .all(res.idFactura) as { datos: string }[];
       expect(registrada.map((e) => JSON.parse(e.datos))).toEqual([expect.objectContaining({ importeTotal: '24.20', cuotaTotal: '4.20', tipoFactura: 'F1' })]);
       // The treasury registered it through Zuzendu (SUBSANAR), under the original identifier.
@@ -177,7 +176,7 @@ describe('Issuing rules', () => {
     const ctx = env.t.engine.context;
     const account = ctx.accounts.listAccounts()[0]!;
     const first = (await env.t.billing('POST', '/v1/ticketbai/crear', { body: factura('araba', 'PAY-1') })).json();
-    const invoices = () => (sqliteOf(ctx.db).prepare('SELECT COUNT(*) AS n FROM invoices').get() as { n: number }).n;
+    const invoices = () => (ctx.db.statement('SELECT COUNT(*) AS n FROM invoices').get() as { n: number }).n;
     ctx.accounts.updateAccount(account.id, { facturacionActiva: 0 });
     try {
       const before = invoices();
@@ -250,7 +249,7 @@ describe('Events of TicketBAI verdicts carry provincia and idRegistroTbai, motiv
     env.emu.tbai.faults.gipuzkoa.set({ rejectNext: { count: 1, codigo: '004' } });
     const res = (await env.t.billing('POST', '/v1/ticketbai/crear', { body: factura('gipuzkoa', 'MR-1') })).json();
     await env.fileEverything();
-    const row = sqliteOf(env.t.engine.context.db).prepare("SELECT datos FROM events WHERE invoiceId = ? AND evento = 'factura.rechazada'").get(res.idFactura) as { datos: string };
+    const row = env.t.engine.context.db.statement("SELECT datos FROM events WHERE invoiceId = ? AND evento = 'factura.rechazada'").get(res.idFactura) as { datos: string };
     const datos = JSON.parse(row.datos);
     expect(datos).toMatchObject({ sistemaFiscal: 'ticketbai', provincia: 'gipuzkoa', tipoRegistro: 'alta', motivoRechazo: { codigo: '004' } });
     expect(datos.motivoRechazo.motivosAdicionales).toBeUndefined();
@@ -261,7 +260,7 @@ describe('Events of TicketBAI verdicts carry provincia and idRegistroTbai, motiv
 it('an acceptance: factura.registrada with provincia and the treasury’s idRegistroTbai', async () => {
   const res = (await env.t.billing('POST', '/v1/ticketbai/crear', { body: factura('gipuzkoa', 'EV-1') })).json();
   await env.fileEverything();
-  const row = sqliteOf(env.t.engine.context.db).prepare("SELECT datos FROM events WHERE invoiceId = ? AND evento = 'factura.registrada'").get(res.idFactura) as { datos: string };
+  const row = env.t.engine.context.db.statement("SELECT datos FROM events WHERE invoiceId = ? AND evento = 'factura.registrada'").get(res.idFactura) as { datos: string };
   const datos = JSON.parse(row.datos);
   expect(datos).toMatchObject({ sistemaFiscal: 'ticketbai', provincia: 'gipuzkoa', estadoFactura: 'registrada', idRegistroTbai: expect.any(String) });
   expect(datos.csvAeat).toBeUndefined();

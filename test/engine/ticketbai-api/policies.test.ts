@@ -9,7 +9,6 @@ import { createEngine, type Engine } from '../../../engine/src/index';
 import { POLITICAS_FIRMA } from '../../../engine/src/regimes/ticketbai/politicas';
 import { verifyTicketBai } from '../../../engine/src/regimes/ticketbai/record/xades';
 import { testEngineConfig } from '../../support/engine';
-import { sqliteOf } from '../../support/sqlite-of';
 
 const POLITICA_GIPUZKOA = {
   identificador: 'https://www.gipuzkoa.eus/ticketbai/sinadura',
@@ -73,8 +72,8 @@ describe('Signature policy per treasury from configuration', () => {
       payload: { nifEmisor: ISSUERS.gipuzkoa, serie: 'P', numero: '1', fechaExpedicion: '20-11-2026', provincia: 'gipuzkoa' },
     });
     expect(anular.statusCode, anular.body).toBe(200);
-    const row = sqliteOf(engine.context.db)
-      .prepare("SELECT d.xml FROM registros r JOIN registro_documentos d ON d.registroId = r.id WHERE r.tipo = 'anulacion' AND r.nifEmisor = ?")
+    const row = engine.context.db
+      .statement("SELECT d.xml FROM registros r JOIN registro_documentos d ON d.registroId = r.id WHERE r.tipo = 'anulacion' AND r.nifEmisor = ?")
       .get(ISSUERS.gipuzkoa) as { xml: string };
     expect(politicaEn(row.xml).identificador).toBe(POLITICA_GIPUZKOA.identificador);
     expect(politicaEn(row.xml).digestSha256).toBe(POLITICA_GIPUZKOA.digestSha256);

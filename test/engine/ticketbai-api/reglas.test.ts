@@ -5,7 +5,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { aTicketTbai } from '../../fixtures/ticketbai';
 import { makeTestEngine, type TestEngine } from '../../support/engine';
-import { sqliteOf } from '../../support/sqlite-of';
 
 const NIF = 'A58818501';
 let t: TestEngine;
@@ -19,7 +18,7 @@ afterAll(async () => t.close());
 let n = 0;
 const ticket = (extra: Record<string, unknown> = {}) => ({ ...aTicketTbai('gipuzkoa', { nif: NIF, nombre: 'EMISOR GIPUZKOA SL' }, 'R', `R-${++n}`), ...extra });
 const crear = (body: unknown) => t.billing('POST', '/v1/ticketbai/crear', { body });
-const count = () => (sqliteOf(t.engine.context.db).prepare('SELECT (SELECT COUNT(*) FROM invoices) + (SELECT COUNT(*) FROM registros) AS n').get() as { n: number }).n;
+const count = () => (t.engine.context.db.statement('SELECT (SELECT COUNT(*) FROM invoices) + (SELECT COUNT(*) FROM registros) AS n').get() as { n: number }).n;
 
 async function refused(body: unknown, campo: string) {
   const before = count();

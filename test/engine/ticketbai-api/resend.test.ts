@@ -20,12 +20,12 @@ async function crear(prov: Prov, serie: string, numero: string): Promise<{ idFac
   return res.json();
 }
 const eventos = (idFactura: string) =>
-  (env.db().prepare('SELECT evento FROM events WHERE invoiceId = ? ORDER BY rowid').all(idFactura) as { evento: string }[]).map((e) => e.evento);
+  (env.t.engine.context.db.statement('SELECT evento FROM events WHERE invoiceId = ? ORDER BY rowid').all(idFactura) as { evento: string }[]).map((e) => e.evento);
 const estado = async (prov: Prov, id: string) => (await env.t.billing('GET', `/v1/facturas/${id}/estado?nifEmisor=${ISSUERS[prov]}`)).json();
 /** Submissions of the issuer's queue: how often each was sent and how many records it carried. */
 const lotes = (prov: Prov) =>
-  env.db()
-    .prepare('SELECT intentos, numRegistros, estado FROM submission_batches WHERE queueKey = ? ORDER BY rowid')
+  env.t.engine.context.db
+    .statement('SELECT intentos, numRegistros, estado FROM submission_batches WHERE queueKey = ? ORDER BY rowid')
     .all(`test|tbai-${prov}|${ISSUERS[prov]}`) as { intentos: number; numRegistros: number; estado: string }[];
 
 describe('Bizkaia LROE: the answer to a batch is lost after the treasury registered it', () => {

@@ -17,7 +17,7 @@ import {
   xmlText,
   type EmisionAnswer,
 } from './helpers';
-import { sqliteOf } from '../../support/sqlite-of';
+import { refuseInserts } from '../../support/db-faults';
 
 let t: TestEngine;
 beforeEach(async () => {
@@ -139,16 +139,13 @@ describe('The chain is per (environment, issuer)', () => {
 
 describe('A request that fails inside a shared transaction rolls back alone', () => {
   it('a database error in one request of a batch leaves the others committed and the chain whole', async () => {
-    // A trigger refusing one invoice number: that request fails with a real SQLite error while
+    // A trigger refusing one invoice number: that request fails with a real database error while
     // it shares the group-commit transaction with the others.
-    sqliteOf(t.engine.context.db).exec(
-      `CREATE TRIGGER refuse_one BEFORE INSERT ON registros WHEN NEW.invoiceId IN (SELECT id FROM invoices WHERE numero = 'X07')
-       BEGIN SELECT RAISE(ABORT, 'simulated write failure'); END;`,
-    );
+    const allow = refuseInserts(t.engine.context.db, 'registros', 'simulated write failure', "NEW.invoiceId IN (SELECT id FROM invoices WHERE numero = 'X07')");
     const res = await Promise.all(Array.from({ length: 12 }, (_, i) => crear(t, aFacturaF2({ cabecera: { numero: `X${String(i).padStart(2, '0')}` } }))));
     expect(res.map((r) => r.statusCode)).toEqual(res.map((_, i) => (i === 7 ? 500 : 200)));
     expect(res[7]?.json()).toMatchObject({ code: 'DATABASE_ERROR' });
-    sqliteOf(t.engine.context.db).exec('DROP TRIGGER refuse_one');
+    allow();
     const chain = t.engine.context.invoices.chain(CHAIN_TEST);
     expect(chain).toHaveLength(11);
     expectUnbrokenChain(chain);

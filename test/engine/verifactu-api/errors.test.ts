@@ -24,7 +24,7 @@ import {
   NIF,
   type EmisionAnswer,
 } from './helpers';
-import { sqliteOf } from '../../support/sqlite-of';
+import { refuseInserts } from '../../support/db-faults';
 
 let t: TestEngine;
 beforeAll(async () => {
@@ -240,7 +240,7 @@ describe('404 NOT_FOUND: invoice not found by search; unavailable XML or QR', ()
   it('XML not stored', async () => {
     const a = await crearOk(t, aFacturaF2({ cabecera: { numero: 'NXML' } }));
     const db = t.engine.context.db;
-    sqliteOf(db).prepare("UPDATE registro_documentos SET xml = '' WHERE registroId IN (SELECT id FROM registros WHERE invoiceId = ?)").run(a.idFactura);
+    db.statement("UPDATE registro_documentos SET xml = '' WHERE registroId IN (SELECT id FROM registros WHERE invoiceId = ?)").run(a.idFactura);
     await expectRefused(t, t.billing('GET', `/v1/facturas/${a.idFactura}/xml?nifEmisor=${NIF}`), 404, 'NOT_FOUND');
   });
 
@@ -292,13 +292,13 @@ describe('429: per-second limit or monthly quota exceeded', () => {
 describe('500 DATABASE_ERROR: data read or write failed; retryable', () => {
   it('a failed write: 500 DATABASE_ERROR, nothing stored, the retry succeeds', async () => {
     const db = t.engine.context.db;
-    sqliteOf(db).exec(`CREATE TRIGGER fail_jobs BEFORE INSERT ON submission_jobs BEGIN SELECT RAISE(ABORT, 'disk I/O error (simulated)'); END;`);
+    const allow = refuseInserts(db, 'submission_jobs', 'disk I/O error (simulated)');
     const before = counts(t);
     let res: LightMyRequestResponse;
     try {
       res = await crear(t, aFacturaF2({ cabecera: { numero: 'DB-1' } }));
     } finally {
-      sqliteOf(db).exec('DROP TRIGGER fail_jobs');
+      allow();
     }
     await expectRefused(t, res, 500, 'DATABASE_ERROR');
     expect(counts(t)).toEqual(before);
@@ -308,11 +308,11 @@ describe('500 DATABASE_ERROR: data read or write failed; retryable', () => {
 
   it('a failed read: 500 DATABASE_ERROR', async () => {
     const db = t.engine.context.db;
-    sqliteOf(db).exec('ALTER TABLE registros RENAME TO registros_moved');
+    db.statement('ALTER TABLE registros RENAME TO registros_moved').run();
     try {
       await expectRefused(t, t.billing('GET', `/v1/registros?nifEmisor=${NIF}`), 500, 'DATABASE_ERROR');
     } finally {
-      sqliteOf(db).exec('ALTER TABLE registros_moved RENAME TO registros');
+      db.statement('ALTER TABLE registros_moved RENAME TO registros').run();
     }
     expect((await t.billing('GET', `/v1/registros?nifEmisor=${NIF}`)).statusCode).toBe(200);
   });

@@ -1,6 +1,6 @@
 // The chain verifier for support staff (issue 15): every link recomputed from the stored XML,
 // each problem reported with its record; the panel route and `npm run admin -- verify-chains`.
-import { execFile } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { copyFileSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -9,10 +9,13 @@ import BetterSqlite3 from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verificacionCadenasSchema, type VerificacionCadenas } from '../../../src-shared/api/verificacion';
 import { huellaAlta } from '../../../engine/src/regimes/verifactu/record/huella';
-import { verificarCadenas } from '../../../engine/src/verification/instantanea.sqlite';
+import { PostgresDatabase } from '../../../engine/src/db/postgres';
+import { verificarCadenasEn } from '../../../engine/src/verification/verificar';
 import { DeviceStore } from '../../../engine/src/devices/store';
 import { aTicketTbai } from '../../fixtures/ticketbai';
-import { makeTestEngine, type TestEngine } from '../../support/engine';
+import { makeTestEngine, onPostgres, type TestEngine } from '../../support/engine';
+import { freshPostgresUrl } from '../../support/postgres';
+import { postgresBinary } from '../../support/postgres-cluster';
 import { sqliteOf } from '../../support/sqlite-of';
 
 const run = promisify(execFile);
@@ -72,7 +75,7 @@ beforeAll(async () => {
     body: { nifEmisor: TBAI, serie: 'TB', numero: '2', fechaExpedicion: '20-11-2026', provincia: 'gipuzkoa', idMaquina: 'caja-B' },
   });
   expect(anuTbai.statusCode, anuTbai.body).toBe(200);
-  for (const r of sqliteOf(ctx.db).prepare('SELECT id, chainKey, chainSeq FROM registros').all() as { id: string; chainKey: string; chainSeq: number }[]) {
+  for (const r of ctx.db.statement<{ id: string; chainKey: string; chainSeq: number }>('SELECT id, chainKey, chainSeq FROM registros').all()) {
     ids[`${r.chainKey}#${r.chainSeq}`] = r.id;
   }
   original = ctx.db.file;
@@ -82,18 +85,47 @@ afterAll(async () => t.close());
 const VF_CHAIN = `test|verifactu|${VF}|dev:caja-1`;
 const TBAI_A = `test|ticketbai|${TBAI}|dev:caja-A`;
 
+/** A copy of the database to tamper with (foreign keys off), through SQL in SQLite's spelling on both databases. */
+interface Copia {
+  run(sql: string, ...params: string[]): void;
+  get<R>(sql: string, ...params: string[]): R;
+  close(): void;
+}
+/** The tables the verifier reads. */
+const VERIFIED_TABLES = ['invoices', 'registros', 'registro_documentos', 'chains', 'submission_jobs'];
+
 /** A copy of the database to tamper with; the engine keeps running on the original. */
-function copia(): { file: string; db: BetterSqlite3.Database } {
+/** `file`: the copy's file (SQLite) or URL (PostgreSQL). */
+function copia(): { file: string; db: Copia } {
+  if (onPostgres()) {
+    // PostgreSQL copies a database as a template only with nobody connected to it: the engine is,
+    // so the verified tables' rows are dumped into a fresh database instead.
+    const file = freshPostgresUrl();
+    const dump = execFileSync(postgresBinary('pg_dump'), ['--data-only', '--disable-triggers', ...VERIFIED_TABLES.flatMap((table) => ['-t', table]), original]);
+    execFileSync(postgresBinary('psql'), ['-q', '-v', 'ON_ERROR_STOP=1', file], { input: dump, stdio: ['pipe', 'ignore', 'pipe'] });
+    const db = new PostgresDatabase(file);
+    db.statement('SET session_replication_role = replica').run();
+    return {
+      file,
+      db: { run: (sql, ...p) => void db.statement(sql).run(...p), get: <R>(sql: string, ...p: string[]) => db.statement<R>(sql).get(...p) as R, close: () => void db.close() },
+    };
+  }
   const dir = mkdtempSync(path.join(tmpdir(), 'verify-'));
   const file = path.join(dir, 'engine.sqlite');
   sqliteOf(t.engine.context.db).pragma('wal_checkpoint(TRUNCATE)');
   copyFileSync(original, file);
   const db = new BetterSqlite3(file);
   db.pragma('foreign_keys = OFF');
-  return { file, db };
+  return {
+    file,
+    db: { run: (sql, ...p) => void db.prepare(sql).run(...p), get: <R>(sql: string, ...p: string[]) => db.prepare(sql).get(...p) as R, close: () => db.close() },
+  };
 }
-const xmlOf = (db: BetterSqlite3.Database, id: string) => (db.prepare('SELECT xml FROM registro_documentos WHERE registroId = ?').get(id) as { xml: string }).xml;
-const setXml = (db: BetterSqlite3.Database, id: string, xml: string) => db.prepare('UPDATE registro_documentos SET xml = ? WHERE registroId = ?').run(xml, id);
+const xmlOf = (db: Copia, id: string) => db.get<{ xml: string }>('SELECT xml FROM registro_documentos WHERE registroId = ?', id).xml;
+const setXml = (db: Copia, id: string, xml: string) => db.run('UPDATE registro_documentos SET xml = ? WHERE registroId = ?', xml, id);
+function verificarCadenas(file: string, filtro: Parameters<typeof verificarCadenasEn>[1], now: Date): VerificacionCadenas {
+  return verificarCadenasEn({ dialect: t.engine.context.db.dialect, file }, filtro, now);
+}
 function verify(file: string): VerificacionCadenas {
   return verificacionCadenasSchema.parse(verificarCadenas(file, {}, NOW));
 }
@@ -152,9 +184,9 @@ describe('A deleted record leaves its successor’s link dangling (enlace_colgan
     const { file, db } = copia();
     const gone = ids[`${VF_CHAIN}#2`]!;
     const huella2 = /<sum1:Huella>([0-9A-F]{64})<\/sum1:Huella><\/sum1:RegistroAlta>/.exec(xmlOf(db, gone))?.[1];
-    db.prepare('DELETE FROM submission_jobs WHERE registroId = ?').run(gone);
-    db.prepare('DELETE FROM registro_documentos WHERE registroId = ?').run(gone);
-    db.prepare('DELETE FROM registros WHERE id = ?').run(gone);
+    db.run('DELETE FROM submission_jobs WHERE registroId = ?', gone);
+    db.run('DELETE FROM registro_documentos WHERE registroId = ?', gone);
+    db.run('DELETE FROM registros WHERE id = ?', gone);
     db.close();
     const v = verify(file);
     expect(v.problemas).toEqual([
@@ -164,9 +196,9 @@ describe('A deleted record leaves its successor’s link dangling (enlace_colgan
   it('a TicketBAI invoice deleted → the next invoice of its device is reported', () => {
     const { file, db } = copia();
     const gone = ids[`${TBAI_A}#1`]!;
-    db.prepare('DELETE FROM submission_jobs WHERE registroId = ?').run(gone);
-    db.prepare('DELETE FROM registro_documentos WHERE registroId = ?').run(gone);
-    db.prepare('DELETE FROM registros WHERE id = ?').run(gone);
+    db.run('DELETE FROM submission_jobs WHERE registroId = ?', gone);
+    db.run('DELETE FROM registro_documentos WHERE registroId = ?', gone);
+    db.run('DELETE FROM registros WHERE id = ?', gone);
     db.close();
     const v = verify(file);
     expect(v.problemas).toEqual([expect.objectContaining({ tipo: 'enlace_colgante', clave: TBAI_A, idRegistro: ids[`${TBAI_A}#2`], numero: '3' })]);
@@ -225,14 +257,14 @@ describe('Outbox rows whose record is in no chain (fuera_de_cadena)', () => {
   it('a submission job for a record without its XML → reported', () => {
     const { file, db } = copia();
     const id = ids[`${VF_CHAIN}#6`]!;
-    db.prepare('DELETE FROM registro_documentos WHERE registroId = ?').run(id);
+    db.run('DELETE FROM registro_documentos WHERE registroId = ?', id);
     db.close();
     const v = verify(file);
     expect(v.problemas).toContainEqual(expect.objectContaining({ tipo: 'fuera_de_cadena', idRegistro: id, clave: VF_CHAIN }));
   });
   it('a submission job for a record that does not exist → reported', () => {
     const { file, db } = copia();
-    db.prepare("INSERT INTO submission_jobs (id, registroId, entorno, queueKey, estado, intentos, siguienteIntentoEn, creadoEn) VALUES ('job_x', 'reg_fantasma', 'test', 'test|verifactu|B12345674', 'pendiente', 0, '2026-11-20T10:00:00.000Z', '2026-11-20T10:00:00.000Z')").run();
+    db.run("INSERT INTO submission_jobs (id, registroId, entorno, queueKey, estado, intentos, siguienteIntentoEn, creadoEn) VALUES ('job_x', 'reg_fantasma', 'test', 'test|verifactu|B12345674', 'pendiente', 0, '2026-11-20T10:00:00.000Z', '2026-11-20T10:00:00.000Z')");
     db.close();
     expect(verify(file).problemas).toEqual([
       { tipo: 'fuera_de_cadena', clave: 'test|verifactu|B12345674', idRegistro: 'reg_fantasma', serie: '', numero: '' },
@@ -241,11 +273,13 @@ describe('Outbox rows whose record is in no chain (fuera_de_cadena)', () => {
 });
 
 describe('npm run admin -- verify-chains: exit 0 only when everything verifies; --json', () => {
-  async function cli(dataDir: string, ...args: string[]): Promise<{ code: number; stdout: string }> {
+  /** The CLI on a database: its file's data dir, or (PostgreSQL) its URL as POS_DATABASE_URL. */
+  async function cli(database: string, ...args: string[]): Promise<{ code: number; stdout: string }> {
+    const where = onPostgres() ? { POS_DATA_DIR: t.dataDir, POS_DATABASE_URL: database } : { POS_DATA_DIR: path.dirname(database) };
     try {
       const { stdout } = await run(process.execPath, ['--import', 'tsx', path.join(root, 'engine/src/bin/admin.ts'), 'verify-chains', ...args], {
         cwd: root,
-        env: { ...process.env, POS_DATA_DIR: dataDir },
+        env: { ...process.env, ...where },
       });
       return { code: 0, stdout };
     } catch (e) {
@@ -254,10 +288,10 @@ describe('npm run admin -- verify-chains: exit 0 only when everything verifies; 
     }
   }
   it('clean → 0 with a readable report; --json → the panel shape; while the engine runs', async () => {
-    const text = await cli(t.dataDir);
+    const text = await cli(original);
     expect(text.code).toBe(0);
     expect(text.stdout).toContain(`OK   ${VF_CHAIN}  7 records  device caja-1`);
-    const json = await cli(t.dataDir, '--json', '--nif', VF);
+    const json = await cli(original, '--json', '--nif', VF);
     expect(json.code).toBe(0);
     const v = verificacionCadenasSchema.parse(JSON.parse(json.stdout));
     expect(v.cadenas.map((c) => c.clave).sort()).toEqual([VF_CHAIN, `test|verifactu|${VF}|dev:caja-2`]);
@@ -267,13 +301,12 @@ describe('npm run admin -- verify-chains: exit 0 only when everything verifies; 
     const id = ids[`${TBAI_A}#2`]!;
     setXml(db, id, xmlOf(db, id).replace('<ImporteTotalFactura>12.10<', '<ImporteTotalFactura>1.10<'));
     db.close();
-    const dir = path.dirname(file);
-    const res = await cli(dir);
+    const res = await cli(file);
     expect(res.code).toBe(1);
     expect(res.stdout).toContain(`firma_invalida: ${TBAI_A} record ${id} invoice TA3`);
-    const json = await cli(dir, '--json');
+    const json = await cli(file, '--json');
     expect(json.code).toBe(1);
     expect(JSON.parse(json.stdout)).toMatchObject({ correcto: false });
-    expect((await cli(dir, '--entorno', 'prod')).code).toBe(2);
+    expect((await cli(file, '--entorno', 'prod')).code).toBe(2);
   });
 });
