@@ -55,6 +55,52 @@ function rememberName(name: string): void {
   engineNames.set(lower, name);
 }
 
+let schemaNamesLearned = false;
+
+/**
+ * The engine names of every column, from the migrations' DDL. A node that finds the schema already
+ * migrated by another ran none of it, and `SELECT *` names no column: without this, rows of a table
+ * this process never wrote came back with lower-case keys (a key created on one node read as
+ * unknown on the next, its `revocadoEn` undefined). The migrations run against a connection that
+ * only reads their SQL text; nothing reaches the server.
+ */
+async function learnSchemaNames(): Promise<void> {
+  if (schemaNamesLearned) return;
+  const connection: DatabaseConnection = {
+    executeQuery: async <R>(query: CompiledQuery): Promise<QueryResult<R>> => {
+      learnNames(query.sql);
+      return { rows: [] };
+    },
+    streamQuery: async function* () {
+      throw new Error('not used');
+    },
+  };
+  const reader = new Kysely<unknown>({
+    dialect: {
+      createAdapter: () => new PostgresAdapter(),
+      createDriver: () => ({
+        init: async () => {},
+        acquireConnection: async () => connection,
+        beginTransaction: async () => {},
+        commitTransaction: async () => {},
+        rollbackTransaction: async () => {},
+        releaseConnection: async () => {},
+        destroy: async () => {},
+      }),
+      createIntrospector: (db) => new PostgresIntrospector(db),
+      createQueryCompiler: () => new PostgresQueryCompiler(),
+    },
+  });
+  for (const migration of Object.values(migrations)) {
+    try {
+      await migration.up(reader);
+    } catch {
+      // A migration that needs what it reads (no rows here) has taught its names up to there.
+    }
+  }
+  schemaNamesLearned = true;
+}
+
 /** kysely's PostgreSQL compiler, with identifiers quoted in the lower case PostgreSQL stored them in. */
 class FoldingCompiler extends PostgresQueryCompiler {
   protected override sanitizeIdentifier(identifier: string): string {
@@ -186,6 +232,7 @@ export class PostgresDatabase implements Database {
     const migrator = new Migrator({ db: migrating, provider: { getMigrations: async () => migrations } });
     const result = await migrator.migrateToLatest();
     if (result.error) throw result.error;
+    await learnSchemaNames();
     return result;
   }
 
