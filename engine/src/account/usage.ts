@@ -54,7 +54,14 @@ export class UsageMeter {
   private readonly shared: SharedAdmission | undefined;
 
   startFlushing(intervalMs = 1000): void {
-    this.timer = setInterval(() => this.flush(), intervalMs);
+    this.timer = setInterval(() => {
+      try {
+        this.flush();
+      } catch {
+        // The database is out of reach for now (a PostgreSQL restart, a busy lock): the counts
+        // stay to be written by the next flush; a timer's throw would end the process.
+      }
+    }, intervalMs);
     this.timer.unref();
   }
 
@@ -128,9 +135,10 @@ export class UsageMeter {
     this.db.transaction(() => {
       for (const [keyId, c] of dirty) {
         this.store.save({ keyId, periodo: c.periodo, usadas: c.usadas, snapshotUsadas: c.snapshotUsadas, snapshotEn: c.snapshotEn });
-        c.dirty = false;
       }
     });
+    // Clean only once committed: a transaction that failed leaves them for the next flush.
+    for (const [, c] of dirty) c.dirty = false;
   }
 
   /** The Madrid month of the last instant asked about, valid from that instant to the month's end. */
