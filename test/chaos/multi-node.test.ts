@@ -84,6 +84,8 @@ interface Counts {
   verdictsWithoutOneEvent: number;
   /** AEAT records that arrived more than once (resent after a kill, reconciled): never filed twice. */
   resentRecords: number;
+  /** Where the time went (ms): the nodes' first start, each round (its restart included), the drain. */
+  timings: { startMs: number; roundsMs: number[]; drainMs: number };
 }
 
 const writeCounts = (counts: Counts) => {
@@ -119,6 +121,7 @@ const count = (sql: string, ...params: string[]) => Number((db.statement(sql).ge
 
 describe('three nodes on one PostgreSQL: nodes SIGKILLed and restarted, PostgreSQL restarted, clients spread across the nodes', () => {
   it(`${ROUNDS} rounds: nothing acknowledged lost, every chain verifies, each record filed once, every event delivered`, async () => {
+    const began = Date.now();
     const url = cluster.url('campaign');
     const keysFile = path.join(mkdtempSync(path.join(tmpdir(), 'nodes-')), 'keys.json');
     const urls = { aeatUrl: emu.aeatUrl, emulatorsUrl: emu.url };
@@ -177,6 +180,7 @@ describe('three nodes on one PostgreSQL: nodes SIGKILLed and restarted, PostgreS
       deliveriesNotEntregada: 0,
       verdictsWithoutOneEvent: 0,
       resentRecords: 0,
+      timings: { startMs: Date.now() - began, roundsMs: [], drainMs: 0 },
     };
     const acknowledged = new Set<string>();
     let numero = 0;
@@ -185,6 +189,7 @@ describe('three nodes on one PostgreSQL: nodes SIGKILLed and restarted, PostgreS
     let postgresDown = false;
 
     for (let round = 0; round < ROUNDS; round++) {
+      const roundBegan = Date.now();
       const restartPostgres = round === 1;
       let sending = true;
       let acksThisRound = 0;
@@ -244,6 +249,7 @@ describe('three nodes on one PostgreSQL: nodes SIGKILLed and restarted, PostgreS
       for (const [i, node] of nodes.entries()) expect(node?.child.exitCode ?? null, `round ${round}: node ${i} alive`).toBeNull();
       if (victim !== undefined) nodes[victim] = await startNode(url, keysFile, urls);
       counts.rounds++;
+      counts.timings.roundsMs.push(Date.now() - roundBegan);
 
       // Everything acknowledged is there, and every chain verifies.
       const present = new Set((db.statement('SELECT id FROM invoices').all() as { id: string }[]).map((r) => r.id));
@@ -260,8 +266,10 @@ describe('three nodes on one PostgreSQL: nodes SIGKILLed and restarted, PostgreS
     }
 
     // The backlog drains through the nodes; then the ledgers and the receiver are compared with the database.
+    const drainBegan = Date.now();
     await drainedOn(db, 1200);
     await deliveriesDrainedOn(db, 1200);
+    counts.timings.drainMs = Date.now() - drainBegan;
     const events = db.statement('SELECT registroId, evento, invoiceId FROM events').all() as { registroId: string; evento: string; invoiceId: string }[];
     const missing = events.filter((e) => {
       const id = expectedIdEntrega(idWebhook, e.registroId, e.evento);
