@@ -13,7 +13,7 @@ import type { Batch, OutboxStore, OutgoingJob } from './outbox-store';
 import { outboxStoreOf, recordStatesOf } from './stores';
 import type { RecordStates, VerdictRecord } from './record-states';
 import { applyVerdicts, type VerdictItem } from './verdicts';
-import { workOwnershipOf, type WorkOwnership } from '../filing/ownership';
+import { workOwnershipOf, type WorkOwnership } from '../db/work-ownership';
 
 export type { AeatEndpointConfig } from '../regimes/verifactu/authority/aeat-adapter';
 

@@ -9,7 +9,7 @@ import { deliveryBody, deliveryHeaders, idEntrega } from './signing';
 import { eventosOf, WebhookStore, type DeliveryRow } from './store.sqlite';
 import { postWebhook, type AttemptOutcome } from './transport';
 import { WebhookAddressPolicy } from './address-policy';
-import { workOwnershipOf, type WorkOwnership } from '../filing/ownership';
+import { workOwnershipOf, type WorkOwnership } from '../db/work-ownership';
 
 /** Consecutive failed attempts after which the platform suspends a webhook (spec). */
 export const SUSPEND_AFTER_FAILURES = 20;

@@ -1,10 +1,10 @@
 // Issue 27: which node drives a submission queue or a webhook's deliveries, on PostgreSQL's session
-// advisory locks (engine/src/filing/ownership.ts): one node at a time, and the work is free again
+// advisory locks (engine/src/db/work-ownership.ts): one node at a time, and the work is free again
 // as soon as the node that held it lets go or its connection dies.
 import { afterEach, describe, expect, it } from 'vitest';
 import { PostgresDatabase } from '../../../engine/src/db/postgres';
 import { SqliteDatabase } from '../../../engine/src/db/database';
-import { AdvisoryLockOwnership, SOLE_NODE, workOwnershipOf } from '../../../engine/src/filing/ownership';
+import { AdvisoryLockOwnership, SOLE_NODE, workOwnershipOf } from '../../../engine/src/db/work-ownership';
 import { freshPostgresUrl } from '../../support/postgres';
 import { migratedDataDir } from '../../support/engine';
 

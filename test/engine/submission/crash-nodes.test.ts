@@ -1,6 +1,6 @@
 // Issue 27: two engine nodes (processes) on one PostgreSQL. Tills and a centralized client send to
 // both at once: no chain forks or breaks, the same identity sent to both makes one invoice and a
-// replay, and filing — each queue driven by one node at a time (filing/ownership.ts) — files every
+// replay, and filing — each queue driven by one node at a time (db/work-ownership.ts) — files every
 // record exactly once, in order, TiempoEsperaEnvio and the 1,000-record cap kept. A node killed
 // while its submission is at the authority: the other node takes the queue over and resends the
 // exact stored bytes; the authority's duplicate answers are reconciled.
@@ -19,7 +19,7 @@ import { freshPostgresUrl } from '../../support/postgres';
 const VF_NIF = 'B12345674';
 const TBAI = tbaiEmisor('gipuzkoa');
 const DEVICES = ['tpv-1', 'tpv-2', 'tpv-3', 'tpv-4'];
-/** The first key of the submission queues' advisory locks (filing/ownership.ts). */
+/** The first key of the submission queues' advisory locks (db/work-ownership.ts). */
 const QUEUE_LOCKS = 0x5e_d1;
 
 type Emulators = Awaited<ReturnType<typeof startTestEmulators>>;

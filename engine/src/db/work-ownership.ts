@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { Database } from '../db/database';
-import { onePerDatabase } from '../db/per-database';
+import type { Database } from './database';
+import { onePerDatabase } from './per-database';
 
 /** What a node drives alone: a submission queue (entorno|autoridad|obligado) or a webhook's deliveries. */
 export type OwnedWork = 'submission-queue' | 'webhook';
