@@ -1,7 +1,8 @@
 // Chaos campaign across nodes (issue 27, point 4): three engine processes on one PostgreSQL (a
-// cluster of this test's own), clients spreading their requests across them. A centralized
-// VeriFactu client (one chain, several writers at once on different nodes) and four TicketBAI
-// tills (a chain each) issue while single nodes are SIGKILLed and started again, and once while
+// cluster of this test's own), clients spreading their requests across them. A centralized client
+// in each regime (one VeriFactu chain and one TicketBAI Araba chain, several writers at once on
+// different nodes) and four tills issuing in both (a VeriFactu and a TicketBAI Gipuzkoa chain each)
+// issue while single nodes are SIGKILLed and started again, and once while
 // PostgreSQL itself is restarted (`pg_ctl restart -m immediate`: a crash and its recovery). A
 // webhook linked to both issuers delivers to a receiver that checks every signature.
 // After each round: every invoice answered 200 is in the database and every chain verifies (the
@@ -23,6 +24,7 @@ import {
   drainedOn,
   killNode,
   startNode,
+  VF_DEVICES_ISSUER,
   type EngineNode,
 } from '../support/engine-nodes';
 import { startTestEmulators } from '../support/emulators';
@@ -33,7 +35,11 @@ const root = path.resolve(import.meta.dirname, '../..');
 /** Rounds of load; each ends with a node SIGKILLed, except the PostgreSQL restart's (the second). */
 const ROUNDS = Math.max(2, Number(process.env.CHAOS_NODE_ROUNDS ?? 3));
 const NODES = 3;
+/** The centralized clients: the demo account's VeriFactu issuer and the Araba TicketBAI one, one chain each. */
 const VF_NIF = 'B12345674';
+const ARABA = tbaiEmisor('araba');
+/** The tills' issuers, in phase activa: a chain per device. */
+const VF_DEV = VF_DEVICES_ISSUER;
 const TBAI = tbaiEmisor('gipuzkoa');
 const DEVICES = ['tpv-1', 'tpv-2', 'tpv-3', 'tpv-4'];
 /** Writers of the centralized client: several requests on its one chain at once, on different nodes. */
@@ -93,16 +99,21 @@ const writeCounts = (counts: Counts) => {
   writeFileSync(path.join(root, 'test-artifacts', 'chaos-multi-node.json'), `${JSON.stringify(counts, null, 2)}\n`);
 };
 
-const body = (regime: 'verifactu' | 'ticketbai', serie: string, numero: string, device?: string) =>
+type Regime = 'verifactu' | 'ticketbai';
+
+const body = (regime: Regime, serie: string, numero: string, device?: string) =>
   regime === 'verifactu'
     ? {
         version: '1.0',
-        emisor: { nif: VF_NIF, nombre: 'COMERCIAL DEMO SL' },
+        emisor: device ? { ...VF_DEV } : { nif: VF_NIF, nombre: 'COMERCIAL DEMO SL' },
         cabecera: { serie, numero, fechaExpedicion: '20-11-2026', tipoFactura: 'F2', descripcion: 'Ticket' },
         detalleDesglose: [{ claveRegimen: '01', calificacionOperacion: 'S1', baseImponible: '10.00', tipoImpositivo: '21', cuotaRepercutida: '2.10' }],
         totales: { cuotaTotal: '2.10', importeTotal: '12.10' },
+        ...(device ? { idMaquina: device } : {}),
       }
-    : { ...aTicketTbai('gipuzkoa', TBAI, serie, numero), idMaquina: device };
+    : device
+      ? { ...aTicketTbai('gipuzkoa', TBAI, serie, numero), idMaquina: device }
+      : aTicketTbai('araba', ARABA, serie, numero);
 
 /** Waits until the test's own connection works again after the PostgreSQL restart (the first statement finds it lost). */
 async function reconnected(): Promise<void> {
@@ -130,7 +141,7 @@ describe('three nodes on one PostgreSQL: nodes SIGKILLed and restarted, PostgreS
     const rest = await Promise.all(Array.from({ length: NODES - 1 }, () => startNode(url, keysFile, urls)));
     rest.forEach((node, i) => (nodes[i + 1] = node));
     db = new PostgresDatabase(url);
-    activateDevicesOn(db, [TBAI.nif], DEVICES);
+    activateDevicesOn(db, [TBAI.nif, VF_DEV.nif], DEVICES);
     const { key, manage } = nodes[0].info;
 
     // The webhook, linked to both issuers; the receiver refuses a bad signature and fails some first attempts.
@@ -161,7 +172,7 @@ describe('three nodes on one PostgreSQL: nodes SIGKILLed and restarted, PostgreS
       return (await res.json()) as { webhook?: { idWebhook: string } };
     };
     const idWebhook = (await post('/v1/webhooks', { nombre: 'caos-nodos', url: `${rx.url}/caos`, secreto: SECRETO, eventos: EVENTOS })).webhook!.idWebhook;
-    await post(`/v1/webhooks/${idWebhook}/clientes`, { clientes: [VF_NIF, TBAI.nif] });
+    await post(`/v1/webhooks/${idWebhook}/clientes`, { clientes: [VF_NIF, VF_DEV.nif, TBAI.nif, ARABA.nif] });
 
     const counts: Counts = {
       rounds: 0,
@@ -193,8 +204,10 @@ describe('three nodes on one PostgreSQL: nodes SIGKILLed and restarted, PostgreS
       const restartPostgres = round === 1;
       let sending = true;
       let acksThisRound = 0;
-      const writer = async (regime: 'verifactu' | 'ticketbai', serie: string, device?: string) => {
-        while (sending) {
+      /** One client: its requests one after another, each to the next node; a till alternates regimes. */
+      const writer = async (regimes: Regime[], serie: string, device?: string) => {
+        for (let turn = 0; sending; turn++) {
+          const regime = regimes[turn % regimes.length]!;
           // The next live node: a client spreads its requests and goes elsewhere when one is down.
           const node = nodes[spread++ % NODES];
           if (!node) {
@@ -203,7 +216,7 @@ describe('three nodes on one PostgreSQL: nodes SIGKILLed and restarted, PostgreS
           }
           const n = String(++numero);
           try {
-            const res = await crear(node.info, regime, body(regime, serie, n, device));
+            const res = await crear(node.info, regime, body(regime, `${serie}${regime === 'verifactu' ? 'V' : 'T'}-`, n, device));
             const answer = (await res.json()) as { idFactura?: string; code?: string };
             if (res.status === 200) {
               acknowledged.add(answer.idFactura!);
@@ -220,8 +233,9 @@ describe('three nodes on one PostgreSQL: nodes SIGKILLed and restarted, PostgreS
         }
       };
       const load = Promise.all([
-        ...Array.from({ length: CENTRAL_WRITERS }, (_, i) => writer('verifactu', `C${i + 1}-`)),
-        ...DEVICES.map((device) => writer('ticketbai', `K-${device}-`, device)),
+        ...Array.from({ length: CENTRAL_WRITERS }, (_, i) => writer(['verifactu'], `C${i + 1}`)),
+        ...Array.from({ length: CENTRAL_WRITERS }, (_, i) => writer(['ticketbai'], `A${i + 1}`)),
+        ...DEVICES.map((device) => writer(['verifactu', 'ticketbai'], device, device)),
       ]);
       for (let i = 0; i < 500 && acksThisRound < 60; i++) await new Promise((r) => setTimeout(r, 20));
       await new Promise((r) => setTimeout(r, Math.floor(Math.random() * 300)));
@@ -286,12 +300,13 @@ describe('three nodes on one PostgreSQL: nodes SIGKILLed and restarted, PostgreS
     counts.verdictsWithoutOneEvent = count(
       'SELECT COUNT(*) AS n FROM registros r WHERE estadoEnvioFinal IS NOT NULL AND (SELECT COUNT(*) FROM events e WHERE e.registroId = r.id) <> 1',
     );
-    const vfRecords = count("SELECT COUNT(*) AS n FROM registros WHERE sistemaFiscal = 'verifactu'");
-    const tbChains = db.statement("SELECT idMaquina, COUNT(*) AS n FROM registros WHERE sistemaFiscal = 'ticketbai' AND tipo = 'alta' GROUP BY idMaquina").all() as {
-      idMaquina: string;
-      n: number;
-    }[];
-    if (emu.aeat.ledger.records(VF_NIF).length !== vfRecords) counts.ledgerMismatches++;
+    const vfRecords = (nif: string) => count("SELECT COUNT(*) AS n FROM registros WHERE sistemaFiscal = 'verifactu' AND nifEmisor = ?", nif);
+    const arabaAltas = count("SELECT COUNT(*) AS n FROM registros WHERE sistemaFiscal = 'ticketbai' AND tipo = 'alta' AND nifEmisor = ?", ARABA.nif);
+    const tbChains = db
+      .statement("SELECT idMaquina, COUNT(*) AS n FROM registros WHERE sistemaFiscal = 'ticketbai' AND tipo = 'alta' AND nifEmisor = ? GROUP BY idMaquina")
+      .all(TBAI.nif) as { idMaquina: string; n: number }[];
+    for (const nif of [VF_NIF, VF_DEV.nif]) if (emu.aeat.ledger.records(nif).length !== vfRecords(nif)) counts.ledgerMismatches++;
+    if (emu.tbai.ledger.countInvoices('araba', ARABA.nif) !== arabaAltas) counts.ledgerMismatches++;
     for (const { idMaquina, n } of tbChains) if (emu.tbai.ledger.chainHead('gipuzkoa', TBAI.nif, idMaquina)?.length !== Number(n)) counts.ledgerMismatches++;
     counts.resentRecords = emu.aeat.ledger.duplicatesReceived().length;
     counts.chainProblems += chainProblems(db).length;
@@ -308,8 +323,16 @@ describe('three nodes on one PostgreSQL: nodes SIGKILLed and restarted, PostgreS
     expect(bodiesDiffering, 'a redelivery is byte-identical').toBe(0);
     expect(counts.deliveriesNotEntregada).toBe(0);
     // Each record at the authorities exactly once, every chain intact there.
-    expect(emu.aeat.ledger.records(VF_NIF).length).toBe(vfRecords);
-    expect(emu.aeat.ledger.chainIntact(VF_NIF)).toBe(true);
+    for (const nif of [VF_NIF, VF_DEV.nif]) {
+      expect(vfRecords(nif), nif).toBeGreaterThan(0);
+      expect(emu.aeat.ledger.records(nif).length, nif).toBe(vfRecords(nif));
+      expect(emu.aeat.ledger.chainIntact(nif), nif).toBe(true);
+    }
+    // The VeriFactu tills' chains: one per device.
+    expect(count("SELECT COUNT(DISTINCT chainKey) AS n FROM registros WHERE nifEmisor = ?", VF_DEV.nif)).toBe(DEVICES.length);
+    expect(arabaAltas).toBeGreaterThan(0);
+    expect(emu.tbai.ledger.countInvoices('araba', ARABA.nif)).toBe(arabaAltas);
+    expect(emu.tbai.ledger.chainIntact('araba', ARABA.nif)).toBe(true);
     expect(emu.aeat.ledger.maxBatchSize()).toBeLessThanOrEqual(1000);
     expect(tbChains.map((c) => c.idMaquina).sort()).toEqual(DEVICES);
     for (const { idMaquina, n } of tbChains) {

@@ -10,8 +10,19 @@ import type { ProblemaCadena } from '../../src-shared/api/verificacion';
 import type { PostgresDatabase } from '../../engine/src/db/postgres';
 import { cadenaSinRegistros, VerificadorCadena, type CabezaCadena, type RegistroLeido } from '../../engine/src/verification/cadenas';
 import type { EngineProcessInfo } from './engine-child';
+import { tbaiEmisor } from '../fixtures/ticketbai';
 
 const root = path.resolve(import.meta.dirname, '../..');
+
+/** A VeriFactu issuer of the census emulator's seed, beside the demo account's own (B12345674). */
+export const VF_DEVICES_ISSUER = { nif: 'B76543214', nombre: 'CAFETERIA LA PRUEBA SL' } as const;
+
+/** The issuers engine-node.ts adds to the demo account in TEST. */
+export const NODE_ISSUERS = [
+  { ...VF_DEVICES_ISSUER, hacienda: 'verifactu' as const },
+  { ...tbaiEmisor('gipuzkoa'), hacienda: 'tbai-gipuzkoa' as const },
+  { ...tbaiEmisor('araba'), hacienda: 'tbai-araba' as const },
+];
 
 export interface EngineNode {
   child: ChildProcess;
