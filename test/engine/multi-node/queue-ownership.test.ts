@@ -1,0 +1,74 @@
+// Issue 27: two nodes' submission workers on one PostgreSQL (in one process, driven by hand). A
+// queue another node holds is left alone; once free, either node files it; and TiempoEsperaEnvio
+// runs from the answer whichever node received it.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { seedDemoAccount } from '../../../engine/src/demo/account';
+import { workOwnershipOf } from '../../../engine/src/db/work-ownership';
+import { createEngine, type Engine } from '../../../engine/src/index';
+import { ManualClock } from '../../../engine/src/platform/clock';
+import { aFacturaF2 } from '../../fixtures/verifactu';
+import { startTestEmulators } from '../../support/emulators';
+import { migratedDataDir, testEngineConfig } from '../../support/engine';
+import { freshPostgresUrl } from '../../support/postgres';
+
+const NIF = 'B12345674';
+const clock = new ManualClock('2026-11-20T10:00:00.000Z');
+let emu: Awaited<ReturnType<typeof startTestEmulators>>;
+let a: Engine;
+let b: Engine;
+let key: string;
+
+beforeAll(async () => {
+  emu = await startTestEmulators({ clock, waitSeconds: 60 });
+  const url = freshPostgresUrl();
+  const start = () =>
+    createEngine(testEngineConfig(migratedDataDir(), { databaseUrl: url, clock, submission: { aeat: { url: { test: emu.aeatUrl, live: emu.aeatUrl } } } }));
+  a = await start();
+  b = await start();
+  key = seedDemoAccount(a.context)!.test;
+});
+afterAll(async () => {
+  await a?.stop();
+  await b?.stop();
+  await emu?.close();
+});
+
+let numero = 0;
+async function issue(n: number): Promise<void> {
+  for (let i = 0; i < n; i++) {
+    const payload = aFacturaF2({ cabecera: { numero: String(++numero), fechaExpedicion: '20-11-2026' } }) as object;
+    const res = await a.apps.billing.inject({ method: 'POST', url: '/v1/verifactu/crear', headers: { 'x-api-key': key }, payload });
+    expect(res.statusCode).toBe(200);
+  }
+}
+
+const jobs = () => Number((a.context.db.statement('SELECT COUNT(*) AS n FROM submission_jobs').get() as { n: number }).n);
+
+describe('submission queues across two nodes', () => {
+  it('a queue another node drives is left alone; once it is free, this node files it', async () => {
+    await issue(3);
+    const { queueKey } = a.context.db.statement('SELECT DISTINCT queueKey FROM submission_jobs').get() as { queueKey: string };
+    const ownershipOfB = workOwnershipOf(b.context.db);
+    expect(ownershipOfB.tryTake('submission-queue', queueKey)).toBe(true);
+    await a.context.submissions.drainDue();
+    expect(emu.aeat.ledger.submissions()).toHaveLength(0);
+    expect(jobs()).toBe(3);
+    ownershipOfB.release('submission-queue', queueKey);
+    await a.context.submissions.drainDue();
+    expect(emu.aeat.ledger.countRecords(NIF)).toBe(3);
+    expect(jobs()).toBe(0);
+  });
+
+  it('TiempoEsperaEnvio runs from the answer one node received: the other node waits it out too', async () => {
+    await issue(2);
+    clock.advance(30_000);
+    // B never saw the answer A received (60 s to wait): it reads the queue's state from the database.
+    await b.context.submissions.drainDue();
+    expect(emu.aeat.ledger.countRecords(NIF)).toBe(3);
+    clock.advance(31_000);
+    await b.context.submissions.drainDue();
+    expect(emu.aeat.ledger.countRecords(NIF)).toBe(5);
+    expect(emu.aeat.ledger.flowViolations(NIF)).toEqual([]);
+    expect(emu.aeat.ledger.duplicatesReceived()).toEqual([]);
+  });
+});
