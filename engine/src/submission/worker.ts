@@ -1,5 +1,6 @@
 import type { Entorno } from '../../../src-shared/api/common';
 import type { Database } from '../db/database';
+import { workOwnershipOf, type WorkOwnership } from '../db/work-ownership';
 import { afterPendingEvents, type WriteTurns } from '../db/write-priority';
 import type { Clock } from '../platform/clock';
 import type { IdGenerator } from '../platform/ids';
@@ -13,7 +14,6 @@ import type { Batch, OutboxStore, OutgoingJob } from './outbox-store';
 import { outboxStoreOf, recordStatesOf } from './stores';
 import type { RecordStates, VerdictRecord } from './record-states';
 import { applyVerdicts, type VerdictItem } from './verdicts';
-import { workOwnershipOf, type WorkOwnership } from '../db/work-ownership';
 
 export type { AeatEndpointConfig } from '../regimes/verifactu/authority/aeat-adapter';
 
@@ -107,8 +107,6 @@ export class SubmissionWorker {
   private readonly outbox: OutboxStore;
   /** Where records and invoices move between the sending states. */
   private readonly records: RecordStates;
-  /** Which queues this node drives (several nodes on one PostgreSQL; on SQLite, all of them). */
-  private readonly ownership: WorkOwnership;
 
   constructor(
     private readonly db: Database,
@@ -123,7 +121,6 @@ export class SubmissionWorker {
     this.loop = new PollLoop('submission', () => this.tick(), () => this.nextPassInMs(), logger);
     this.outbox = outboxStoreOf(db);
     this.records = recordStatesOf(db);
-    this.ownership = workOwnershipOf(db);
   }
 
   /** Adds an authority (TicketBAI treasuries register theirs). */
@@ -206,6 +203,7 @@ export class SubmissionWorker {
    * connection, and the next one resends the open submission's stored bytes.
    */
   private async processOwnedQueue(queueKey: string): Promise<boolean> {
+    // Not re-entrant within a process: tick's inFlight keeps one lane per queue.
     if (!this.ownership.tryTake('submission-queue', queueKey)) return false;
     try {
       const due = this.dueness(queueKey, this.outbox.isPaused(queueKey.split('|')[0] as Entorno), this.clock.now());
@@ -214,6 +212,11 @@ export class SubmissionWorker {
     } finally {
       this.releaseQueue(queueKey);
     }
+  }
+
+  /** Which queues this node drives (several nodes on one PostgreSQL; on SQLite, all of them). */
+  private get ownership(): WorkOwnership {
+    return workOwnershipOf(this.db);
   }
 
   private releaseQueue(queueKey: string): void {
