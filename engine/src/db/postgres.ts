@@ -55,50 +55,45 @@ function rememberName(name: string): void {
   engineNames.set(lower, name);
 }
 
-let schemaNamesLearned = false;
-
 /**
- * The engine names of every column, from the migrations' DDL. A node that finds the schema already
- * migrated by another ran none of it, and `SELECT *` names no column: without this, rows of a table
- * this process never wrote came back with lower-case keys (a key created on one node read as
- * unknown on the next, its `revocadoEn` undefined). The migrations run against a connection that
- * only reads their SQL text; nothing reaches the server.
+ * Every identifier the migrations create, learnt by compiling them against a connection that runs
+ * nothing: a node joining an already migrated database applies no migration, yet its `selectAll()`
+ * rows must come back under their engine names (a key's `revocadoEn` read as `revocadoen` made every
+ * key look revoked on a second node).
  */
-async function learnSchemaNames(): Promise<void> {
-  if (schemaNamesLearned) return;
-  const connection: DatabaseConnection = {
-    executeQuery: async <R>(query: CompiledQuery): Promise<QueryResult<R>> => {
-      learnNames(query.sql);
-      return { rows: [] };
-    },
-    streamQuery: async function* () {
-      throw new Error('not used');
-    },
-  };
-  const reader = new Kysely<unknown>({
-    dialect: {
-      createAdapter: () => new PostgresAdapter(),
-      createDriver: () => ({
-        init: async () => {},
-        acquireConnection: async () => connection,
-        beginTransaction: async () => {},
-        commitTransaction: async () => {},
-        rollbackTransaction: async () => {},
-        releaseConnection: async () => {},
-        destroy: async () => {},
-      }),
-      createIntrospector: (db) => new PostgresIntrospector(db),
-      createQueryCompiler: () => new PostgresQueryCompiler(),
-    },
-  });
-  for (const migration of Object.values(migrations)) {
-    try {
-      await migration.up(reader);
-    } catch {
-      // A migration that needs what it reads (no rows here) has taught its names up to there.
-    }
-  }
-  schemaNamesLearned = true;
+let schemaNamesLearnt: Promise<void> | undefined;
+
+function learnSchemaNames(): Promise<void> {
+  schemaNamesLearnt ??= (async () => {
+    const connection: DatabaseConnection = {
+      executeQuery: async <R>(query: CompiledQuery): Promise<QueryResult<R>> => {
+        learnNames(query.sql);
+        return { rows: [] };
+      },
+      streamQuery: async function* () {
+        throw new Error('streaming is not used on PostgreSQL');
+      },
+    };
+    const driver: Driver = {
+      init: async () => {},
+      acquireConnection: async () => connection,
+      beginTransaction: async () => {},
+      commitTransaction: async () => {},
+      rollbackTransaction: async () => {},
+      releaseConnection: async () => {},
+      destroy: async () => {},
+    };
+    const dryRun = new Kysely<unknown>({
+      dialect: {
+        createAdapter: () => new PostgresAdapter(),
+        createDriver: () => driver,
+        createIntrospector: (db) => new PostgresIntrospector(db),
+        createQueryCompiler: () => new FoldingCompiler(),
+      },
+    });
+    for (const name of Object.keys(migrations).sort()) await migrations[name]!.up(dryRun);
+  })();
+  return schemaNamesLearnt;
 }
 
 /** kysely's PostgreSQL compiler, with identifiers quoted in the lower case PostgreSQL stored them in. */
@@ -228,11 +223,11 @@ export class PostgresDatabase implements Database {
    * its transaction, so nodes starting together apply each migration once.
    */
   async migrate(): Promise<MigrationResultSet> {
+    await learnSchemaNames();
     const migrating = new Kysely<Tables>({ dialect: this.dialect_(sqliteDdlToPostgres) });
     const migrator = new Migrator({ db: migrating, provider: { getMigrations: async () => migrations } });
     const result = await migrator.migrateToLatest();
     if (result.error) throw result.error;
-    await learnSchemaNames();
     return result;
   }
 
