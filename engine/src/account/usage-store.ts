@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Database } from '../db/database';
 import type { QuotaUsageTable } from '../db/schema/api-keys';
 
@@ -9,13 +10,23 @@ export class QuotaUsageStore {
     return this.db.first(this.db.kysely.selectFrom('quota_usage').selectAll().where('keyId', '=', keyId).where('periodo', '=', periodo));
   }
 
-  /** Writes a key's counter for the month (inside the caller's transaction when there is one). */
+  /**
+   * Writes a key's counter for the month (inside the caller's transaction when there is one). The
+   * count never goes down: on PostgreSQL every node saves the count it last saw, and a node that
+   * saw less than another already saved must not take it back.
+   */
   save(row: QuotaUsageTable): void {
     this.db.run(
       this.db.kysely
         .insertInto('quota_usage')
         .values(row)
-        .onConflict((oc) => oc.columns(['keyId', 'periodo']).doUpdateSet({ usadas: row.usadas, snapshotUsadas: row.snapshotUsadas, snapshotEn: row.snapshotEn })),
+        .onConflict((oc) =>
+          oc.columns(['keyId', 'periodo']).doUpdateSet({
+            usadas: sql<number>`CASE WHEN quota_usage.usadas > ${row.usadas} THEN quota_usage.usadas ELSE ${row.usadas} END`,
+            snapshotUsadas: row.snapshotUsadas,
+            snapshotEn: row.snapshotEn,
+          }),
+        ),
     );
   }
 }

@@ -4,6 +4,7 @@ import { madridPeriod, startOfNextMadridMonth } from '../platform/madrid-calenda
 import { quotaExceeded, rateLimited } from '../core/errors';
 import type { RateLimits } from '../core/caller';
 import { QuotaUsageStore } from './usage-store';
+import { SharedAdmission } from './admission.pg';
 
 interface Counter {
   periodo: string;
@@ -31,6 +32,9 @@ export interface Consumo {
  * process. Counters live in memory and are flushed to SQLite every second (and at shutdown), so a
  * restart keeps the month's count; a hard crash can forget at most the last second of counts,
  * which errs in the caller's favour. Writing a row per request would cost an fsync each.
+ * On PostgreSQL several nodes serve the same keys: the bucket and the month's count are the
+ * database's (SharedAdmission, one statement per request), and each node's flush keeps the count
+ * it last saw durable (never lowering what another node wrote).
  */
 export class UsageMeter {
   private readonly counters = new Map<string, Counter>();
@@ -43,12 +47,21 @@ export class UsageMeter {
     private readonly snapshotMaxAgeMs = 5 * 60_000,
   ) {
     this.store = new QuotaUsageStore(db);
+    this.shared = db.dialect === 'postgres' ? new SharedAdmission(db) : undefined;
   }
 
   private readonly store: QuotaUsageStore;
+  private readonly shared: SharedAdmission | undefined;
 
   startFlushing(intervalMs = 1000): void {
-    this.timer = setInterval(() => this.flush(), intervalMs);
+    this.timer = setInterval(() => {
+      try {
+        this.flush();
+      } catch {
+        // The database is out of reach for now (a PostgreSQL restart, a busy lock): the counts
+        // stay to be written by the next flush; a timer's throw would end the process.
+      }
+    }, intervalMs);
     this.timer.unref();
   }
 
@@ -62,10 +75,11 @@ export class UsageMeter {
   admit(keyId: string, limits: RateLimits): void {
     const now = this.clock.now();
     const counter = this.counter(keyId, now);
-    if (counter.usadas >= limits.monthlyQuota) {
-      const seconds = Math.ceil((startOfNextMadridMonth(now).getTime() - now.getTime()) / 1000);
-      throw quotaExceeded(Math.max(1, seconds));
+    if (this.shared) {
+      this.admitShared(this.shared, keyId, limits, now, counter);
+      return;
     }
+    if (counter.usadas >= limits.monthlyQuota) throw this.quotaExceeded(now);
     const bucket = this.buckets.get(keyId) ?? { tokens: limits.burst, at: now.getTime() };
     const elapsed = Math.max(0, now.getTime() - bucket.at) / 1000;
     bucket.tokens = Math.min(limits.burst, bucket.tokens + elapsed * limits.rps);
@@ -77,6 +91,22 @@ export class UsageMeter {
     bucket.tokens -= 1;
     counter.usadas += 1;
     counter.dirty = true;
+  }
+
+  /** admit() on every node's shared bucket and count; `counter` takes the count the database answered. */
+  private admitShared(shared: SharedAdmission, keyId: string, limits: RateLimits, now: Date, counter: Counter): void {
+    const verdict = shared.admit(keyId, counter.periodo, limits, now.getTime());
+    if (verdict.usadas > counter.usadas) {
+      counter.usadas = verdict.usadas;
+      counter.dirty = true;
+    }
+    if (verdict.veredicto === 'cuota') throw this.quotaExceeded(now);
+    if (verdict.veredicto === 'ritmo') throw rateLimited(Math.max(1, Math.ceil((1 - verdict.tokens) / limits.rps)));
+  }
+
+  private quotaExceeded(now: Date): Error {
+    const seconds = Math.ceil((startOfNextMadridMonth(now).getTime() - now.getTime()) / 1000);
+    return quotaExceeded(Math.max(1, seconds));
   }
 
   /** The `consumo` of /v1/cuenta: a snapshot at most `snapshotMaxAgeMs` old. */
@@ -105,9 +135,10 @@ export class UsageMeter {
     this.db.transaction(() => {
       for (const [keyId, c] of dirty) {
         this.store.save({ keyId, periodo: c.periodo, usadas: c.usadas, snapshotUsadas: c.snapshotUsadas, snapshotEn: c.snapshotEn });
-        c.dirty = false;
       }
     });
+    // Clean only once committed: a transaction that failed leaves them for the next flush.
+    for (const [, c] of dirty) c.dirty = false;
   }
 
   /** The Madrid month of the last instant asked about, valid from that instant to the month's end. */

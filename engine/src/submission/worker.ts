@@ -1,5 +1,6 @@
 import type { Entorno } from '../../../src-shared/api/common';
 import type { Database } from '../db/database';
+import { workOwnershipOf, type WorkOwnership } from '../db/work-ownership';
 import { afterPendingEvents, type WriteTurns } from '../db/write-priority';
 import type { Clock } from '../platform/clock';
 import type { IdGenerator } from '../platform/ids';
@@ -66,7 +67,9 @@ interface Draft {
 
 type SendResult =
   | { kind: 'answered'; outcome: Interpretation; raw: string; records: number }
-  | { kind: 'failed'; error: unknown };
+  | { kind: 'failed'; error: unknown }
+  /** Not sent: this node no longer drives the queue (its connection was lost); the new owner resends. */
+  | { kind: 'handed-over' };
 
 // estadoEnvio of a record on its way out: see record-states.ts.
 
@@ -172,7 +175,7 @@ export class SubmissionWorker {
         if (this.inFlight.has(q)) continue;
         this.inFlight.add(q);
         try {
-          if (await this.processQueue(q)) sent += 1;
+          if (await this.processOwnedQueue(q)) sent += 1;
         } finally {
           this.inFlight.delete(q);
         }
@@ -187,40 +190,71 @@ export class SubmissionWorker {
     for (let i = 0; i < maxTicks; i++) if ((await this.tick()) === 0) return;
   }
 
+  /**
+   * processQueue for a queue this node drives: taken first (no other node drives it meanwhile),
+   * and whether it is due read again once taken — another node may have sent its submission
+   * since this pass looked, and TiempoEsperaEnvio then runs from that answer. Given back after
+   * the pass, so any live node may drive it next; a node that dies holding it loses it with its
+   * connection, and the next one resends the open submission's stored bytes.
+   */
+  private async processOwnedQueue(queueKey: string): Promise<boolean> {
+    // Not re-entrant within a process: tick's inFlight keeps one lane per queue.
+    if (!this.ownership.tryTake('submission-queue', queueKey)) return false;
+    try {
+      const due = this.dueness(queueKey, this.outbox.isPaused(queueKey.split('|')[0] as Entorno), this.clock.now());
+      if (due !== 'due') return false;
+      return await this.processQueue(queueKey);
+    } finally {
+      this.releaseQueue(queueKey);
+    }
+  }
+
+  /** Which queues this node drives (several nodes on one PostgreSQL; on SQLite, all of them). */
+  private get ownership(): WorkOwnership {
+    return workOwnershipOf(this.db);
+  }
+
+  private releaseQueue(queueKey: string): void {
+    try {
+      this.ownership.release('submission-queue', queueKey);
+    } catch (error) {
+      // The connection is gone, and the lock with it.
+      this.logger.warn('could not release a submission queue', { queueKey, error: String(error) });
+    }
+  }
+
   private dueQueues(): string[] {
     const nowDate = this.clock.now();
-    const now = nowDate.toISOString();
     const paused = new Set(this.outbox.pausedEntornos());
     const waiting = new Map<string, { dueAt: number; room: number }>();
     const out: string[] = [];
     for (const { queueKey, entorno } of this.outbox.queuesWithJobs()) {
-      if (paused.has(entorno)) {
-        // Resuming wakes the worker (panel), so a paused queue waits on nothing here.
-        waiting.set(queueKey, { dueAt: Infinity, room: Infinity });
-        continue;
-      }
-      const state = this.queueState(queueKey);
-      if (state?.reintentoEn && state.reintentoEn > now) {
-        waiting.set(queueKey, { dueAt: Date.parse(state.reintentoEn), room: Infinity });
-        continue;
-      }
-      const waitOver = !state?.siguienteEnvioEn || state.siguienteEnvioEn <= now;
-      const full = this.adapters.get(autoridadOf(queueKey))?.maxRecords ?? 1;
-      const dueAt = state?.siguienteEnvioEn ? Date.parse(state.siguienteEnvioEn) : nowDate.getTime();
-      // A resend honours TiempoEsperaEnvio too; only a full submission may go before it ends.
-      const open = this.openBatch(queueKey);
-      if (open) {
-        if (waitOver || open.numRegistros >= full) out.push(queueKey);
-        // New records do not change an open submission: only time makes it due.
-        else waiting.set(queueKey, { dueAt, room: Infinity });
-        continue;
-      }
-      const pending = this.pendingCount(queueKey, full);
-      if (waitOver || pending >= full) out.push(queueKey);
-      else waiting.set(queueKey, { dueAt, room: full - pending });
+      const due = this.dueness(queueKey, paused.has(entorno), nowDate);
+      if (due === 'due') out.push(queueKey);
+      else waiting.set(queueKey, due);
     }
     this.waiting = waiting;
     return out;
+  }
+
+  /** Whether the queue may send now, else when it becomes due by time and how many records would fill it. */
+  private dueness(queueKey: string, paused: boolean, nowDate: Date): 'due' | { dueAt: number; room: number } {
+    // Resuming wakes the worker (panel), so a paused queue waits on nothing here.
+    if (paused) return { dueAt: Infinity, room: Infinity };
+    const now = nowDate.toISOString();
+    const state = this.queueState(queueKey);
+    if (state?.reintentoEn && state.reintentoEn > now) return { dueAt: Date.parse(state.reintentoEn), room: Infinity };
+    const waitOver = !state?.siguienteEnvioEn || state.siguienteEnvioEn <= now;
+    const full = this.adapters.get(autoridadOf(queueKey))?.maxRecords ?? 1;
+    const dueAt = state?.siguienteEnvioEn ? Date.parse(state.siguienteEnvioEn) : nowDate.getTime();
+    // A resend honours TiempoEsperaEnvio too; only a full submission may go before it ends.
+    const open = this.openBatch(queueKey);
+    if (open) {
+      // New records do not change an open submission: only time makes it due.
+      return waitOver || open.numRegistros >= full ? 'due' : { dueAt, room: Infinity };
+    }
+    const pending = this.pendingCount(queueKey, full);
+    return waitOver || pending >= full ? 'due' : { dueAt, room: full - pending };
   }
 
   private queueState(queueKey: string) {
@@ -359,7 +393,11 @@ export class SubmissionWorker {
     return this.buildNew(queueKey, adapter, ready?.waiting === pending ? ready : undefined);
   }
 
-  private settle(batch: Batch, result: SendResult): Promise<void> {
+  private async settle(batch: Batch, result: SendResult): Promise<void> {
+    if (result.kind === 'handed-over') {
+      this.logger.warn('another node drives the queue now: its submission is left to it', { idLote: batch.id, queueKey: batch.queueKey });
+      return;
+    }
     if (result.kind === 'failed') return this.recordFailure(batch, result.error);
     if (result.outcome.kind === 'refused') return this.refuseBatch(batch, result.outcome, result.raw);
     return this.applyReply(batch, result.outcome, result.raw);
@@ -444,6 +482,9 @@ export class SubmissionWorker {
       // Its records were read from commits that may still be in their fsync (issuing's group
       // commit): nothing leaves for the authority before it is on disk here.
       await this.db.whenDurable();
+      // Only the node driving the queue sends: a node whose connection (and lock) was lost while
+      // it prepared this send leaves it to the node that took the queue over.
+      if (!this.ownership.holds('submission-queue', batch.queueKey)) return { kind: 'handed-over' };
       let written!: () => void;
       const onWire = new Promise<void>((resolve) => (written = resolve));
       const sending = adapter.send(batch.entorno, peticion, () => {

@@ -9,6 +9,7 @@ import { deliveryBody, deliveryHeaders, idEntrega } from './signing';
 import { eventosOf, WebhookStore, type DeliveryRow } from './store.sqlite';
 import { postWebhook, type AttemptOutcome } from './transport';
 import { WebhookAddressPolicy } from './address-policy';
+import { workOwnershipOf, type WorkOwnership } from '../db/work-ownership';
 
 /** Consecutive failed attempts after which the platform suspends a webhook (spec). */
 export const SUSPEND_AFTER_FAILURES = 20;
@@ -36,6 +37,8 @@ export class WebhookDeliveryWorker {
   private readonly inFlight = new Set<string>();
   /** Aborted by stop(): attempts on the wire are dropped unrecorded and resent after a restart. */
   private abort = new AbortController();
+  /** Which webhooks this node delivers to now (several nodes on one PostgreSQL; on SQLite, all). */
+  private readonly ownership: WorkOwnership;
 
   constructor(
     private readonly db: Database,
@@ -48,6 +51,7 @@ export class WebhookDeliveryWorker {
     readonly addresses: WebhookAddressPolicy = new WebhookAddressPolicy(),
   ) {
     this.store = new WebhookStore(db);
+    this.ownership = workOwnershipOf(db);
     this.loop = new PollLoop('webhook', () => this.tick(), () => this.config.pollMs, logger);
   }
 
@@ -169,20 +173,28 @@ export class WebhookDeliveryWorker {
       list.push(d.id);
       byWebhook.set(d.webhookId, list);
     }
-    const queue = [...byWebhook.values()];
+    const queue = [...byWebhook];
     let attempts = 0;
     const lanes = Array.from({ length: Math.max(1, Math.min(this.config.parallelWebhooks, queue.length)) }, async () => {
-      for (let ids = queue.shift(); ids !== undefined; ids = queue.shift()) {
-        for (const id of ids) {
-          if (this.halting || this.inFlight.has(id)) break;
-          this.inFlight.add(id);
-          try {
-            const result = await this.attempt(id);
-            if (result !== 'skipped') attempts += 1;
-            if (result === 'webhook-stopped') break;
-          } finally {
-            this.inFlight.delete(id);
+      for (let next = queue.shift(); next !== undefined; next = queue.shift()) {
+        const [webhookId, ids] = next;
+        // One node at a time delivers to a webhook (another node holding it skips it this pass):
+        // its deliveries are not sent twice at once, and a node that dies lets the next one resend.
+        if (!this.ownership.tryTake('webhook', webhookId)) continue;
+        try {
+          for (const id of ids) {
+            if (this.halting || this.inFlight.has(id)) break;
+            this.inFlight.add(id);
+            try {
+              const result = await this.attempt(id);
+              if (result !== 'skipped') attempts += 1;
+              if (result === 'webhook-stopped') break;
+            } finally {
+              this.inFlight.delete(id);
+            }
           }
+        } finally {
+          this.releaseWebhook(webhookId);
         }
       }
     });
@@ -190,10 +202,21 @@ export class WebhookDeliveryWorker {
     return attempts;
   }
 
+  private releaseWebhook(webhookId: string): void {
+    try {
+      this.ownership.release('webhook', webhookId);
+    } catch (error) {
+      // The connection is gone, and the lock with it.
+      this.logger.warn('could not release a webhook', { idWebhook: webhookId, error: String(error) });
+    }
+  }
+
   /** One attempt of one delivery, with the webhook's settings as they are now. */
   private async attempt(id: string): Promise<'delivered' | 'failed' | 'webhook-stopped' | 'skipped'> {
     const delivery = this.store.delivery(id);
     if (!delivery || delivery.estado !== 'pendiente') return 'skipped';
+    // Attempted meanwhile by another node (read before this node took the webhook): not due again yet.
+    if (delivery.siguienteIntentoEn !== null && delivery.siguienteIntentoEn > this.clock.now().toISOString()) return 'skipped';
     const webhook = this.store.byId(delivery.webhookId);
     if (!webhook || webhook.estado !== 'activo') return 'skipped';
     const rawBody = Buffer.from(delivery.body, 'utf8');
