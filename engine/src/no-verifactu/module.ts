@@ -12,7 +12,7 @@ import { ExportacionesNoVerifactu } from './exportar';
 import { RequerimientosNoVerifactu } from './requerimiento';
 import { ResumenesNoVerifactu } from './resumen';
 import type { IssuerStore } from '../clients/store';
-import { FirmaNoVerifactu } from './issuing';
+import { FirmaNoVerifactu, type FirmaFuera } from './issuing';
 import { ModosSif } from './modo';
 
 /** The «NO VERI*FACTU» mode (issue 32): modes, the event log, the signature and anomaly detection. */
@@ -35,7 +35,14 @@ export interface NoVerifactuSettings {
   submission: { aeat: SubmissionConfig['aeat'] };
 }
 
-export function buildNoVerifactu(config: NoVerifactuSettings, db: Database, sistema: SistemaInformatico, issuers: IssuerStore): NoVerifactuModule {
+/** `firmaFuera`: signs records ahead of their transaction off the issuing thread (the worker pool). */
+export function buildNoVerifactu(
+  config: NoVerifactuSettings,
+  db: Database,
+  sistema: SistemaInformatico,
+  issuers: IssuerStore,
+  firmaFuera?: FirmaFuera,
+): NoVerifactuModule {
   const { clock, ids } = config;
   const software = config.software;
   const tls = config.submission.aeat.tls;
@@ -51,7 +58,7 @@ export function buildNoVerifactu(config: NoVerifactuSettings, db: Database, sist
   return {
     modos,
     eventos,
-    firma: new FirmaNoVerifactu(modos, identidad, clock),
+    firma: new FirmaNoVerifactu(modos, identidad, clock, firmaFuera),
     anomalias,
     resumenes: new ResumenesNoVerifactu({ db, clock, issuers, eventos, anomalias }),
     exportaciones: new ExportacionesNoVerifactu({ db, eventos }),

@@ -1,4 +1,5 @@
 import { EngineError } from '../core/errors';
+import type { IdentidadFirma } from '../no-verifactu/firma-xades';
 import type { Logger } from '../platform/logger';
 import { WorkerPool, WorkerPoolError } from '../platform/worker-pool';
 import type { AltaAFirmar } from '../regimes/ticketbai/record/alta-firmada';
@@ -17,7 +18,7 @@ const workerFailed = () =>
   new EngineError(503, 'WORKER_FAILED', 'El proceso de firma se ha interrumpido; no se ha registrado nada: reintente', {}, { 'retry-after': '1' });
 
 /**
- * Issuing's CPU-heavy pure work (QR images, TicketBAI signatures) on a worker pool sized to the
+ * Issuing's CPU-heavy pure work (QR images, TicketBAI and «NO VERI*FACTU» signatures) on a worker pool sized to the
  * machine's cores, so the main thread keeps serving requests and committing.
  *
  * When the workers cannot start at all (an install whose bundle lacks the worker entry), the
@@ -56,6 +57,28 @@ export class PureWork {
       if (error.reason !== 'unavailable') throw workerFailed();
       this.fellBack(error);
       return pureWorkTasks.firmarCadenaTbai({ anterior, altas });
+    }
+  }
+
+  /**
+   * «NO VERI*FACTU» records signed ahead of their transaction, split over the workers (they do not
+   * chain each other's signatures). Urgent: requests wait for them.
+   */
+  async firmarRegistrosSif(identidad: IdentidadFirma, signingTime: Date, xmls: string[]): Promise<string[]> {
+    if (!this.pool) return pureWorkTasks.firmarRegistrosSif({ identidad, signingTime, xmls });
+    const pool = this.pool;
+    const parts = Math.min(pool.size, xmls.length);
+    const size = Math.ceil(xmls.length / parts);
+    const chunks: string[][] = [];
+    for (let i = 0; i < xmls.length; i += size) chunks.push(xmls.slice(i, i + size));
+    try {
+      const signed = await Promise.all(chunks.map((chunk) => pool.run('firmarRegistrosSif', { identidad, signingTime, xmls: chunk }, { urgent: true })));
+      return signed.flat();
+    } catch (error) {
+      if (!(error instanceof WorkerPoolError)) throw error;
+      if (error.reason !== 'unavailable') throw workerFailed();
+      this.fellBack(error);
+      return pureWorkTasks.firmarRegistrosSif({ identidad, signingTime, xmls });
     }
   }
 
