@@ -10,6 +10,7 @@ import { RegistroEventos } from './eventos';
 import { identidadesFirma } from './firma';
 import { ExportacionesNoVerifactu } from './exportar';
 import { RequerimientosNoVerifactu } from './requerimiento';
+import { RestauracionesNoVerifactu } from './restauracion';
 import { ResumenesNoVerifactu } from './resumen';
 import type { IssuerStore } from '../clients/store';
 import { FirmaNoVerifactu, type FirmaFuera } from './issuing';
@@ -25,6 +26,8 @@ export interface NoVerifactuModule {
   requerimientos: RequerimientosNoVerifactu;
   /** The summary event every six hours and detection after a start (the engine's background pass). */
   resumenes: ResumenesNoVerifactu;
+  /** Event 07 after the engine restored one of its copies (restauracion.ts). */
+  restauraciones: RestauracionesNoVerifactu;
 }
 
 /** What the mode reads of the engine's configuration (config.ts ResolvedConfig has it). */
@@ -63,5 +66,6 @@ export function buildNoVerifactu(
     resumenes: new ResumenesNoVerifactu({ db, clock, issuers, eventos, anomalias }),
     exportaciones: new ExportacionesNoVerifactu({ db, eventos }),
     requerimientos: new RequerimientosNoVerifactu({ db, eventos, aeat: config.submission.aeat }),
+    restauraciones: new RestauracionesNoVerifactu({ db, eventos, issuers }),
   };
 }
