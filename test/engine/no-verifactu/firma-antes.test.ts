@@ -4,15 +4,17 @@
 // record is built again and signed in the transaction. Either way the chain never forks, no
 // record links to one not stored, and every stored signature verifies.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { issuerChainKey } from '../../../engine/src/devices/chain-keys';
+import { issuerChainKey, verifactuDeviceChainKey } from '../../../engine/src/devices/chain-keys';
+import { DeviceStore } from '../../../engine/src/devices/store';
 import { verificarFirma } from '../../../engine/src/no-verifactu/firma';
 import { makeTestEngine, type TestEngine } from '../../support/engine';
 
-function factura(nif: string, numero: string) {
+function factura(nif: string, numero: string, idMaquina?: string) {
   return {
     version: '1.0',
+    ...(idMaquina !== undefined ? { idMaquina } : {}),
     emisor: { nif, nombre: 'COMERCIAL DEMO SL' },
-    cabecera: { serie: 'A', numero, fechaExpedicion: '20-11-2026', tipoFactura: 'F2', descripcion: 'Venta' },
+    cabecera: { serie: idMaquina ?? 'A', numero, fechaExpedicion: '20-11-2026', tipoFactura: 'F2', descripcion: 'Venta' },
     detalleDesglose: [{ claveRegimen: '01', calificacionOperacion: 'S1', baseImponible: '10.00', tipoImpositivo: '21', cuotaRepercutida: '2.10' }],
     totales: { cuotaTotal: '2.10', importeTotal: '12.10' },
   };
@@ -117,5 +119,37 @@ describe('signing ahead', () => {
     vi.restoreAllMocks();
     expect((await crear('1')).statusCode).toBe(200);
     expectChainWhole(1);
+  });
+
+  it('on devices’ own chains (activa): a device’s first record signs in the transaction (its installation number is assigned there), the next ones ahead', async () => {
+    const ctx = t.engine.context;
+    const accountId = ctx.issuers.find('test', t.nifEmisor)!.accountId;
+    new DeviceStore(ctx.db).setPhase(accountId, t.nifEmisor, 'activa', t.clock.now().toISOString());
+    for (const idMaquina of ['CAJA-A', 'CAJA-B']) {
+      const res = await t.manage('POST', `/v1/clientes/${t.nifEmisor}/dispositivos`, { body: { idMaquina } });
+      expect(res.statusCode, res.body).toBeLessThan(300);
+    }
+    const firma = ctx.noVerifactu.firma;
+    const inTransaction = vi.spyOn(firma, 'firmar');
+    const ventas = (idMaquina: string, desde: number, n: number) =>
+      Array.from({ length: n }, (_, i) => t.billing('POST', '/v1/verifactu/crear', { body: factura(t.nifEmisor, String(desde + i), idMaquina) }));
+    const primeras = await Promise.all([...ventas('CAJA-A', 1, 1), ...ventas('CAJA-B', 1, 1)]);
+    expect(primeras.map((r) => r.statusCode)).toEqual([200, 200]);
+    expect(inTransaction).toHaveBeenCalledTimes(2);
+    const resto = await Promise.all([...ventas('CAJA-A', 2, 8), ...ventas('CAJA-B', 2, 8)]);
+    expect(resto.map((r) => r.statusCode)).toEqual(resto.map(() => 200));
+    expect(inTransaction).toHaveBeenCalledTimes(2);
+    for (const idMaquina of ['CAJA-A', 'CAJA-B']) {
+      const chain = ctx.invoices.chain(verifactuDeviceChainKey('test', t.nifEmisor, idMaquina));
+      expect(chain).toHaveLength(9);
+      const numero = /<sum1:NumeroInstalacion>([^<]+)</.exec(chain[0]!.xml)?.[1];
+      chain.forEach((r, i) => {
+        expect(r.huellaAnterior).toBe(i === 0 ? null : chain[i - 1]!.huella);
+        expect(r.xml).toContain(`<sum1:NumeroInstalacion>${numero}</sum1:NumeroInstalacion>`);
+        expect(verificarFirma(r.xml), r.id).toMatchObject({ valid: true });
+      });
+    }
+    const deteccion = ctx.noVerifactu.anomalias.ejecutar(ctx.issuers.find('test', t.nifEmisor)!);
+    expect(deteccion).toMatchObject({ registrosAnalizados: 18, anomalias: [] });
   });
 });
