@@ -54,10 +54,9 @@ export interface EngineUrls {
  */
 export async function createEngine(input: EngineConfig): Promise<Engine> {
   const config = resolveConfig(input);
-  const logger = input.logger ?? fileLogger(config.dataDir);
   // A copy staged by `npm run admin -- copia restaurar` goes in before the database is opened.
   const restaurada = aplicarRestauracionPendiente(config.dataDir, config.clock.now());
-  if (restaurada) logger.warn('backup restored', { anterior: restaurada.anterior });
+  const logger = input.logger ?? fileLogger(config.dataDir);
   const db = Database.open(config.dataDir);
   // The filing thread loads its code while the database is migrated and the APIs are built.
   const filingThread = config.filingThread ? new FilingThread(filingThreadData(config, db.file), logger) : undefined;
@@ -70,6 +69,7 @@ export async function createEngine(input: EngineConfig): Promise<Engine> {
   }
   const ctx = buildContext(config, db, logger, { ...(filingThread ? { filingThread } : {}) });
   // «NO VERI*FACTU»: event 07 in every installation's log after a restore, before any sale.
+  if (restaurada) logger.warn('backup restored', { anterior: restaurada.anterior });
   ctx.noVerifactu.restauraciones.anotarPendiente();
   const panelToken = input.panelToken ?? config.ids.secret(32);
   // Beyond loopback the three ports answer HTTPS only (a certificate configured, or made once).
