@@ -3,8 +3,10 @@
 // (or since the installation started in this mode) and sums the billing records generated
 // meanwhile; it is written once six hours have passed since the previous one — the interval
 // public implementations and the AEAT's event-log notes use (not verified here against the
-// Orden's text). On the engine's first pass after a start, anomaly detection runs for every
-// installation in this mode.
+// Orden's text). Anomaly detection runs for every installation in this mode on the engine's first
+// pass after a start, and again once a day: the AEAT's developers' FAQ (registro de eventos, 5)
+// asks only that it can be launched at will and recommends running it often; a day keeps its cost
+// (every signature verified again) off the busy hours' every pass.
 import { Decimal } from 'decimal.js';
 import type { Issuer, IssuerStore } from '../clients/store';
 import type { Database } from '../db/database';
@@ -15,11 +17,14 @@ import type { DeteccionAnomalias } from './anomalias';
 import { TIPOS_EVENTO, type RegistroEventos } from './eventos';
 
 export const PERIODO_RESUMEN_MS = 6 * 60 * 60 * 1000;
+export const PERIODO_DETECCION_MS = 24 * 60 * 60 * 1000;
 
 const el = (name: string, value: string) => '<sf:' + name + '>' + escapeXml(value) + '</sf:' + name + '>';
 
 export class ResumenesNoVerifactu {
   private arrancado = false;
+  /** When this engine last ran detection per installation (`entorno|nif`); every start runs it anew. */
+  private readonly detectadoEn = new Map<string, number>();
 
   constructor(
     private readonly deps: { db: Database; clock: Clock; issuers: IssuerStore; eventos: RegistroEventos; anomalias: DeteccionAnomalias },
@@ -38,10 +43,15 @@ export class ResumenesNoVerifactu {
     const resumenes: string[] = [];
     const primera = !this.arrancado;
     this.arrancado = true;
+    const ahora = this.deps.clock.now().getTime();
     for (const issuer of this.instalaciones()) {
-      if (primera) {
+      const clave = `${issuer.entorno}|${issuer.nif}`;
+      const antes = this.detectadoEn.get(clave);
+      // After a start, for an installation that entered the mode since, and once a day.
+      if (primera || antes === undefined || ahora - antes >= PERIODO_DETECCION_MS) {
         this.deps.anomalias.ejecutar(issuer);
-        deteccion.push(`${issuer.entorno}|${issuer.nif}`);
+        this.detectadoEn.set(clave, ahora);
+        deteccion.push(clave);
       }
       if (this.siToca(issuer) !== undefined) resumenes.push(`${issuer.entorno}|${issuer.nif}`);
     }
