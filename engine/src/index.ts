@@ -11,7 +11,7 @@ import { certificateNames, loadServerTls } from './core/tls';
 import { fileLogger } from './platform/logger';
 import { portsOf } from './webhooks/address-policy';
 import { PollLoop } from './platform/poll-loop';
-import { aplicarRestauracionPendiente } from './no-verifactu/restauracion';
+import { aplicarRestauracionPendiente } from './no-verifactu/copias.sqlite';
 
 export type { EngineConfig } from './config';
 /** First start of an empty data dir (headless start, desktop engine process): the demo account. */

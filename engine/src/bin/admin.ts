@@ -20,7 +20,7 @@ import { EngineError } from '../core/errors';
 import { silentLogger } from '../platform/logger';
 import { systemClock } from '../platform/clock';
 import { verificarCadenas } from '../verification/instantanea.sqlite';
-import { crearCopia, prepararRestauracion } from '../no-verifactu/restauracion';
+import { crearCopia, prepararRestauracion } from '../no-verifactu/copias.sqlite';
 import type { VerificacionCadenas } from '../../../src-shared/api/verificacion';
 
 const USAGE = `Usage: npm run admin -- <command> [options]
@@ -192,7 +192,7 @@ function noVerifactu(ctx: EngineContext, command: 'mode' | 'anomalias' | 'export
   }
 }
 
-/** `copia crear` / `copia restaurar`: the engine's own backups (no-verifactu/restauracion.ts). */
+/** `copia crear` / `copia restaurar`: the engine's own backups (no-verifactu/restauracion.ts, copias.sqlite.ts). */
 async function copia(ctx: EngineContext, verb: 'crear' | 'restaurar', args: string[]): Promise<unknown> {
   let parsed: { values: { a?: string | undefined }; positionals: string[] };
   try {

@@ -11,6 +11,7 @@ import { identidadesFirma } from './firma';
 import { ExportacionesNoVerifactu } from './exportar';
 import { RequerimientosNoVerifactu } from './requerimiento';
 import { RestauracionesNoVerifactu } from './restauracion';
+import { RestauracionStore } from './restauracion-store';
 import { ResumenesNoVerifactu } from './resumen';
 import type { IssuerStore } from '../clients/store';
 import { FirmaNoVerifactu, type FirmaFuera } from './issuing';
@@ -66,6 +67,6 @@ export function buildNoVerifactu(
     resumenes: new ResumenesNoVerifactu({ db, clock, issuers, eventos, anomalias }),
     exportaciones: new ExportacionesNoVerifactu({ db, eventos }),
     requerimientos: new RequerimientosNoVerifactu({ db, eventos, aeat: config.submission.aeat }),
-    restauraciones: new RestauracionesNoVerifactu({ db, eventos, issuers }),
+    restauraciones: new RestauracionesNoVerifactu({ db, store: new RestauracionStore(db), eventos, issuers }),
   };
 }

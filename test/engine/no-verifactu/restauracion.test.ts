@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { verificarFirma } from '../../../engine/src/no-verifactu/firma';
-import { aplicarRestauracionPendiente, crearCopia, prepararRestauracion } from '../../../engine/src/no-verifactu/restauracion';
+import { aplicarRestauracionPendiente, crearCopia, prepararRestauracion } from '../../../engine/src/no-verifactu/copias.sqlite';
 import { admin } from '../../support/admin-cli';
 import { makeTestEngine, migratedDataDir, type TestEngine } from '../../support/engine';
 import { validateAgainstVerifactuXsd } from '../../support/xsd';
