@@ -62,11 +62,11 @@ export function buildNoVerifactu(
   return {
     modos,
     eventos,
+    restauraciones: new RestauracionesNoVerifactu({ db, store: new RestauracionStore(db), eventos, issuers }),
     firma: new FirmaNoVerifactu(modos, identidad, clock, firmaFuera),
     anomalias,
     resumenes: new ResumenesNoVerifactu({ db, clock, issuers, eventos, anomalias }),
     exportaciones: new ExportacionesNoVerifactu({ db, eventos }),
     requerimientos: new RequerimientosNoVerifactu({ db, eventos, aeat: config.submission.aeat }),
-    restauraciones: new RestauracionesNoVerifactu({ db, store: new RestauracionStore(db), eventos, issuers }),
   };
 }

@@ -3,10 +3,8 @@
 // (or since the installation started in this mode) and sums the billing records generated
 // meanwhile; it is written once six hours have passed since the previous one — the interval
 // public implementations and the AEAT's event-log notes use (not verified here against the
-// Orden's text). Anomaly detection runs for every installation in this mode on the engine's first
-// pass after a start, and again once a day: the AEAT's developers' FAQ (registro de eventos, 5)
-// asks only that it can be launched at will and recommends running it often; a day keeps its cost
-// (every signature verified again) off the busy hours' every pass.
+// Orden's text). On the engine's first pass after a start, anomaly detection runs for every
+// installation in this mode.
 import { Decimal } from 'decimal.js';
 import type { Issuer, IssuerStore } from '../clients/store';
 import type { Database } from '../db/database';
@@ -17,6 +15,12 @@ import type { DeteccionAnomalias } from './anomalias';
 import { TIPOS_EVENTO, type RegistroEventos } from './eventos';
 
 export const PERIODO_RESUMEN_MS = 6 * 60 * 60 * 1000;
+/**
+ * Detection also runs again a day after this engine last ran it for an installation: the AEAT's
+ * developers' FAQ (registro de eventos, 5) asks only that it can be launched at will and
+ * recommends running it often; a day keeps its cost (every signature verified again) out of the
+ * minute's pass.
+ */
 export const PERIODO_DETECCION_MS = 24 * 60 * 60 * 1000;
 
 const el = (name: string, value: string) => '<sf:' + name + '>' + escapeXml(value) + '</sf:' + name + '>';
