@@ -16,11 +16,11 @@ import { configFromEnv, resolveConfig } from '../config';
 import { buildContext, type EngineContext } from '../context';
 import { Database } from '../db/database';
 import { issueTillCredential } from '../devices/till-credential-panel-routes';
+import { crearCopia, prepararRestauracion } from '../no-verifactu/copias.sqlite';
 import { EngineError } from '../core/errors';
 import { silentLogger } from '../platform/logger';
 import { systemClock } from '../platform/clock';
 import { verificarCadenas } from '../verification/instantanea.sqlite';
-import { crearCopia, prepararRestauracion } from '../no-verifactu/copias.sqlite';
 import type { VerificacionCadenas } from '../../../src-shared/api/verificacion';
 
 const USAGE = `Usage: npm run admin -- <command> [options]
