@@ -106,7 +106,9 @@ export function buildContext(config: ResolvedConfig, db: Database, logger: Logge
   // Issuing goes first at the write lock it shares with the filing thread (workers on this thread yield between transactions instead).
   const groupCommit = new GroupCommit(db, undefined, filing instanceof FilingThread ? filing.priority : undefined);
   const software = config.software;
-  const noVerifactu = buildNoVerifactu(config, db, sistema, issuers);
+  const noVerifactu = buildNoVerifactu(config, db, sistema, issuers, (identidad, signingTime, xmls) =>
+    pureWork.firmarRegistrosSif(identidad, signingTime, xmls),
+  );
   const ticketbai = new TicketbaiIssuing({
     invoices,
     issuers,

@@ -12,6 +12,7 @@ import { certificateNames, loadServerTls } from './core/tls';
 import { fileLogger } from './platform/logger';
 import { portsOf } from './webhooks/address-policy';
 import { PollLoop } from './platform/poll-loop';
+import { aplicarRestauracionPendiente } from './no-verifactu/copias.sqlite';
 
 export type { EngineConfig } from './config';
 /** First start of an empty data dir (headless start, desktop engine process): the demo account. */
@@ -54,6 +55,8 @@ export interface EngineUrls {
  */
 export async function createEngine(input: EngineConfig): Promise<Engine> {
   const config = resolveConfig(input);
+  // A copy staged by `npm run admin -- copia restaurar` goes in before the database is opened.
+  const restaurada = aplicarRestauracionPendiente(config.dataDir, config.clock.now());
   const logger = input.logger ?? fileLogger(config.dataDir);
   const db: Database = config.databaseUrl ? new PostgresDatabase(config.databaseUrl) : SqliteDatabase.open(config.dataDir);
   // The filing thread loads its code while the database is migrated and the APIs are built.
@@ -66,6 +69,9 @@ export async function createEngine(input: EngineConfig): Promise<Engine> {
     throw error;
   }
   const ctx = buildContext(config, db, logger, { ...(filingThread ? { filingThread } : {}) });
+  // «NO VERI*FACTU»: event 07 in every installation's log after a restore, before any sale.
+  if (restaurada) logger.warn('backup restored', { anterior: restaurada.anterior });
+  ctx.noVerifactu.restauraciones.anotarPendiente();
   const panelToken = input.panelToken ?? config.ids.secret(32);
   // Beyond loopback the three ports answer HTTPS only (a certificate configured, or made once).
   if (!isLoopbackBind(config.host) || config.serverTls.mode === 'on' || config.serverTls.certFile !== undefined) {

@@ -61,3 +61,45 @@ export const deteccionAnomaliasSchema = z.object({
   anomalias: z.array(z.object({ ambito: z.enum(['registro', 'evento']), tipoAnomalia: z.string(), id: z.string(), detalle: z.string() })),
   eventosAnotados: z.array(z.object({ id: z.string(), tipoEvento: z.string(), huella: z.string() })),
 });
+
+/** Panel: a period of a «NO VERI*FACTU» installation (exports, the AEAT's requirement). */
+const periodoSif = {
+  entorno: entornoSchema,
+  desde: z.iso.datetime({ offset: true }),
+  hasta: z.iso.datetime({ offset: true }),
+};
+
+/** Panel: POST …/exportacion — records and events of a period as files, each export logged (08/09). */
+export const exportacionBodySchema = z.strictObject(periodoSif);
+export const exportacionResponseSchema = z.object({
+  registros: z.object({ fichero: z.string(), altas: z.number().int(), anulaciones: z.number().int(), sumaCuotaTotalAlta: z.string(), sumaImporteTotalAlta: z.string() }),
+  eventos: z.object({ fichero: z.string(), numero: z.number().int() }).nullable(),
+  eventosAnotados: z.array(z.object({ id: z.string(), tipoEvento: z.string(), huella: z.string() })),
+});
+export type ExportacionResponse = z.infer<typeof exportacionResponseSchema>;
+
+/** Panel: POST …/requerimiento — the kept records of a period sent on the AEAT's requirement. */
+export const requerimientoBodySchema = z.strictObject({
+  ...periodoSif,
+  // The AEAT refuses a reference that is not alphanumeric (4133): refused before anything is sent.
+  refRequerimiento: z.string().min(1).max(18).regex(/^[A-Za-z0-9]+$/, 'RefRequerimiento: solo letras y cifras (AEAT 4133)'),
+});
+export const requerimientoResponseSchema = z.object({
+  nif: z.string(),
+  entorno: entornoSchema,
+  refRequerimiento: z.string(),
+  registros: z.number().int(),
+  envios: z.array(
+    z.object({
+      registros: z.number().int(),
+      estadoEnvio: z.string(),
+      csv: z.string().optional(),
+      correctos: z.number().int(),
+      aceptadosConErrores: z.number().int(),
+      incorrectos: z.number().int(),
+      fault: z.string().optional(),
+    }),
+  ),
+  evento: z.object({ id: z.string(), tipoEvento: z.string(), huella: z.string() }),
+});
+export type RequerimientoResponse = z.infer<typeof requerimientoResponseSchema>;

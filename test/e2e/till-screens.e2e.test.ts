@@ -7,6 +7,7 @@
  * reload; a duplicate till name is refused with a free one offered; the outage banner shows before
  * any send fails. Every wait is on the UI's own markers, never a sleep.
  */
+import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import type { Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -516,5 +517,46 @@ describe('Issues 28, 30 and 32 at 1024×600: a queue held for a person, the shop
     // The run is an event of the log: it shows without leaving the view.
     await nv.locator('[data-testid="sync-evento"][data-tipo="03"]').first().waitFor();
     await check(page, '32-1024-sync-no-verifactu');
+
+    // Exports: this month to today by default (the sale is in it), the files downloaded from here.
+    const remision = nv.getByTestId('sync-remision');
+    await remision.getByTestId('sync-exportar').click();
+    const exportado = remision.getByTestId('sync-exportacion-resultado');
+    await exportado.waitFor();
+    expect(await exportado.locator('p').first().textContent()).toMatch(/^Exportación hecha\. Facturas: 1 · anulaciones: 0 · importe total: 1,00 € · eventos: \d+\.$/);
+    const [descarga] = await Promise.all([page.waitForEvent('download'), remision.getByTestId('sync-descargar-facturas').click()]);
+    expect(descarga.suggestedFilename()).toMatch(new RegExp(`^registros-${NO_VF}-test-.*\\.jsonl$`));
+    const lineas = readFileSync((await descarga.path())!, 'utf8').trim().split('\n');
+    expect(lineas).toHaveLength(1);
+    expect((JSON.parse(lineas[0]!) as { xml: string }).xml).toContain('<ds:Signature');
+    await nv.locator('[data-testid="sync-evento"][data-tipo="08"]').first().waitFor();
+    // A period typed backwards is said, and nothing can be sent.
+    const desde = remision.getByTestId('sync-remision-desde');
+    await desde.fill('31/12/2099');
+    await desde.press('Enter');
+    await remision.getByTestId('sync-remision-periodo-error').waitFor();
+    expect(await remision.getByTestId('sync-exportar').isDisabled()).toBe(true);
+    await desde.fill('01/01/2026');
+    await desde.press('Enter');
+    // The requirement: a reference the AEAT would refuse is said before sending; then asked, then sent.
+    const ref = remision.getByTestId('sync-requerimiento-ref');
+    await ref.fill('REQ-1');
+    expect(await remision.getByTestId('sync-requerimiento-ayuda').textContent()).toBe('La referencia solo puede tener letras y cifras (hasta 18), sin espacios ni signos.');
+    expect(await remision.getByTestId('sync-remitir').isDisabled()).toBe(true);
+    await ref.fill('REQ1');
+    await remision.getByTestId('sync-remitir').click();
+    const pregunta = page.getByRole('alertdialog');
+    await pregunta.waitFor();
+    expect(await pregunta.textContent()).toContain('con la referencia REQ1');
+    await page.keyboard.press('Enter');
+    // The census does not know this issuer: the AEAT refuses the whole sending (4104), said in words.
+    const remitido = remision.getByTestId('sync-requerimiento-resultado');
+    await remitido.waitFor({ timeout: 30_000 });
+    expect(await remitido.getAttribute('data-rehusado')).toBe('true');
+    expect(await remitido.locator('p').first().textContent()).toBe('La AEAT no admitió el envío (facturas: 1): revise la referencia y vuelva a intentarlo, o avise a soporte.');
+    expect(await remitido.locator('details').getAttribute('open')).toBeNull();
+    await nv.locator('[data-testid="sync-evento"][data-tipo="90"]').first().waitFor();
+    await remision.scrollIntoViewIfNeeded();
+    await check(page, '32-1024-sync-no-verifactu-remision');
   });
 });

@@ -251,6 +251,17 @@ const SAMPLES: [string, Sample][] = [
         body: { entorno: 'test', refRequerimiento: 'REQSWEEP1', desde: '2026-01-01T00:00:00+01:00', hasta: '2026-12-31T23:59:59+01:00' },
       }),
   ],
+  [
+    'panel POST /panel/v1/clientes/{nif}/exportacion',
+    (c, s) =>
+      c('panel', 'POST', `/panel/v1/clientes/${s.keys.nifEmisor}/exportacion`, {
+        body: { entorno: 'test', desde: '2026-01-01T00:00:00+01:00', hasta: '2026-12-31T23:59:59+01:00' },
+      }),
+  ],
+  [
+    'panel GET /panel/v1/clientes/{nif}/exportaciones/{fichero}',
+    (c, s) => c('panel', 'GET', `/panel/v1/clientes/${s.keys.nifEmisor}/exportaciones/registros-${s.keys.nifEmisor}-test-1.jsonl?entorno=test`),
+  ],
   ['manage GET /v1/clientes/{nif}/eventos', (c, s) => c('manage', 'GET', `/v1/clientes/${s.keys.nifEmisor}/eventos`)],
   // Last: a state change of the client, a new API key.
   ['manage PATCH /v1/clientes/{nif}/estado', (c) => c('manage', 'PATCH', `/v1/clientes/${AUTONOMO.nif}/estado`, { body: { estado: 'inactivo' } })],

@@ -17,6 +17,7 @@ import { buildContext, type EngineContext } from '../context';
 import { SqliteDatabase, type Database } from '../db/database';
 import { PostgresDatabase } from '../db/postgres';
 import { issueTillCredential } from '../devices/till-credential-panel-routes';
+import { crearCopia, prepararRestauracion } from '../no-verifactu/copias.sqlite';
 import { EngineError } from '../core/errors';
 import { silentLogger } from '../platform/logger';
 import { systemClock } from '../platform/clock';
@@ -36,6 +37,9 @@ const USAGE = `Usage: npm run admin -- <command> [options]
   anomalias NIF [--entorno test|live]   (NO VERI*FACTU anomaly detection: records and events; the run is logged as events)
   requerimiento REF --nif NIF --desde ISO --hasta ISO [--entorno test|live]   (sends the kept NO VERI*FACTU records of the period to the AEAT on its requirement REF)
   exportar NIF --desde ISO --hasta ISO [--entorno test|live] [--dir PATH]   (records and events of the period as JSON Lines files, logged as events 08/09; dir default DATA_DIR/exportaciones)
+  copia crear [--a FICHERO]   (a consistent copy of the database, also while the engine runs; default DATA_DIR/copias/engine-<instant>.sqlite)
+  copia restaurar FICHERO     (checks the copy and restores it at the engine's next start, keeping the current database beside it;
+                               NO VERI*FACTU installations get event 07 «restauración de copia de seguridad» in their logs)
   declaration publish
   declaration show
   devices phase NIF no_contratada|preparacion|activa   (the issuer's high-capacity phase, TEST and LIVE)
@@ -189,8 +193,27 @@ function noVerifactu(ctx: EngineContext, command: 'mode' | 'anomalias' | 'export
   }
 }
 
+/** `copia crear` / `copia restaurar`: the engine's own backups (no-verifactu/restauracion.ts, copias.sqlite.ts). */
+async function copia(ctx: EngineContext, verb: 'crear' | 'restaurar', args: string[]): Promise<unknown> {
+  let parsed: { values: { a?: string | undefined }; positionals: string[] };
+  try {
+    parsed = parseArgs({ args, options: { a: { type: 'string' } }, allowPositionals: true, strict: true });
+  } catch (e) {
+    fail(e instanceof Error ? e.message : String(e));
+  }
+  const { dataDir, clock } = ctx.config;
+  try {
+    if (verb === 'crear') return await crearCopia(dataDir, clock.now(), parsed.values.a);
+    const fichero = parsed.positionals[0] ?? fail('FICHERO: the copy to restore is required');
+    return await prepararRestauracion(dataDir, fichero, clock.now());
+  } catch (error) {
+    refused(error);
+  }
+}
+
 async function run(ctx: EngineContext, args: string[]): Promise<unknown> {
   const [noun, verb, ...rest] = args;
+  if (noun === 'copia' && (verb === 'crear' || verb === 'restaurar')) return copia(ctx, verb, rest);
   if (noun === 'issuer' && verb === 'mode') return noVerifactu(ctx, 'mode', rest);
   if (noun === 'anomalias' && verb !== undefined) return noVerifactu(ctx, 'anomalias', [verb, ...rest]);
   if (noun === 'exportar' && verb !== undefined) return noVerifactu(ctx, 'exportar', [verb, ...rest]);

@@ -129,6 +129,11 @@ export class DeviceRouting {
     });
   }
 
+  /** The device's numeroInstalacion if it has one already, read only (null: none yet, or no such device). */
+  numeroInstalacionAsignado(target: IssuingTarget, idMaquina: string): string | null {
+    return this.guard(() => this.devices.device(target.entorno, target.nif, idMaquina)?.numeroInstalacion ?? null);
+  }
+
   private writerOf(target: IssuingTarget, idMaquina: string | undefined, options: { readOnly?: boolean } = {}): Writer {
     const { faseAltaCapacidad, modoCadena } = this.phase(target.accountId, target.nif);
     if (faseAltaCapacidad === 'preparacion' && idMaquina !== undefined && options.readOnly !== true) {

@@ -102,7 +102,7 @@ export async function buildPanelApi(ctx: EngineContext, token: string, options: 
   webhookPanelRoutes(app, ctx.webhooks.store);
   clientPanelRoutes(app, { clients: ctx.clients, accounts: ctx.accounts, emulatorUrl: () => ctx.config.emulatorUrl });
   devicePanelRoutes(app, { devices: ctx.devices, accounts: ctx.accounts });
-  noVerifactuPanelRoutes(app, { issuers: ctx.issuers, noVerifactu: ctx.noVerifactu });
+  noVerifactuPanelRoutes(app, { issuers: ctx.issuers, noVerifactu: ctx.noVerifactu, dataDir: ctx.config.dataDir });
   chainPanelRoute(app, { chains: ctx.invoices });
   tillCredentialPanelRoutes(app, {
     credentials: ctx.tillCredentials,

@@ -48,6 +48,9 @@ export const ADMIN_ROUTES: ReadonlySet<string> = new Set([
   // The installation's legal mode and sending records on the AEAT's requirement: the service team's.
   'PUT /panel/v1/clientes/:nif/modo-sif',
   'POST /panel/v1/clientes/:nif/requerimiento',
+  // Exports of every record and event of a period (their files hold the customers' data).
+  'POST /panel/v1/clientes/:nif/exportacion',
+  'GET /panel/v1/clientes/:nif/exportaciones/:fichero',
 ]);
 
 export function isAdminRoute(method: string, url: string | undefined): boolean {

@@ -10,9 +10,11 @@ import { RegistroEventos } from './eventos';
 import { identidadesFirma } from './firma';
 import { ExportacionesNoVerifactu } from './exportar';
 import { RequerimientosNoVerifactu } from './requerimiento';
+import { RestauracionesNoVerifactu } from './restauracion';
+import { RestauracionStore } from './restauracion-store';
 import { ResumenesNoVerifactu } from './resumen';
 import type { IssuerStore } from '../clients/store';
-import { FirmaNoVerifactu } from './issuing';
+import { FirmaNoVerifactu, type FirmaFuera } from './issuing';
 import { ModosSif } from './modo';
 import { NoVerifactuStore } from './store';
 
@@ -26,6 +28,8 @@ export interface NoVerifactuModule {
   requerimientos: RequerimientosNoVerifactu;
   /** The summary event every six hours and detection after a start (the engine's background pass). */
   resumenes: ResumenesNoVerifactu;
+  /** Event 07 after the engine restored one of its copies (restauracion.ts). */
+  restauraciones: RestauracionesNoVerifactu;
 }
 
 /** What the mode reads of the engine's configuration (config.ts ResolvedConfig has it). */
@@ -36,7 +40,14 @@ export interface NoVerifactuSettings {
   submission: { aeat: SubmissionConfig['aeat'] };
 }
 
-export function buildNoVerifactu(config: NoVerifactuSettings, db: Database, sistema: SistemaInformatico, issuers: IssuerStore): NoVerifactuModule {
+/** `firmaFuera`: signs records ahead of their transaction off the issuing thread (the worker pool). */
+export function buildNoVerifactu(
+  config: NoVerifactuSettings,
+  db: Database,
+  sistema: SistemaInformatico,
+  issuers: IssuerStore,
+  firmaFuera?: FirmaFuera,
+): NoVerifactuModule {
   const { clock, ids } = config;
   const software = config.software;
   const tls = config.submission.aeat.tls;
@@ -53,7 +64,8 @@ export function buildNoVerifactu(config: NoVerifactuSettings, db: Database, sist
   return {
     modos,
     eventos,
-    firma: new FirmaNoVerifactu(modos, identidad, clock),
+    restauraciones: new RestauracionesNoVerifactu({ db, store: new RestauracionStore(db), eventos, issuers }),
+    firma: new FirmaNoVerifactu(modos, identidad, clock, firmaFuera),
     anomalias,
     resumenes: new ResumenesNoVerifactu({ db, store, clock, issuers, eventos, anomalias }),
     exportaciones: new ExportacionesNoVerifactu({ db, store, eventos }),

@@ -16,11 +16,20 @@ import { extremosPeriodoXml, sumasPeriodo } from './periodo';
 import type { NoVerifactuStore } from './store';
 
 export const PERIODO_RESUMEN_MS = 6 * 60 * 60 * 1000;
+/**
+ * Detection also runs again a day after this engine last ran it for an installation: the AEAT's
+ * developers' FAQ (registro de eventos, 5) asks only that it can be launched at will and
+ * recommends running it often; a day keeps its cost (every signature verified again) out of the
+ * minute's pass.
+ */
+export const PERIODO_DETECCION_MS = 24 * 60 * 60 * 1000;
 
 const el = (name: string, value: string) => '<sf:' + name + '>' + escapeXml(value) + '</sf:' + name + '>';
 
 export class ResumenesNoVerifactu {
   private arrancado = false;
+  /** When this engine last ran detection per installation (`entorno|nif`); every start runs it anew. */
+  private readonly detectadoEn = new Map<string, number>();
 
   constructor(
     private readonly deps: { db: Database; store: NoVerifactuStore; clock: Clock; issuers: IssuerStore; eventos: RegistroEventos; anomalias: DeteccionAnomalias },
@@ -38,10 +47,15 @@ export class ResumenesNoVerifactu {
     const resumenes: string[] = [];
     const primera = !this.arrancado;
     this.arrancado = true;
+    const ahora = this.deps.clock.now().getTime();
     for (const issuer of this.instalaciones()) {
-      if (primera) {
+      const clave = `${issuer.entorno}|${issuer.nif}`;
+      const antes = this.detectadoEn.get(clave);
+      // After a start, for an installation that entered the mode since, and once a day.
+      if (primera || antes === undefined || ahora - antes >= PERIODO_DETECCION_MS) {
         this.deps.anomalias.ejecutar(issuer);
-        deteccion.push(`${issuer.entorno}|${issuer.nif}`);
+        this.detectadoEn.set(clave, ahora);
+        deteccion.push(clave);
       }
       if (this.siToca(issuer) !== undefined) resumenes.push(`${issuer.entorno}|${issuer.nif}`);
     }

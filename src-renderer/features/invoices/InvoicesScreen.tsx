@@ -1,12 +1,13 @@
 // Invoices: list with filters and search, detail with records and the authority's replies, live
 // status, cancel, correct a rejected invoice, refund a ticket (R5), reprint with the same QR.
-import { useEffect, useRef, useState } from 'react';
+import { useEffect, useRef } from 'react';
 import { explainRechazo } from '../../api/problems';
 import { confirmar } from '../../app/ConfirmDialog';
 import { ProblemBanner } from '../../app/ProblemBanner';
 import { useFormat, useSession, useT } from '../../app/session';
 import { hasMessage } from '../../i18n';
-import { fechaParaTeclear, formatFechaMotor, parseFechaTecleada } from '../../i18n/format';
+import { DateField } from '../../app/DateField';
+import { formatFechaMotor } from '../../i18n/format';
 import { tillBridge } from '../../platform/bridge';
 import { printPage } from '../../platform/page';
 import { useNombreCaja } from '../device/names';
@@ -17,49 +18,6 @@ import { descripcionVisible } from './descripcion';
 import { accionesDe, esFinal, estadoMostrado, type Accion } from './estado';
 import { estadoVisible, nombreEmisorPara, useInvoices, visibleFacturas, type FacturaEnvelope, type FiltroEstado } from './store';
 
-
-/** A date typed as dd/mm/aaaa (our own field, not the browser's date picker and its locale). */
-function DateField({ label, value, testid, onChange }: { label: string; value: string; testid: string; onChange: (iso: string) => void }) {
-  const t = useT();
-  const [text, setText] = useState(fechaParaTeclear(value));
-  const [invalid, setInvalid] = useState(false);
-  useEffect(() => setText(fechaParaTeclear(value)), [value]);
-  const commit = () => {
-    const iso = parseFechaTecleada(text);
-    setInvalid(iso === null);
-    if (iso !== null && iso !== value) onChange(iso);
-  };
-  const errorId = `${testid}-error`;
-  return (
-    <label>
-      {label}
-      <input
-        data-testid={testid}
-        value={text}
-        placeholder={t('facturas.fechaFormato')}
-        inputMode="numeric"
-        maxLength={10}
-        size={10}
-        aria-invalid={invalid}
-        aria-describedby={invalid ? errorId : undefined}
-        className={invalid ? 'invalid' : ''}
-        onChange={(e) => setText(e.target.value)}
-        onBlur={commit}
-        onKeyDown={(e) => {
-          if (e.key === 'Enter') {
-            e.preventDefault();
-            commit();
-          }
-        }}
-      />
-      {invalid ? (
-        <span id={errorId} className="field-error" role="alert" data-testid={errorId}>
-          {t('facturas.fechaNoValida')}
-        </span>
-      ) : null}
-    </label>
-  );
-}
 
 export function InvoicesScreen() {
   const t = useT();

@@ -1,11 +1,12 @@
 // The sync view of an issuer in «NO VERI*FACTU» mode: nothing is sent to the AEAT (no «pending»
 // here means nothing is missing), records are signed and kept; the event log (type in words, time
 // in the shop's zone, huella shortened, the signed XML folded as the technical detail) and
-// «Detectar anomalías» with its result in words.
+// «Detectar anomalías» with its result in words; exports and the AEAT's requirement (NoVerifactuRemision).
 import { useEffect } from 'react';
 import { ProblemBanner } from '../../app/ProblemBanner';
 import { useFormat, useSession, useT } from '../../app/session';
 import { huellaCorta, tipoAnomaliaClave, tipoEventoClave, useNoVerifactu } from './no-verifactu-store';
+import { NoVerifactuRemision } from './NoVerifactuRemision';
 
 export function NoVerifactuPanel() {
   const t = useT();
@@ -56,6 +57,8 @@ export function NoVerifactuPanel() {
           <p className="small">{t('noVerifactu.anotadas')}</p>
         </div>
       ) : null}
+
+      <NoVerifactuRemision />
 
       <h3>{t('noVerifactu.eventos', { n: nv.total })}</h3>
       <table className="grid compact" data-testid="sync-eventos">

@@ -274,7 +274,7 @@ describe('exports', () => {
 });
 
 describe('summary event and the background pass', () => {
-  it('detects after a start, writes the summary six hours after the start in this mode and then every six hours', async () => {
+  it('detects after a start and then daily, writes the summary six hours after the start in this mode and then every six hours', async () => {
     const ctx = t.engine.context;
     setMode('no_verifactu');
     for (const n of ['1', '2']) expect((await t.billing('POST', '/v1/verifactu/crear', { body: factura(t.nifEmisor, n) })).statusCode).toBe(200);
@@ -302,6 +302,12 @@ describe('summary event and the background pass', () => {
     expect(vacio.tipoEvento).toBe('10');
     expect(await validateAgainstVerifactuXsd(vacio.xml, 'EventosSIF.xsd')).toEqual({ valid: true, errors: [] });
     expect(vacio.xml).toContain('<sf:NumeroDeRegistrosFacturacionAltaGenerados>0<');
+    // Detection again a day after the last run (besides every start and on demand).
+    t.clock.set(new Date(Date.parse(NOW) + 24 * 3600_000 - 1000));
+    expect(ctx.noVerifactu.resumenes.pasada()).toEqual({ deteccion: [], resumenes: [`test|${t.nifEmisor}`] });
+    t.clock.set(new Date(Date.parse(NOW) + 24 * 3600_000));
+    expect(ctx.noVerifactu.resumenes.pasada()).toEqual({ deteccion: [`test|${t.nifEmisor}`], resumenes: [] });
+    expect(tipos().slice(-3)).toEqual(['10', '03', '05']);
   });
 });
 
