@@ -201,7 +201,9 @@ async function copia(ctx: EngineContext, verb: 'crear' | 'restaurar', args: stri
   } catch (e) {
     fail(e instanceof Error ? e.message : String(e));
   }
-  const { dataDir, clock } = ctx.config;
+  const { dataDir, clock, databaseUrl } = ctx.config;
+  // The nodes' shared database is PostgreSQL's to copy and restore (README, "Beyond one machine").
+  if (databaseUrl !== undefined) fail('copia works on a till\'s SQLite file; on PostgreSQL back up and restore with pg_dump / pg_basebackup');
   try {
     if (verb === 'crear') return await crearCopia(dataDir, clock.now(), parsed.values.a);
     const fichero = parsed.positionals[0] ?? fail('FICHERO: the copy to restore is required');

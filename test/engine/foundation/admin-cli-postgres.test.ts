@@ -43,6 +43,8 @@ describe('npm run admin on PostgreSQL (POS_DATABASE_URL)', () => {
     expect(await admin('declaration', 'show')).toMatchObject({ version: 1 });
     // Refusals answer as on SQLite: exit 2 for a bad option.
     await expect(admin('account', 'create', '--nif', 'A58818502', '--nombre', 'X', '--plan', 'oro')).rejects.toMatchObject({ code: 2 });
+    // The engine's own copies are a till's SQLite file: PostgreSQL's are the database's tools.
+    await expect(admin('copia', 'crear')).rejects.toMatchObject({ code: 2, stderr: expect.stringContaining('pg_dump') });
 
     // Nothing went to the data dir's SQLite file: it was never created.
     expect(existsSync(path.join(dataDir, 'engine.sqlite'))).toBe(false);
