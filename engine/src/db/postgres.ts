@@ -55,6 +55,47 @@ function rememberName(name: string): void {
   engineNames.set(lower, name);
 }
 
+/**
+ * Every identifier the migrations create, learnt by compiling them against a connection that runs
+ * nothing: a node joining an already migrated database applies no migration, yet its `selectAll()`
+ * rows must come back under their engine names (a key's `revocadoEn` read as `revocadoen` made every
+ * key look revoked on a second node).
+ */
+let schemaNamesLearnt: Promise<void> | undefined;
+
+function learnSchemaNames(): Promise<void> {
+  schemaNamesLearnt ??= (async () => {
+    const connection: DatabaseConnection = {
+      executeQuery: async <R>(query: CompiledQuery): Promise<QueryResult<R>> => {
+        learnNames(query.sql);
+        return { rows: [] };
+      },
+      streamQuery: async function* () {
+        throw new Error('streaming is not used on PostgreSQL');
+      },
+    };
+    const driver: Driver = {
+      init: async () => {},
+      acquireConnection: async () => connection,
+      beginTransaction: async () => {},
+      commitTransaction: async () => {},
+      rollbackTransaction: async () => {},
+      releaseConnection: async () => {},
+      destroy: async () => {},
+    };
+    const dryRun = new Kysely<unknown>({
+      dialect: {
+        createAdapter: () => new PostgresAdapter(),
+        createDriver: () => driver,
+        createIntrospector: (db) => new PostgresIntrospector(db),
+        createQueryCompiler: () => new FoldingCompiler(),
+      },
+    });
+    for (const name of Object.keys(migrations).sort()) await migrations[name]!.up(dryRun);
+  })();
+  return schemaNamesLearnt;
+}
+
 /** kysely's PostgreSQL compiler, with identifiers quoted in the lower case PostgreSQL stored them in. */
 class FoldingCompiler extends PostgresQueryCompiler {
   protected override sanitizeIdentifier(identifier: string): string {
@@ -182,6 +223,7 @@ export class PostgresDatabase implements Database {
    * its transaction, so nodes starting together apply each migration once.
    */
   async migrate(): Promise<MigrationResultSet> {
+    await learnSchemaNames();
     const migrating = new Kysely<Tables>({ dialect: this.dialect_(sqliteDdlToPostgres) });
     const migrator = new Migrator({ db: migrating, provider: { getMigrations: async () => migrations } });
     const result = await migrator.migrateToLatest();

@@ -54,7 +54,7 @@ export class SqliteOutboxStore implements OutboxStore {
       ),
       // Counted in SQLite up to the cap: no row reaches JavaScript.
       pendingAtLeast: db.statement(
-        "SELECT COUNT(*) AS n FROM (SELECT 1 FROM submission_jobs WHERE queueKey = ? AND estado = 'pendiente' LIMIT ?)",
+        "SELECT COUNT(*) AS n FROM (SELECT 1 FROM submission_jobs WHERE queueKey = ? AND estado = 'pendiente' LIMIT ?) AS pendientes",
       ),
       stillPending: db.statement(
         "SELECT COUNT(*) AS n FROM submission_jobs WHERE id IN (SELECT value FROM json_each(?)) AND estado = 'pendiente' AND idLote IS NULL",
