@@ -167,6 +167,8 @@ export class PostgresDatabase implements Database {
   private savepoint = 0;
   private commitHooks: (() => void)[] | null = null;
   private open = true;
+  /** The generation read in this synchronous stretch, with the transaction and write counts it was read at (generationProbe). */
+  private stretchGeneration: { stamp: string; row: { generation: number; schema: number } | undefined } | undefined;
 
   constructor(readonly file: string) {
     this.client = this.connect();
@@ -425,13 +427,30 @@ export class PostgresDatabase implements Database {
     return { changed: () => true, forget: () => {} };
   }
 
+  /**
+   * The committed generation, read at most once per synchronous stretch of this thread while
+   * nothing was written through this connection: a request's key, issuer and device routing look
+   * in one stretch (three round trips → one). No request is received within a stretch, so every
+   * request still sees every commit made before it was sent, from any node; a write here (a
+   * trigger may bump the generation) or any look inside a transaction reads it again.
+   */
   generationProbe(): () => { generation: number; schema: number } | undefined {
-    return () =>
+    const read = () =>
       this.exec(
         'SELECT generation, (SELECT count(*) FROM kysely_migration) AS schema FROM read_cache_generation WHERE id = 1',
         [],
         true,
       )[0] as { generation: number; schema: number } | undefined;
+    return () => {
+      if (this.inTransaction) return read();
+      const stamp = `${this.serial}/${this.changes}`;
+      if (this.stretchGeneration === undefined || this.stretchGeneration.stamp !== stamp) {
+        const row = read();
+        if (this.stretchGeneration === undefined) queueMicrotask(() => (this.stretchGeneration = undefined));
+        this.stretchGeneration = { stamp: `${this.serial}/${this.changes}`, row };
+      }
+      return this.stretchGeneration.row;
+    };
   }
 
   /** PostgreSQL checkpoints itself. */
