@@ -233,12 +233,15 @@ function jobsLeftProbe(databaseUrl: string | undefined, dataDir: string): { left
 }
 
 const NODE_COUNTS = (process.env.BENCH_PG_NODES ?? '1,2,3').split(',').map(Number);
+/** BENCH_PG_ONLY=verifactuSingleChain,drain…: some of the figures (a quicker look while working). */
+const ONLY = process.env.BENCH_PG_ONLY?.split(',');
+const wanted = (name: string) => ONLY === undefined || ONLY.includes(name);
 
 export async function benchPostgres() {
   const pg = await benchCluster();
   try {
     const crear: Record<string, unknown> = {};
-    for (const workload of WORKLOADS) {
+    for (const workload of WORKLOADS.filter((w) => wanted(w.name))) {
       // SQLite, then each node count on a database of its own, back to back: the machine's drift
       // falls on all of them alike.
       const sqlite = await crearOnNodes(workload, 1, undefined, undefined);
@@ -259,6 +262,7 @@ export async function benchPostgres() {
       };
       process.stderr.write(`bench postgres ${workload.name}: ${JSON.stringify(crear[workload.name])}\n`);
     }
+    if (!wanted('drain')) return { crear };
     const records = Number(process.env.BENCH_PG_DRAIN_RECORDS ?? 10_000);
     const sqliteDrain = await drainOnNodes(1, records, undefined, undefined);
     const postgresDrain: DrainOnNodes[] = [];
