@@ -96,8 +96,11 @@ function coresBetween(a: CpuSnapshot, b: CpuSnapshot, cluster: Cluster | undefin
 /** The throwaway cluster and a migrated template each measurement's database is copied from. */
 async function benchCluster() {
   const dir = mkdtempSync(path.join(tmpdir(), 'bench-pg-'));
-  const cluster = await startCluster(path.join(dir, 'cluster'));
+  // pg_stat_statements: the statements each `crear` sends, counted by the server (statementsPerCrear;
+  // top-level only: a foreign-key check inside a statement is no round trip).
+  const cluster = await startCluster(path.join(dir, 'cluster'), ['shared_preload_libraries=pg_stat_statements']);
   const admin = new PostgresDatabase(cluster.url('postgres'));
+  admin.statement('CREATE EXTENSION pg_stat_statements').run();
   admin.statement('CREATE DATABASE bench_template').run();
   const template = new PostgresDatabase(cluster.url('bench_template'));
   await template.migrate();
@@ -109,6 +112,25 @@ async function benchCluster() {
       const name = `bench_${++made}`;
       admin.statement(`CREATE DATABASE ${name} TEMPLATE bench_template`).run();
       return cluster.url(name);
+    },
+    /** From now on, the server's statement counts start again at zero. */
+    resetStatements: () => void admin.statement('SELECT pg_stat_statements_reset()').all(),
+    /** The statements run on `databaseUrl` since the reset, per invoice made there meanwhile (`invoices`: how many). */
+    statementsPer: (databaseUrl: string, invoices: number) => {
+      const name = new URL(databaseUrl).pathname.slice(1);
+      const rows = admin
+        .statement<{ query: string; calls: number; ms: number }>(
+          `SELECT query, calls, total_exec_time AS ms FROM pg_stat_statements
+           WHERE dbid = (SELECT oid FROM pg_database WHERE datname = ?) ORDER BY calls DESC`,
+        )
+        .all(name);
+      const per = (n: number) => Math.round((n / Math.max(invoices, 1)) * 100) / 100;
+      return {
+        invoices,
+        statements: per(rows.reduce((sum, r) => sum + r.calls, 0)),
+        serverMs: per(rows.reduce((sum, r) => sum + r.ms, 0)),
+        top: rows.slice(0, 14).map((r) => ({ perCrear: per(r.calls), serverMsPerCrear: Math.round(per(r.ms * 1000)) / 1000, query: r.query.replace(/\s+/g, ' ').slice(0, 90) })),
+      };
     },
     stop: async () => {
       await admin.close();
@@ -135,11 +157,25 @@ interface CrearOnNodes {
   nodes: number;
   saturated: LoadResult & { cores: CoresUsed };
   at50: LoadResult & { cores: CoresUsed };
+  /** PostgreSQL: what the saturated load's invoices cost the server, per invoice (pg_stat_statements). */
+  statementsPerCrear?: ReturnType<BenchCluster['statementsPer']>;
+}
+
+type BenchCluster = Awaited<ReturnType<typeof benchCluster>>;
+
+function invoiceCount(databaseUrl: string): number {
+  const db = new PostgresDatabase(databaseUrl);
+  try {
+    return db.statement<{ n: number }>('SELECT count(*) AS n FROM invoices').get()?.n ?? 0;
+  } finally {
+    void db.close();
+  }
 }
 
 const SECONDS = Number(process.env.BENCH_PG_SECONDS ?? 5);
 
-async function crearOnNodes(workload: Workload, nodes: number, databaseUrl: string | undefined, cluster: Cluster | undefined): Promise<CrearOnNodes> {
+async function crearOnNodes(workload: Workload, nodes: number, databaseUrl: string | undefined, pg: BenchCluster | undefined): Promise<CrearOnNodes> {
+  const cluster = databaseUrl ? pg?.cluster : undefined;
   const servers = await startNodes(workload.mode, nodes, databaseUrl);
   try {
     const { info } = servers[0]!;
@@ -159,9 +195,11 @@ async function crearOnNodes(workload: Workload, nodes: number, databaseUrl: stri
       const result = await load(options);
       return { ...result, cores: coresBetween(before, snapshot(servers, cluster), cluster) };
     };
+    const before = databaseUrl && pg ? (pg.resetStatements(), invoiceCount(databaseUrl)) : 0;
     const saturated = await measured({ ...target, body: body('s') });
+    const statementsPerCrear = databaseUrl && pg ? pg.statementsPer(databaseUrl, invoiceCount(databaseUrl) - before) : undefined;
     const at50 = await measured({ ...target, body: body('r50'), rate: 50, connections: 10 });
-    return { nodes, saturated, at50 };
+    return { nodes, saturated, at50, ...(statementsPerCrear ? { statementsPerCrear } : {}) };
   } finally {
     for (const server of servers) await server.stop();
   }
@@ -246,7 +284,7 @@ export async function benchPostgres() {
       // falls on all of them alike.
       const sqlite = await crearOnNodes(workload, 1, undefined, undefined);
       const postgres: CrearOnNodes[] = [];
-      for (const nodes of NODE_COUNTS) postgres.push(await crearOnNodes(workload, nodes, pg.freshUrl(), pg.cluster));
+      for (const nodes of NODE_COUNTS) postgres.push(await crearOnNodes(workload, nodes, pg.freshUrl(), pg));
       const one = postgres.find((p) => p.nodes === 1);
       crear[workload.name] = {
         sqlite,
