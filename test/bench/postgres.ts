@@ -96,9 +96,16 @@ function coresBetween(a: CpuSnapshot, b: CpuSnapshot, cluster: Cluster | undefin
 /** The throwaway cluster and a migrated template each measurement's database is copied from. */
 async function benchCluster() {
   const dir = mkdtempSync(path.join(tmpdir(), 'bench-pg-'));
+  // startCluster opens the folders from the temporary folder down to the cluster's to its
+  // unprivileged user: the bench's own folder, never the machine's /tmp.
+  const machineTmp = process.env.TMPDIR;
+  process.env.TMPDIR = dir;
   // pg_stat_statements: the statements each `crear` sends, counted by the server (statementsPerCrear;
   // top-level only: a foreign-key check inside a statement is no round trip).
-  const cluster = await startCluster(path.join(dir, 'cluster'), ['shared_preload_libraries=pg_stat_statements']);
+  const cluster = await startCluster(path.join(dir, 'cluster'), ['shared_preload_libraries=pg_stat_statements']).finally(() => {
+    if (machineTmp === undefined) delete process.env.TMPDIR;
+    else process.env.TMPDIR = machineTmp;
+  });
   const admin = new PostgresDatabase(cluster.url('postgres'));
   admin.statement('CREATE EXTENSION pg_stat_statements').run();
   admin.statement('CREATE DATABASE bench_template').run();
