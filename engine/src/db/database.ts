@@ -89,6 +89,12 @@ export interface Database {
   watchCommits(): CommitSignal;
   /** Reads the committed read-cache generation and the schema version in one statement. */
   generationProbe(): () => { generation: number; schema: number } | undefined;
+  /**
+   * An HTTP request has arrived (every API's first hook): what the read caches look at next must
+   * be committed before it (PostgreSQL reads the generation again; SQLite's look at the WAL-index
+   * is per call already).
+   */
+  requestArrived(): void;
   startBackgroundCheckpoints(intervalMs?: number): void;
   setSynchronous(level: 'NORMAL' | 'FULL'): void;
   close(): Promise<void>;
@@ -183,6 +189,9 @@ export class SqliteDatabase implements Database {
   get isOpen(): boolean {
     return this.sqlite.open;
   }
+
+  /** Every look at the read cache checks the WAL-index (CommitWatch): nothing to forget. */
+  requestArrived(): void {}
 
   generationProbe(): () => { generation: number; schema: number } | undefined {
     const statement = this.sqlite.prepare<[], { generation: number; schema: number }>(

@@ -167,7 +167,7 @@ export class PostgresDatabase implements Database {
   private savepoint = 0;
   private commitHooks: (() => void)[] | null = null;
   private open = true;
-  /** The generation read in this synchronous stretch, with the transaction and write counts it was read at (generationProbe). */
+  /** The generation read for the current request, with the transaction and write counts it was read at (generationProbe). */
   private stretchGeneration: { stamp: string; row: { generation: number; schema: number } | undefined } | undefined;
 
   constructor(readonly file: string) {
@@ -428,11 +428,12 @@ export class PostgresDatabase implements Database {
   }
 
   /**
-   * The committed generation, read at most once per synchronous stretch of this thread while
-   * nothing was written through this connection: a request's key, issuer and device routing look
-   * in one stretch (three round trips → one). No request is received within a stretch, so every
-   * request still sees every commit made before it was sent, from any node; a write here (a
-   * trigger may bump the generation) or any look inside a transaction reads it again.
+   * The committed generation, read at most once per request while nothing was written through
+   * this connection: a request's key, till, issuer and device-routing looks share one round trip.
+   * Every request's arrival forgets it (requestArrived, the APIs' first hook), so each request
+   * reads a generation committed after it arrived — every commit made before it was sent, from
+   * any node, is seen; a write here (a trigger may bump it) or a look inside a transaction reads
+   * it again; work outside requests (the workers) trusts it until the event loop's next turn.
    */
   generationProbe(): () => { generation: number; schema: number } | undefined {
     const read = () =>
@@ -446,11 +447,15 @@ export class PostgresDatabase implements Database {
       const stamp = `${this.serial}/${this.changes}`;
       if (this.stretchGeneration === undefined || this.stretchGeneration.stamp !== stamp) {
         const row = read();
-        if (this.stretchGeneration === undefined) queueMicrotask(() => (this.stretchGeneration = undefined));
+        if (this.stretchGeneration === undefined) setImmediate(() => (this.stretchGeneration = undefined));
         this.stretchGeneration = { stamp: `${this.serial}/${this.changes}`, row };
       }
       return this.stretchGeneration.row;
     };
+  }
+
+  requestArrived(): void {
+    this.stretchGeneration = undefined;
   }
 
   /** PostgreSQL checkpoints itself. */
