@@ -190,9 +190,6 @@ export class SqliteDatabase implements Database {
     return this.sqlite.open;
   }
 
-  /** Every look at the read cache checks the WAL-index (CommitWatch): nothing to forget. */
-  requestArrived(): void {}
-
   generationProbe(): () => { generation: number; schema: number } | undefined {
     const statement = this.sqlite.prepare<[], { generation: number; schema: number }>(
       'SELECT generation, (SELECT schema_version FROM pragma_schema_version) AS schema FROM read_cache_generation WHERE id = 1',
@@ -374,6 +371,9 @@ export class SqliteDatabase implements Database {
   }
 
   /** For a long-running engine: without it the WAL only shrinks at close. */
+  /** Every look at the read cache checks the WAL-index (CommitWatch): nothing to forget. */
+  requestArrived(): void {}
+
   startBackgroundCheckpoints(intervalMs = 500): void {
     this.checkpointer.start(this.file, intervalMs);
   }
