@@ -370,10 +370,10 @@ export class SqliteDatabase implements Database {
     return watch;
   }
 
-  /** For a long-running engine: without it the WAL only shrinks at close. */
   /** Every look at the read cache checks the WAL-index (CommitWatch): nothing to forget. */
   requestArrived(): void {}
 
+  /** For a long-running engine: without it the WAL only shrinks at close. */
   startBackgroundCheckpoints(intervalMs = 500): void {
     this.checkpointer.start(this.file, intervalMs);
   }
