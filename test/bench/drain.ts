@@ -44,7 +44,7 @@ function rawUpdateRate(rows: number): number {
 }
 
 /** utime + stime of a process (all its threads) in ms, from /proc/<pid>/stat (clock ticks of 10 ms). */
-function processCpuMs(pid: number): number | undefined {
+export function processCpuMs(pid: number): number | undefined {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
@@ -140,9 +140,10 @@ export function filingThreadFromEnv(env: NodeJS.ProcessEnv = process.env): { fil
 
 /** Pauses or resumes filing in TEST, as the panel's sync view does (the worker skips paused queues). */
 export function setFilingPaused(db: Database, pausado: boolean): void {
-  sqliteOf(db)
-    .prepare('INSERT INTO submission_control (entorno, pausado) VALUES (?, ?) ON CONFLICT (entorno) DO UPDATE SET pausado = excluded.pausado')
-    .run('test', pausado ? 1 : 0);
+  db.statement('INSERT INTO submission_control (entorno, pausado) VALUES (?, ?) ON CONFLICT (entorno) DO UPDATE SET pausado = excluded.pausado').run(
+    'test',
+    pausado ? 1 : 0,
+  );
 }
 
 /**

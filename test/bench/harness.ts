@@ -7,6 +7,8 @@ import { pacedLoad, type PacedOptions } from './paced-load';
 export interface ServerHandle {
   /** `devices`: the tills registered in phase `activa` (mode `engine-devices`; empty otherwise). */
   info: { url: string; key?: string; nif?: string; dataDir?: string; manageUrl?: string; panelUrl?: string; panelToken?: string; devices?: string[] };
+  /** The server's process id (its CPU is read from /proc: postgres.ts). */
+  pid: number | undefined;
   stop(): Promise<void>;
 }
 
@@ -53,6 +55,7 @@ export async function startServer(
   });
   return {
     info: JSON.parse(first) as ServerHandle['info'],
+    pid: child.pid,
     stop: () =>
       new Promise((resolve) => {
         child.once('exit', () => resolve());
@@ -71,6 +74,11 @@ export interface LoadResult {
 
 export interface LoadOptions {
   url: string;
+  /**
+   * Several servers of one service (engine nodes on one PostgreSQL): requests spread over them
+   * round-robin (`url` is then ignored). Saturated: autocannon's connections divided among them.
+   */
+  urls?: string[];
   method?: 'GET' | 'POST';
   headers?: Record<string, string>;
   /** A body per request (varied so issuing never replays). */
@@ -98,6 +106,7 @@ export async function load(options: LoadOptions): Promise<LoadResult> {
       pacedLoad(
         {
           url: options.url,
+          ...(options.urls ? { urls: options.urls } : {}),
           method: options.method ?? 'GET',
           headers: { 'content-type': 'application/json', ...options.headers },
           body: options.body,
@@ -113,7 +122,7 @@ export async function load(options: LoadOptions): Promise<LoadResult> {
   }
   let counter = 0;
   const run = (duration: number) => autocannon({
-    url: options.url,
+    url: options.urls ?? options.url,
     method: options.method ?? 'GET',
     headers: { 'content-type': 'application/json', ...options.headers },
     connections: options.connections ?? 50,
@@ -161,6 +170,26 @@ export function facturaBody(nif: string, run: string, devices: readonly string[]
       cabecera: { serie, numero: String(i), fechaExpedicion: '20-11-2026', tipoFactura: 'F2', descripcion: 'Venta' },
       detalleDesglose: [{ claveRegimen: '01', calificacionOperacion: 'S1', baseImponible: '10.00', tipoImpositivo: '21.00', cuotaRepercutida: '2.10' }],
       totales: { cuotaTotal: '2.10', importeTotal: '12.10' },
+      ...(idMaquina ? { idMaquina } : {}),
+    });
+  };
+}
+
+/** A distinct TicketBAI simplified invoice (Gipuzkoa) per request, on the issuer's chain or a device's. */
+export function ticketbaiBody(run: string, devices: readonly string[]) {
+  return (i: number) => {
+    const { serie, idMaquina } = writerOf(devices, run, i);
+    return JSON.stringify({
+      provincia: 'gipuzkoa',
+      emisor: { nif: 'A58818501', nombre: 'EMISOR GIPUZKOA SL' },
+      serie,
+      numero: String(i),
+      fechaExpedicion: '20-11-2026',
+      horaExpedicion: '10:00:00',
+      tipoFactura: 'F2',
+      importeTotal: '12.10',
+      desglose: [{ baseImponible: '10.00', tipoImpositivo: '21.00', cuota: '2.10', calificacionOperacion: 'S1' }],
+      lineas: [{ descripcion: 'Café', cantidad: '2', importeUnitario: '5.00', importeTotal: '12.10' }],
       ...(idMaquina ? { idMaquina } : {}),
     });
   };

@@ -18,6 +18,8 @@ export interface PacedResult {
 
 export interface PacedOptions {
   url: string;
+  /** Several servers: request `seq` goes to `urls[seq % urls.length]` (`url` is then ignored). */
+  urls?: string[];
   method: 'GET' | 'POST';
   headers: Record<string, string>;
   body?: ((i: number) => string) | undefined;
@@ -47,7 +49,7 @@ function percentile(sorted: number[], p: number): number {
 
 export async function pacedLoad(options: PacedOptions, counter: { next: number }): Promise<PacedResult> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: options.connections });
-  const target = new URL(options.url);
+  const targets = (options.urls ?? [options.url]).map((url) => new URL(url));
   const latencies: number[] = [];
   let non2xx = 0;
   let errors = 0;
@@ -58,6 +60,7 @@ export async function pacedLoad(options: PacedOptions, counter: { next: number }
   const send = (dueAt: number) =>
     new Promise<void>((resolve) => {
       const seq = counter.next++;
+      const target = targets[seq % targets.length]!;
       const body = options.body ? options.body(seq) : undefined;
       const traced = options.trace ? { seq, due: dueAt + toMonotonic, sent: performance.now() + toMonotonic, end: 0 } : undefined;
       const req = http.request(

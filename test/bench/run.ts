@@ -2,9 +2,10 @@
  * `npm run bench`: every figure next to a baseline measured in the same run, printed as JSON.
  * No thresholds: the goals, the machine and the latest figures are in docs/benchmarks.md.
  */
-import { coldStart, facturaBody, load, ratio, startServer, writerOf, type LoadResult } from './harness';
+import { coldStart, facturaBody, load, ratio, startServer, ticketbaiBody, type LoadResult } from './harness';
 import { benchCrearWhileDraining } from './crear-while-draining';
 import { benchDrain } from './drain';
+import { benchPostgres } from './postgres';
 import { profileCrear } from './profile';
 import { benchReads } from './reads';
 import { benchTail } from './tail';
@@ -48,25 +49,6 @@ async function cuenta(report: Report, echo: { saturated: number }): Promise<void
   } finally {
     await engine.stop();
   }
-}
-
-function ticketbaiBody(run: string, devices: readonly string[]) {
-  return (i: number) => {
-    const { serie, idMaquina } = writerOf(devices, run, i);
-    return JSON.stringify({
-      provincia: 'gipuzkoa',
-      emisor: { nif: 'A58818501', nombre: 'EMISOR GIPUZKOA SL' },
-      serie,
-      numero: String(i),
-      fechaExpedicion: '20-11-2026',
-      horaExpedicion: '10:00:00',
-      tipoFactura: 'F2',
-      importeTotal: '12.10',
-      desglose: [{ baseImponible: '10.00', tipoImpositivo: '21.00', cuota: '2.10', calificacionOperacion: 'S1' }],
-      lineas: [{ descripcion: 'Café', cantidad: '2', importeUnitario: '5.00', importeTotal: '12.10' }],
-      ...(idMaquina ? { idMaquina } : {}),
-    });
-  };
 }
 
 type Regime = 'verifactu' | 'ticketbai';
@@ -275,6 +257,11 @@ if (!only || only === 'drain') {
     goal: '>= 5000 records/s',
   };
   section('backlogDrain');
+}
+if (!only || only === 'postgres') {
+  // Issue 27: the engine on PostgreSQL with 1–3 nodes beside SQLite, measured in this section.
+  report.postgres = await benchPostgres();
+  section('postgres');
 }
 if (!only || only === 'filing') {
   // Issue 16 part 4: the filing workers on their own thread against the main thread, in one run.

@@ -7,6 +7,10 @@
  * BENCH_BACKLOG_RECORDS invoices issued while filing is paused, filing with the AEAT emulator at
  * BENCH_AEAT_URL once the bench resumes it through the panel. Prints one JSON line with what the
  * bench needs, then serves.
+ *
+ * BENCH_DATABASE_URL: the engine on that PostgreSQL database instead of the data dir's SQLite file
+ * (one node of several: postgres.ts). BENCH_JOIN=1: a further node on a database the first node
+ * seeded — nothing seeded or issued, only its URLs printed.
  */
 import { mkdtempSync } from 'node:fs';
 import http from 'node:http';
@@ -80,34 +84,43 @@ if (mode === 'echo') {
       ...filingThreadFromEnv(),
       // engine-backlog: TiempoEsperaEnvio 0 at the emulator, so the backlog goes back to back.
       ...(process.env.BENCH_AEAT_URL ? { submission: { aeat: { url: { test: process.env.BENCH_AEAT_URL, live: process.env.BENCH_AEAT_URL } }, parallelQueues: 4 } } : {}),
+      ...(process.env.BENCH_DATABASE_URL ? { databaseUrl: process.env.BENCH_DATABASE_URL } : {}),
     }),
   );
-  const keys = seedDemoAccount(engine.context);
-  // A Gipuzkoa issuer too, so TicketBAI issuing can be measured on the same engine.
-  const account = engine.context.accounts.listAccounts()[0];
-  if (account) {
-    engine.context.issuers.create({ accountId: account.id, entorno: 'test', nif: 'A58818501', nombre: 'EMISOR GIPUZKOA SL', hacienda: 'tbai-gipuzkoa' });
+  if (process.env.BENCH_JOIN === '1') {
+    const urls = await engine.start();
+    process.stdout.write(`${JSON.stringify({ url: urls.billing, manageUrl: urls.manage, panelUrl: urls.panel, dataDir })}\n`);
+    process.on('SIGTERM', () => {
+      void engine.stop().then(() => process.exit(0));
+    });
+  } else {
+    const keys = seedDemoAccount(engine.context);
+    // A Gipuzkoa issuer too, so TicketBAI issuing can be measured on the same engine.
+    const account = engine.context.accounts.listAccounts()[0];
+    if (account) {
+      engine.context.issuers.create({ accountId: account.id, entorno: 'test', nif: 'A58818501', nombre: 'EMISOR GIPUZKOA SL', hacienda: 'tbai-gipuzkoa' });
+    }
+    const devices = mode === 'engine-devices' && account ? registerBenchDevices(engine.context, account, [keys?.nifEmisor ?? '', 'A58818501']) : [];
+    // BENCH_MODO_SIF=no_verifactu: the demo VeriFactu issuer's installation in «NO VERI*FACTU» (signed records, nothing filed).
+    const demoIssuer = engine.context.issuers.find('test', keys?.nifEmisor ?? '');
+    if (process.env.BENCH_MODO_SIF === 'no_verifactu' && demoIssuer) engine.context.noVerifactu.modos.cambiar(demoIssuer, 'no_verifactu');
+    if (mode === 'engine-backlog') setFilingPaused(engine.context.db, true);
+    const urls = await engine.start();
+    if (mode === 'engine-backlog' && account) {
+      // A backlog waiting while filing is paused (an outage that just ended): the bench resumes it
+      // through the panel. Issued once the engine runs, as a till's are: its background checkpoints
+      // keep the WAL short meanwhile. Issued before the start, the whole backlog (≈ 230 MB of WAL for
+      // 30 k) waited for the first checkpoint, which then ran in the measured load: two fsyncs of
+      // ≈ 0.5 s that decided its p99 (test/bench/tail-trace.ts, session 10).
+      await issueBacklog(engine.context, account, keys?.nifEmisor ?? '', Number(process.env.BENCH_BACKLOG_RECORDS ?? 30_000));
+    }
+    process.stdout.write(
+      `${JSON.stringify({ url: urls.billing, manageUrl: urls.manage, panelUrl: urls.panel, panelToken: engine.panelToken, key: keys?.test, nif: keys?.nifEmisor, dataDir, devices })}\n`,
+    );
+    process.on('SIGTERM', () => {
+      void engine.stop().then(() => process.exit(0));
+    });
   }
-  const devices = mode === 'engine-devices' && account ? registerBenchDevices(engine.context, account, [keys?.nifEmisor ?? '', 'A58818501']) : [];
-  // BENCH_MODO_SIF=no_verifactu: the demo VeriFactu issuer's installation in «NO VERI*FACTU» (signed records, nothing filed).
-  const demoIssuer = engine.context.issuers.find('test', keys?.nifEmisor ?? '');
-  if (process.env.BENCH_MODO_SIF === 'no_verifactu' && demoIssuer) engine.context.noVerifactu.modos.cambiar(demoIssuer, 'no_verifactu');
-  if (mode === 'engine-backlog') setFilingPaused(engine.context.db, true);
-  const urls = await engine.start();
-  if (mode === 'engine-backlog' && account) {
-    // A backlog waiting while filing is paused (an outage that just ended): the bench resumes it
-    // through the panel. Issued once the engine runs, as a till's are: its background checkpoints
-    // keep the WAL short meanwhile. Issued before the start, the whole backlog (≈ 230 MB of WAL for
-    // 30 k) waited for the first checkpoint, which then ran in the measured load: two fsyncs of
-    // ≈ 0.5 s that decided its p99 (test/bench/tail-trace.ts, session 10).
-    await issueBacklog(engine.context, account, keys?.nifEmisor ?? '', Number(process.env.BENCH_BACKLOG_RECORDS ?? 30_000));
-  }
-  process.stdout.write(
-    `${JSON.stringify({ url: urls.billing, manageUrl: urls.manage, panelUrl: urls.panel, panelToken: engine.panelToken, key: keys?.test, nif: keys?.nifEmisor, dataDir, devices })}\n`,
-  );
-  process.on('SIGTERM', () => {
-    void engine.stop().then(() => process.exit(0));
-  });
 } else {
   process.stderr.write('usage: server-process.ts echo|engine|engine-devices|engine-backlog [dataDir]\n');
   process.exit(2);

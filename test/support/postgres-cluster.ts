@@ -54,8 +54,11 @@ export interface Cluster {
   stop(): void;
 }
 
-/** Starts a cluster in `dir` (created), owned by an unprivileged user when this process is root. */
-export async function startCluster(dir: string): Promise<Cluster> {
+/**
+ * Starts a cluster in `dir` (created), owned by an unprivileged user when this process is root;
+ * `settings`: more server settings (`name=value`), e.g. the bench's pg_stat_statements.
+ */
+export async function startCluster(dir: string, settings: readonly string[] = []): Promise<Cluster> {
   const asRoot = process.getuid?.() === 0;
   mkdirSync(dir, { recursive: true });
   const run: ExecFileSyncOptions = { stdio: 'pipe', ...(asRoot ? { uid: NOBODY, gid: NOBODY } : {}) };
@@ -70,7 +73,7 @@ export async function startCluster(dir: string): Promise<Cluster> {
   execFileSync(postgresBinary('initdb'), ['-D', dataDir, '-A', 'trust', '-U', 'postgres', '-E', 'UTF8', '--no-locale', '--no-sync'], run);
   const port = await freePort();
   // Loopback only, no Unix socket outside the folder; fsync stays on (durability is what is tested).
-  const options = `-p ${port} -c listen_addresses=127.0.0.1 -k ${dir} -c max_connections=200 -c shared_buffers=64MB`;
+  const options = [`-p ${port} -c listen_addresses=127.0.0.1 -k ${dir} -c max_connections=200 -c shared_buffers=64MB`, ...settings.map((s) => `-c ${s}`)].join(' ');
   const ctl = (...args: string[]) => execFileSync(postgresBinary('pg_ctl'), ['-D', dataDir, '-o', options, '-l', path.join(dir, 'log'), '-w', ...args], run);
   ctl('start');
   return {

@@ -89,6 +89,12 @@ export interface Database {
   watchCommits(): CommitSignal;
   /** Reads the committed read-cache generation and the schema version in one statement. */
   generationProbe(): () => { generation: number; schema: number } | undefined;
+  /**
+   * An HTTP request has arrived (every API's first hook): what the read caches look at next must
+   * be committed before it (PostgreSQL reads the generation again; SQLite's look at the WAL-index
+   * is per call already).
+   */
+  requestArrived(): void;
   startBackgroundCheckpoints(intervalMs?: number): void;
   setSynchronous(level: 'NORMAL' | 'FULL'): void;
   close(): Promise<void>;
@@ -368,6 +374,9 @@ export class SqliteDatabase implements Database {
     this.commitWatches.push(watch);
     return watch;
   }
+
+  /** Every look at the read cache checks the WAL-index (CommitWatch): nothing to forget. */
+  requestArrived(): void {}
 
   /** For a long-running engine: without it the WAL only shrinks at close. */
   startBackgroundCheckpoints(intervalMs = 500): void {

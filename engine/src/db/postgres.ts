@@ -167,6 +167,8 @@ export class PostgresDatabase implements Database {
   private savepoint = 0;
   private commitHooks: (() => void)[] | null = null;
   private open = true;
+  /** The generation read for the current request, with the transaction and write counts it was read at (generationProbe). */
+  private stretchGeneration: { stamp: string; row: { generation: number; schema: number } | undefined } | undefined;
 
   constructor(readonly file: string) {
     this.client = this.connect();
@@ -470,13 +472,35 @@ export class PostgresDatabase implements Database {
     return { changed: () => true, forget: () => {} };
   }
 
+  /**
+   * The committed generation, read at most once per request while nothing was written through
+   * this connection: a request's key, till, issuer and device-routing looks share one round trip.
+   * Every request's arrival forgets it (requestArrived, the APIs' first hook), so each request
+   * reads a generation committed after it arrived — every commit made before it was sent, from
+   * any node, is seen; a write here (a trigger may bump it) or a look inside a transaction reads
+   * it again; work outside requests (the workers) trusts it until the event loop's next turn.
+   */
   generationProbe(): () => { generation: number; schema: number } | undefined {
-    return () =>
+    const read = () =>
       this.exec(
         'SELECT generation, (SELECT count(*) FROM kysely_migration) AS schema FROM read_cache_generation WHERE id = 1',
         [],
         true,
       )[0] as { generation: number; schema: number } | undefined;
+    return () => {
+      if (this.inTransaction) return read();
+      const stamp = `${this.serial}/${this.changes}`;
+      if (this.stretchGeneration === undefined || this.stretchGeneration.stamp !== stamp) {
+        const row = read();
+        if (this.stretchGeneration === undefined) setImmediate(() => (this.stretchGeneration = undefined));
+        this.stretchGeneration = { stamp: `${this.serial}/${this.changes}`, row };
+      }
+      return this.stretchGeneration.row;
+    };
+  }
+
+  requestArrived(): void {
+    this.stretchGeneration = undefined;
   }
 
   /** PostgreSQL checkpoints itself. */

@@ -16,6 +16,7 @@ export async function buildKeyedApi(
     logger: ctx.logger,
     allowedHosts: hostNamesOf(ctx.config, () => ctx.urls[api]),
     tls: ctx.serverTls,
+    requestArrived: () => ctx.db.requestArrived(),
     gate: keyAuthGate({ accounts: ctx.accounts, usage: ctx.usage, limits: ctx.config.limits, relaySecret: ctx.relaySecret }),
   });
   declareCaller(app);

@@ -76,6 +76,7 @@ export async function buildPanelApi(ctx: EngineContext, token: string, options: 
     logger: ctx.logger,
     allowedHosts: hostNamesOf(ctx.config, () => ctx.urls.panel),
     tls: ctx.serverTls,
+    requestArrived: () => ctx.db.requestArrived(),
     // Its route list (/openapi.json) is public on loopback only: on a LAN it needs a token too.
     gate: (request) => admit(request, isUiRequest(request) || (request.routeOptions.config?.public === true && !beyondLoopback)),
   });

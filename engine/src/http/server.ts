@@ -32,6 +32,8 @@ export interface ApiOptions {
    * instead of one async hook per check.
    */
   gate?: (request: FastifyRequest) => void;
+  /** Told first on every request, before the gate (Database.requestArrived: the read caches look afresh). */
+  requestArrived?: () => void;
   bodyLimit?: number;
   /** Certificate and key: the API answers HTTPS only (core/tls.ts). */
   tls?: { cert: string; key: string } | undefined;
@@ -143,7 +145,9 @@ export async function buildApiServer(options: ApiOptions): Promise<FastifyInstan
 
   const hosts = new HostGuard(options.allowedHosts);
   const gate = options.gate;
+  const requestArrived = options.requestArrived;
   app.addHook('onRequest', (request, _reply, done) => {
+    requestArrived?.();
     if (!hosts.allows(request.headers.host, request.raw.socket.localPort)) {
       done(new EngineError(421, 'HOST_NOT_ALLOWED', 'Host no permitido'));
       return;
