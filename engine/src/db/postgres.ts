@@ -361,29 +361,41 @@ export class PostgresDatabase implements Database {
     if (this.depth > 0) return this.inSavepoint(fn);
     this.serial++;
     this.commitHooks = [];
-    let hooks: (() => void)[] = [];
+    let committed = false;
     try {
-      this.exec(`BEGIN; SELECT pg_advisory_xact_lock(${WRITE_LOCK_KEY})`, [], false);
-    } catch (error) {
-      // The write lock not had within lock_timeout (55P03): BEGIN's transaction, now aborted, must
-      // not stay open on this connection (every later statement would fail).
-      this.rollbackQuietly();
+      const result = this.outermost(`BEGIN; SELECT pg_advisory_xact_lock(${WRITE_LOCK_KEY})`, fn);
+      committed = true;
+      return result;
+    } finally {
+      // The hooks registered inside run only once the COMMIT has returned.
+      const hooks = committed ? this.commitHooks : null;
       this.commitHooks = null;
+      for (const hook of hooks ?? []) hook();
+    }
+  }
+
+  /**
+   * Runs `fn` between `begin` and COMMIT, rolled back when either fails. A `begin` that fails (the
+   * write lock not had within lock_timeout, 55P03) is rolled back too: its transaction, aborted,
+   * must not stay open on this connection (every later statement would fail).
+   */
+  private outermost<T>(begin: string, fn: () => T): T {
+    try {
+      this.exec(begin, [], false);
+    } catch (error) {
+      this.rollbackQuietly();
       throw error;
     }
     this.depth = 1;
     try {
       const result = fn();
       this.exec('COMMIT', [], false);
-      hooks = this.commitHooks;
       return result;
     } catch (error) {
       this.rollbackQuietly();
       throw error;
     } finally {
       this.depth = 0;
-      this.commitHooks = null;
-      for (const hook of hooks) hook();
     }
   }
 
@@ -409,19 +421,9 @@ export class PostgresDatabase implements Database {
    */
   readOnlySnapshot<T>(fn: () => T): T {
     if (this.depth > 0) throw new Error('readOnlySnapshot inside a transaction');
-    this.exec('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY', [], false);
-    this.depth = 1;
-    try {
-      const result = fn();
-      this.exec('COMMIT', [], false);
-      return result;
-    } catch (error) {
-      this.rollbackQuietly();
-      throw error;
-    } finally {
-      this.depth = 0;
-    }
+    return this.outermost('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY', fn);
   }
+
 
   /** Inside a transaction: the rows of `query` through a cursor, `batch` at a time, so a whole table never sits in memory. */
   *cursor<R>(query: Compilable<R>, batch = 500): Generator<R> {
