@@ -47,8 +47,9 @@ export class RequerimientosNoVerifactu {
 
   async remitir(issuer: Issuer, peticion: { ref: string; desde: Date; hasta: Date }): Promise<ResultadoRequerimiento> {
     const { store, eventos, aeat } = this.deps;
-    if (!/^.{1,18}$/u.test(peticion.ref)) {
-      throw validation('ref', 'RefRequerimiento: de 1 a 18 caracteres', ['ref: 1 to 18 characters']);
+    // The AEAT refuses the whole submission otherwise (4133: "no es alfanumérico"); the XSD says 1–18.
+    if (!/^[0-9A-Za-z]{1,18}$/.test(peticion.ref)) {
+      throw validation('ref', 'RefRequerimiento: de 1 a 18 letras y cifras (AEAT 4133)', ['ref: 1 to 18 letters and digits (AEAT 4133)']);
     }
     comprobarPeriodo(peticion);
     const rows = store.conservadosDelPeriodo(issuer.entorno, issuer.nif, peticion.desde.toISOString(), peticion.hasta.toISOString());

@@ -125,4 +125,12 @@ it('a reference that is not alphanumeric is refused before anything is sent (AEA
   });
   expect(panel.statusCode, panel.body).toBe(400);
   expect(panel.json()).toMatchObject({ code: 'VALIDATION_ERROR', campo: 'refRequerimiento' });
+  // The service itself (what `npm run admin -- requerimiento` calls) refuses it too, before any read or send.
+  const issuer = t.engine.context.issuers.find('test', t.nifEmisor)!;
+  for (const ref of ['REQ-2026-0003', 'REQ 2026', 'Ñ1', '']) {
+    await expect(
+      t.engine.context.noVerifactu.requerimientos.remitir(issuer, { ref, desde: new Date('2026-11-01T00:00:00Z'), hasta: new Date('2026-11-30T00:00:00Z') }),
+      ref,
+    ).rejects.toMatchObject({ httpStatus: 400, code: 'VALIDATION_ERROR', extra: { campo: 'ref' } });
+  }
 });
