@@ -63,8 +63,8 @@ export class SharedAdmission {
     try {
       this.db.statement(
         `CREATE UNLOGGED TABLE IF NOT EXISTS key_admission (
-           keyId TEXT NOT NULL, periodo TEXT NOT NULL, usadas BIGINT NOT NULL, tokens DOUBLE PRECISION NOT NULL,
-           atMs BIGINT NOT NULL, veredicto TEXT NOT NULL, PRIMARY KEY (keyId, periodo))`,
+           keyId TEXT COLLATE "C" NOT NULL, periodo TEXT COLLATE "C" NOT NULL, usadas BIGINT NOT NULL, tokens DOUBLE PRECISION NOT NULL,
+           atMs BIGINT NOT NULL, veredicto TEXT COLLATE "C" NOT NULL, PRIMARY KEY (keyId, periodo))`,
       ).run();
     } catch (error) {
       // Nodes starting together race on IF NOT EXISTS (a unique violation in the catalogue): the

@@ -6,6 +6,10 @@
  *
  * - `STRICT` tables: PostgreSQL's columns are typed already; INTEGER → BIGINT, BLOB → BYTEA,
  *   REAL → DOUBLE PRECISION.
+ * - TEXT → TEXT COLLATE "C": text compares and sorts byte by byte, as in SQLite, whatever locale the
+ *   database was created with (a server's default is often en_US or es_ES, whose order differs:
+ *   'B' < 'a' in SQLite, 'a' < 'B' there). Lists, cursors and MIN/MAX then give the same rows in the
+ *   same order on both databases, and no comparison pays for a locale's collation.
  * - SQLite's implicit `rowid` (insertion order, which the outbox and the webhook fan-out read as
  *   commit order): an identity column of that name in every table. Writers hold one lock on
  *   PostgreSQL (postgres.ts, WRITE_LOCK_KEY), so identity order is commit order there too.
@@ -28,6 +32,7 @@ export function sqliteDdlToPostgres(sql: string): string {
       .replace(/\bINTEGER\b/g, 'BIGINT')
       .replace(/\bBLOB\b/g, 'BYTEA')
       .replace(/\bREAL\b/g, 'DOUBLE PRECISION')
+      .replace(/\bTEXT\b/g, 'TEXT COLLATE "C"')
       .replace(/^(\s*CREATE TABLE (?:IF NOT EXISTS )?\w+\s*\()/, '$1rowid BIGINT GENERATED ALWAYS AS IDENTITY, '),
   );
 }
