@@ -539,7 +539,7 @@ const REGLAS: readonly Regla[] = [
       if (!r.valid) {
         report('destinatario.idOtro.id', `idType 07 (not in census) needs a Spanish NIF with its check character: ${r.reason}`, '1290');
       } else if (r.normalized !== o.id) {
-        report('destinatario.idOtro.id', 'idType 07 (not in census) needs a Spanish NIF with its check character', '1290');
+        report('destinatario.idOtro.id', `idType 07 (not in census): write the NIF as AEAT reads it, ${r.normalized}`, '1290');
       } else if (classifyNif(o.id) === 'cif') {
         report('destinatario.idOtro.id', "idType 07 (not in census) needs a natural person's NIF (DNI, NIE or K/L/M), not a legal entity's", '1131');
       }

@@ -188,8 +188,10 @@ export const REGLAS_TIPO_Y_BLOQUES: readonly Regla[] = [
       if (o?.idType !== '07') return;
       // The ID is written as sent: it must be a NIF as AEAT reads it, not one after normalising.
       const nif = validateNif(o.id);
-      if (!nif.valid || nif.normalized !== o.id) {
-        report('destinatario.idOtro.id', `idType 07 (not in census) needs a Spanish NIF with its check character${nif.valid ? '' : `: ${nif.reason}`}`, '1290');
+      if (!nif.valid) {
+        report('destinatario.idOtro.id', `idType 07 (not in census) needs a Spanish NIF with its check character: ${nif.reason}`, '1290');
+      } else if (nif.normalized !== o.id) {
+        report('destinatario.idOtro.id', `idType 07 (not in census): write the NIF as AEAT reads it, ${nif.normalized}`, '1290');
       } else if (nif.kind === 'cif') {
         report('destinatario.idOtro.id', "idType 07 (not in census) needs a natural person's NIF (DNI, NIE or K/L/M), not a legal entity's", '1131');
       }
