@@ -34,12 +34,17 @@ export const gatewayForbiddenSchema = z.object({ message: z.literal('Forbidden')
  * A recipient's or third party's Spanish NIF: the shape, then the check character (nif.ts), so a
  * mistyped NIF is a 400 here instead of an AEAT rejection after the invoice is already chained.
  */
-export const nifTercero = nifBasico.check((ctx) => {
-  // A bad shape already has its issue from nifBasico: one message per fault.
-  if (!NIF_BASICO.test(ctx.value)) return;
-  const r = validateNif(ctx.value);
-  if (!r.valid) ctx.issues.push({ code: 'custom', message: `invalid NIF: ${r.reason}`, input: ctx.value });
-});
+export const nifTercero = nifTerceroConCodigo();
+
+/** `nifTercero` whose message ends with the authority's code for it (VeriFactu: ` (AEAT 1123)`). */
+export function nifTerceroConCodigo(codigo = '') {
+  return nifBasico.check((ctx) => {
+    // A bad shape already has its issue from nifBasico: one message per fault.
+    if (!NIF_BASICO.test(ctx.value)) return;
+    const r = validateNif(ctx.value);
+    if (!r.valid) ctx.issues.push({ code: 'custom', message: `invalid NIF: ${r.reason}${codigo}`, input: ctx.value });
+  });
+}
 
 /** What `nifTercero` accepts. */
 export function esNifTercero(value: string): boolean {

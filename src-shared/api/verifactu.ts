@@ -3,7 +3,7 @@
 // shape live here (with `path`, so `campo` names the field); the AEAT business rules with their
 // error codes live in engine/src/regimes/verifactu/reglas.ts.
 import { z } from 'zod';
-import { nifTercero } from './common';
+import { nifTerceroConCodigo } from './common';
 import { anulacionDataBaseFields, emisionBaseFields } from './emision';
 import {
   fechaDdMmAaaa,
@@ -55,10 +55,13 @@ export const idOtro = z.strictObject({
 });
 export type IdOtro = z.infer<typeof idOtro>;
 
+/** A recipient's or tercero's NIF with its check character: the AEAT refuses a wrong one (1123). */
+const nifPersona = nifTerceroConCodigo(' (AEAT 1123)');
+
 /** A party identified by Spanish NIF or by `idOtro`, never both (AEAT: "NIF o IDOtro, pero uno de los dos"). */
 const persona = z
   .strictObject({
-    nif: nifTercero.optional(),
+    nif: nifPersona.optional(),
     nombre: textoPlano(120),
     idOtro: idOtro.optional(),
   })

@@ -55,7 +55,7 @@ function emulatorCodes(): Set<number> {
   return out;
 }
 
-/** The numeric codes of the engine's rule table ('1235/1236' and '1160–1169' stand for several). */
+/** The numeric codes of the engine's rule table ('1235/1236' and '1160–1170' stand for several). */
 function engineTableCodes(): Map<number, 'error' | 'aviso'> {
   const out = new Map<number, 'error' | 'aviso'>();
   for (const r of REGLAS_VERIFACTU) {

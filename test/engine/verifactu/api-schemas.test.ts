@@ -45,12 +45,14 @@ describe('POST /v1/verifactu/crear body', () => {
   it('destinatario.nif and especial.tercero.nif: the full tax-ID check, not only the shape', () => {
     expect(issues(verifactuCrearBody.safeParse(aFacturaF1({ destinatario: { nif: '12345678Z', nombre: 'Ana' } })))).toEqual([]);
     expect(issues(verifactuCrearBody.safeParse(aFacturaF1({ destinatario: { nif: '12345678A', nombre: 'Ana' } })))).toEqual([
-      ['destinatario.nif', 'invalid NIF: DNI check letter should be Z, not A'],
+      ['destinatario.nif', 'invalid NIF: DNI check letter should be Z, not A (AEAT 1123)'],
     ]);
     expect(issues(verifactuCrearBody.safeParse(aFacturaF1({ destinatario: { nif: 'X1234567A', nombre: 'Ana' } }))).map(([p]) => p)).toEqual(['destinatario.nif']);
     const tercero = (nif: string) => aFacturaF1({ especial: { emitidaPor: 'T', tercero: { nif, nombre: 'Gestoría' } } });
     expect(issues(verifactuCrearBody.safeParse(tercero('B22222228')))).toEqual([]);
-    expect(issues(verifactuCrearBody.safeParse(tercero('B22222229'))).map(([p]) => p)).toEqual(['especial.tercero.nif']);
+    expect(issues(verifactuCrearBody.safeParse(tercero('B22222229')))).toEqual([
+      ['especial.tercero.nif', 'invalid NIF: CIF control must be the digit 8 (entity letter B), not 9 (AEAT 1123)'],
+    ]);
   });
 
   it('emisor.nif stays a shape check: an issuer must be registered (checked NIF) anyway, so a bad one is 403 there', () => {

@@ -4,7 +4,9 @@
 // back: other invoice types, a destinatario where none belongs or by IDOtro, especial, rectificativa,
 // FechaOperacion, dates around today, 28-10-2024 and twenty years back, lines of other taxes, keys,
 // qualifications, rates out of their windows, missing cuotas, recargo, signs, the 10,00 € cuota
-// tolerance, the F2 limits and rechazoPrevio. Same errors (campo, code, message, order), same avisos.
+// tolerance, the F2 limits and rechazoPrevio; and the rules the path leaves to the table by shape:
+// rates of up to 2012 (1132/1135), 0 % with recargo (1170), NIF-IVA XI/GB by date (1254/1255), an
+// IDOtro 07 that is no person's NIF (1290/1131). Same errors (campo, code, message, order), same avisos.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { verifactuCrearBody } from '../../../src-shared/api/verifactu';
@@ -22,14 +24,14 @@ const RUNS = Number(process.env.DIFF_RUNS ?? 3000);
 /** Line changes that cross one condition of the common path each. */
 const CAMBIOS_LINEA = [
   'sin impuesto', 'impuesto 03', 'impuesto 02', 'impuesto 05 con clave', 'clave 02', 'clave 14', 'sin clave', 'S2', 'N1', 'E1',
-  'sin tipo', 'sin cuota', 'recargo', 'solo tipo de recargo', 'solo cuota de recargo', 'signo', 'cuota +10.00', 'cuota +10.01', 'cuota -10.01',
+  'sin tipo', 'sin cuota', 'recargo', 'recargo 4', 'recargo 0.26', 'solo tipo de recargo', 'solo cuota de recargo', 'signo', 'cuota +10.00', 'cuota +10.01', 'cuota -10.01',
 ] as const;
 type CambioLinea = (typeof CAMBIOS_LINEA)[number] | 'ninguno';
 
 /** Invoice-level changes that cross one condition each. */
 const CAMBIOS_FACTURA = [
   'F3', 'R1', 'R1 sin rectificativa', 'R5', 'sin destinatario', 'destinatario en F2', 'idOtro', 'idOtro de otro país', 'especial vacío', 'especial',
-  'rectificativa', 'fechaOperacion', 'mañana', '27-10-2024', '28-10-2024', 'rechazoPrevio S', 'rechazoPrevio X',
+  'rectificativa', 'fechaOperacion', 'fechaOperacion 2012', 'fechaOperacion 2020', 'idOtro GB', 'idOtro XI', 'idOtro 07', 'idOtro 07 de empresa', 'mañana', '27-10-2024', '28-10-2024', 'rechazoPrevio S', 'rechazoPrevio X',
   'rechazoPrevio S subsanación', 'rechazoPrevio N',
 ] as const;
 
@@ -38,8 +40,8 @@ const lineaCon = (cambio: CambioLinea) =>
     .record({
       base: fc.oneof({ weight: 5, arbitrary: fc.bigInt({ min: -20_000n, max: 200_000n }) }, { weight: 1, arbitrary: fc.bigInt({ min: -99_999_999_999_999n, max: 99_999_999_999_999n }) }),
       estilo: fc.integer({ min: 0, max: 4 }),
-      // Mostly rates AEAT accepts on any date; 5, 2 and 7.5 only in their windows; 3 and 12.34 never.
-      tipo: fc.constantFrom('21', '21.00', '10', '4', '0', '0.00', '21', '10', '5', '2', '7.5', '7.50', '3', '12.34'),
+      // Mostly rates AEAT accepts on any date; 5, 2 and 7.5 only in their windows; 18, 16, 8 and 7 up to 2012; 3 and 12.34 never.
+      tipo: fc.constantFrom('21', '21.00', '10', '4', '0', '0.00', '21', '10', '5', '2', '7.5', '7.50', '18', '16.00', '8', '7', '3', '12.34'),
       desvio: fc.constantFrom(0n, 0n, 0n, 1n, -1n, 999n),
     })
     .map((r) => {
@@ -69,9 +71,14 @@ const lineaCon = (cambio: CambioLinea) =>
       if (c === 'recargo') {
         l.tipoRecargoEquivalencia = '5.2';
         l.cuotaRecargoEquivalencia = importeTexto(cuotaDe(r.base, '5.2'), 0);
+      } else if (c === 'recargo 4' || c === 'recargo 0.26') {
+        // 4 %: up to 2012 only (1135); 0.26: with 0 % from 01-10-2024 (1170), or with 2 %.
+        const t = c === 'recargo 4' ? '4' : '0.26';
+        l.tipoRecargoEquivalencia = t;
+        l.cuotaRecargoEquivalencia = importeTexto(cuotaDe(r.base, t), 0);
       } else if (c === 'solo tipo de recargo') l.tipoRecargoEquivalencia = '0'; // 1284
       else if (c === 'solo cuota de recargo') l.cuotaRecargoEquivalencia = '0';
-      const recargo = c === 'recargo' ? cuotaDe(r.base, '5.2') : 0n;
+      const recargo = c === 'recargo' ? cuotaDe(r.base, '5.2') : c === 'recargo 4' ? cuotaDe(r.base, '4') : c === 'recargo 0.26' ? cuotaDe(r.base, '0.26') : 0n;
       return { l, base: r.base, cuota, recargo };
     });
 
@@ -129,12 +136,16 @@ const factura = fc
         tipoFactura,
         descripcion: 'Venta',
         ...(c === 'fechaOperacion' ? { fechaOperacion: '01-03-2026' } : {}),
+        ...(c === 'fechaOperacion 2012' ? { fechaOperacion: '31-12-2012' } : {}),
+        ...(c === 'fechaOperacion 2020' || c === 'idOtro XI' ? { fechaOperacion: '31-12-2020' } : {}),
       },
     };
     if (conDestinatario) {
       // By IDOtro: a valid NIF-IVA, or one whose prefix is not its country's (1122).
       if (c === 'idOtro') body.destinatario = { nombre: 'Louise', idOtro: { codigoPais: 'FR', idType: '02', id: 'FR52422961982' } };
       else if (c === 'idOtro de otro país') body.destinatario = { nombre: 'Louise', idOtro: { codigoPais: 'DE', idType: '02', id: 'FR52422961982' } };
+      else if (c === 'idOtro GB' || c === 'idOtro XI') body.destinatario = { nombre: 'Liam', idOtro: { codigoPais: 'GB', idType: '02', id: c === 'idOtro GB' ? 'GB123456789' : 'XI123456789' } };
+      else if (c === 'idOtro 07' || c === 'idOtro 07 de empresa') body.destinatario = { nombre: 'Cliente', idOtro: { codigoPais: 'ES', idType: '07', id: c === 'idOtro 07' ? 'X1234567A' : 'B12345674' } };
       else body.destinatario = { nif: '12345678Z', nombre: 'Cliente' };
     }
     body.detalleDesglose = lineas.map((l) => l.l);

@@ -177,6 +177,40 @@ const CASOS: Record<string, { falla: Caso[]; pasa: Caso[] }> = {
       ok('Northern Ireland writes XI', aFacturaF1({ destinatario: aDestinatarioIdOtro({ codigoPais: 'GB', id: 'XI123456789' }) })),
     ],
   },
+  '1254/1255': {
+    falla: [
+      {
+        ...ko('XI for an operation of 2020', 'destinatario.idOtro.id', aFacturaF1({ destinatario: aDestinatarioIdOtro({ codigoPais: 'GB', id: 'XI123456789' }), cabecera: { fechaOperacion: '31-12-2020' } })),
+        codigo: '1254',
+      },
+      { ...ko('GB in 2026', 'destinatario.idOtro.id', aFacturaF1({ destinatario: aDestinatarioIdOtro({ codigoPais: 'GB', id: 'GB123456789' }) })), codigo: '1255' },
+      {
+        ...ko('a tercero\'s GB in 2026', 'especial.tercero.idOtro.id', aFacturaF1({ especial: { emitidaPor: 'T', tercero: aDestinatarioIdOtro({ codigoPais: 'GB', id: 'GB123456789' }) } })),
+        codigo: '1255',
+      },
+      { ...ko('GB from 01-02-2021', 'destinatario.idOtro.id', aFacturaF1({ destinatario: aDestinatarioIdOtro({ id: 'GB123456789', codigoPais: undefined }), cabecera: { fechaOperacion: '01-02-2021' } })), codigo: '1255' },
+    ],
+    pasa: [
+      ok('XI in 2026', aFacturaF1({ destinatario: aDestinatarioIdOtro({ codigoPais: 'GB', id: 'XI123456789' }) })),
+      ok('GB for an operation of 2020', aFacturaF1({ destinatario: aDestinatarioIdOtro({ codigoPais: 'GB', id: 'GB123456789' }), cabecera: { fechaOperacion: '31-12-2020' } })),
+      ok('GB and XI both in January 2021', aFacturaF1({ destinatario: aDestinatarioIdOtro({ codigoPais: 'GB', id: 'GB123456789' }), cabecera: { fechaOperacion: '31-01-2021' } })),
+      ok('XI on 01-01-2021', aFacturaF1({ especial: { emitidaPor: 'T', tercero: aDestinatarioIdOtro({ codigoPais: 'GB', id: 'XI123456789' }) }, cabecera: { fechaOperacion: '01-01-2021' } })),
+      ok('a GB passport (not a NIF-IVA) in 2026', aFacturaF1({ destinatario: aDestinatarioIdOtro({ codigoPais: 'GB', idType: '03', id: 'GB123456789' }) })),
+    ],
+  },
+  '1290/1131': {
+    falla: [
+      { ...ko('not in census, a wrong NIE letter', 'destinatario.idOtro.id', aFacturaF1({ destinatario: aDestinatarioIdOtro({ codigoPais: 'ES', idType: '07', id: 'X1234567A' }) })), codigo: '1290' },
+      { ...ko('not in census, a NIF with the ES prefix', 'destinatario.idOtro.id', aFacturaF1({ destinatario: aDestinatarioIdOtro({ codigoPais: 'ES', idType: '07', id: 'ES12345678Z' }) })), codigo: '1290' },
+      { ...ko('not in census, a passport number', 'destinatario.idOtro.id', aFacturaF1({ destinatario: aDestinatarioIdOtro({ codigoPais: 'ES', idType: '07', id: 'PAB123456' }) })), codigo: '1290' },
+      { ...ko('not in census, a legal entity', 'destinatario.idOtro.id', aFacturaF1({ destinatario: aDestinatarioIdOtro({ codigoPais: 'ES', idType: '07', id: 'B12345674' }) })), codigo: '1131' },
+    ],
+    pasa: [
+      ok('not in census, a DNI', aFacturaF1({ destinatario: aDestinatarioIdOtro({ codigoPais: 'ES', idType: '07', id: '12345678Z' }) })),
+      ok('not in census, a NIE', aFacturaF1({ destinatario: aDestinatarioIdOtro({ codigoPais: 'ES', idType: '07', id: 'X1234567L' }) })),
+      ok('a passport is not a NIF', aFacturaF1({ destinatario: aDestinatarioIdOtro({ codigoPais: 'ES', idType: '03', id: 'PAB123456' }) })),
+    ],
+  },
   '1126': {
     falla: [
       ko('ES with a residence document', 'destinatario.idOtro.idType', aFacturaF1({ destinatario: aDestinatarioIdOtro({ codigoPais: 'ES', idType: '04', id: 'X1' }) })),
@@ -327,6 +361,20 @@ const CASOS: Record<string, { falla: Caso[]; pasa: Caso[] }> = {
     falla: [ko('IVA at 15 %', `${d0}.tipoImpositivo`, f1Linea({ tipoImpositivo: '15', cuotaRepercutida: '15' }))],
     pasa: [ok('IVA at 10 %', f1Linea({ tipoImpositivo: '10', cuotaRepercutida: '10' })), ok('IVA at 4 %', f1Linea({ tipoImpositivo: '4.00', cuotaRepercutida: '4' }))],
   },
+  '1132': {
+    falla: [
+      ko('IVA 18 % in 2026', `${d0}.tipoImpositivo`, f1Linea({ tipoImpositivo: '18', cuotaRepercutida: '18' })),
+      ko('IVA 16 % for an operation of January 2013', `${d0}.tipoImpositivo`, f1Linea({ tipoImpositivo: '16', cuotaRepercutida: '16' }, { cabecera: { fechaOperacion: '01-01-2013' } })),
+    ],
+    pasa: [
+      ok('IVA 18 % for an operation of 31-12-2012 (a correction of an old sale)', f1Linea({ tipoImpositivo: '18', cuotaRepercutida: '18' }, { cabecera: { fechaOperacion: '31-12-2012' } })),
+      ok('IVA 7 % for an operation of 2010', f1Linea({ tipoImpositivo: '7', cuotaRepercutida: '7' }, { cabecera: { fechaOperacion: '15-06-2010' } })),
+      ok(
+        'IVA 16 % with a 0.5 recargo in 2010 (rates of then are not paired)',
+        f1Linea({ tipoImpositivo: '16', cuotaRepercutida: '16', tipoRecargoEquivalencia: '0.5', cuotaRecargoEquivalencia: '0.5' }, { cabecera: { fechaOperacion: '15-06-2010' } }),
+      ),
+    ],
+  },
   '1194': {
     falla: [ko('IVA 5 % in 2026', `${d0}.tipoImpositivo`, f1Linea({ tipoImpositivo: '5', cuotaRepercutida: '5' }))],
     pasa: [ok('IVA 5 % for an operation in June 2024', f1Linea({ tipoImpositivo: '5', cuotaRepercutida: '5' }, { cabecera: { fechaOperacion: '01-06-2024' } }))],
@@ -339,10 +387,33 @@ const CASOS: Record<string, { falla: Caso[]; pasa: Caso[] }> = {
     pasa: [ok('IVA 2 % for an operation in November 2024', f1Linea({ tipoImpositivo: '2', cuotaRepercutida: '2' }, { cabecera: { fechaOperacion: '15-11-2024' } }))],
   },
   '1127': {
-    falla: [ko('recargo 3 %', `${d0}.tipoRecargoEquivalencia`, f1Linea({ tipoRecargoEquivalencia: '3', cuotaRecargoEquivalencia: '3' }))],
+    falla: [
+      ko('recargo 3 %', `${d0}.tipoRecargoEquivalencia`, f1Linea({ tipoRecargoEquivalencia: '3', cuotaRecargoEquivalencia: '3' })),
+      ko(
+        'recargo 4 % beside today\'s 21 % in 2012',
+        `${d0}.tipoRecargoEquivalencia`,
+        f1Linea({ tipoRecargoEquivalencia: '4', cuotaRecargoEquivalencia: '4' }, { cabecera: { fechaOperacion: '15-10-2012' } }),
+      ),
+    ],
     pasa: [ok('recargo 5.2 %', f1Linea({ tipoRecargoEquivalencia: '5.20', cuotaRecargoEquivalencia: '5.2' }))],
   },
-  '1160–1169': {
+  '1135': {
+    falla: [
+      ko('recargo 4 % in 2026', `${d0}.tipoRecargoEquivalencia`, f1Linea({ tipoRecargoEquivalencia: '4', cuotaRecargoEquivalencia: '4' })),
+      ko(
+        'recargo 4 % for an operation of 2013',
+        `${d0}.tipoRecargoEquivalencia`,
+        f1Linea({ tipoRecargoEquivalencia: '4.00', cuotaRecargoEquivalencia: '4' }, { cabecera: { fechaOperacion: '02-01-2013' } }),
+      ),
+    ],
+    pasa: [
+      ok(
+        'recargo 4 % beside 18 % in 2012',
+        f1Linea({ tipoImpositivo: '18', cuotaRepercutida: '18', tipoRecargoEquivalencia: '4', cuotaRecargoEquivalencia: '4' }, { cabecera: { fechaOperacion: '31-12-2012' } }),
+      ),
+    ],
+  },
+  '1160–1170': {
     falla: [
       { ...ko('21 % with recargo 1.4', `${d0}.tipoRecargoEquivalencia`, f1Linea({ tipoRecargoEquivalencia: '1.4', cuotaRecargoEquivalencia: '1.4' })), codigo: '1162' },
       { ...ko('10 % with recargo 5.2', `${d0}.tipoRecargoEquivalencia`, f1Linea({ tipoImpositivo: '10', cuotaRepercutida: '10', tipoRecargoEquivalencia: '5.2', cuotaRecargoEquivalencia: '5.2' })), codigo: '1163' },
@@ -363,10 +434,27 @@ const CASOS: Record<string, { falla: Caso[]; pasa: Caso[] }> = {
         ),
         codigo: '1165',
       },
+      {
+        ...ko('0 % in 2026 with recargo 0.5', `${d0}.tipoRecargoEquivalencia`, f1Linea({ tipoImpositivo: '0', cuotaRepercutida: '0', tipoRecargoEquivalencia: '0.5', cuotaRecargoEquivalencia: '0.5' })),
+        codigo: '1170',
+      },
+      {
+        ...ko(
+          '0 % from 01-10-2024 with recargo 0',
+          `${d0}.tipoRecargoEquivalencia`,
+          f1Linea({ tipoImpositivo: '0', cuotaRepercutida: '0', tipoRecargoEquivalencia: '0', cuotaRecargoEquivalencia: '0' }, { cabecera: { fechaOperacion: '01-10-2024' } }),
+        ),
+        codigo: '1170',
+      },
     ],
     pasa: [
       ok('21 % with 1.75', f1Linea({ tipoRecargoEquivalencia: '1.75', cuotaRecargoEquivalencia: '1.75' })),
       ok('10 % with 1.4', f1Linea({ tipoImpositivo: '10', cuotaRepercutida: '10', tipoRecargoEquivalencia: '1.4', cuotaRecargoEquivalencia: '1.4' })),
+      ok('0 % in 2026 with 0.26 (1170)', f1Linea({ tipoImpositivo: '0', cuotaRepercutida: '0', tipoRecargoEquivalencia: '0.26', cuotaRecargoEquivalencia: '0.26' })),
+      ok(
+        '0 % on 30-09-2024 with 0 (1165)',
+        f1Linea({ tipoImpositivo: '0', cuotaRepercutida: '0', tipoRecargoEquivalencia: '0', cuotaRecargoEquivalencia: '0' }, { cabecera: { fechaOperacion: '30-09-2024' } }),
+      ),
       ok(
         '5 % in 2023 with 0.62 (1168)',
         f1Linea({ tipoImpositivo: '5', cuotaRepercutida: '5', tipoRecargoEquivalencia: '0.62', cuotaRecargoEquivalencia: '0.62' }, { cabecera: { fechaOperacion: '01-08-2023' } }),

@@ -4,7 +4,8 @@
 // only these rules of reglas.ts can fire: 1112 1152 1133 (dates), 1189 1190 (destinatario), 1143
 // 1142 1124 1194 1235/1236 (lines), 1150 (F2 limit), 1153 1161 (rechazoPrevio), and the avisos
 // 2005 2006 and RD 1619/2012 art. 4; every other rule of the table needs a field, key or type this
-// shape does not have. The path only ever answers "no errors": on any other shape, and as soon as
+// shape does not have (1132: a rate outside TIPOS_IVA; 1135 1170: recargo; 1254/1255 1290/1131:
+// IDOtro; 1123: the recipient's NIF check character is the schema's, before any rule). The path only ever answers "no errors": on any other shape, and as soon as
 // one of those rules would fail, it returns undefined and the whole table runs, which gives the
 // errors in its order and wording. Proven equal to the table on generated invoices on both sides
 // of every condition below: test/engine/verifactu/reglas-comunes-diferencial.test.ts.

@@ -24,6 +24,15 @@ export const TIPOS_IVA: ReadonlySet<number> = new Set([0, 200, 400, 500, 750, 10
 /** IVA 5 % only for operations in this window (1194). */
 export const IVA_5_DESDE = 20220701;
 export const IVA_5_HASTA = 20240930;
+/** IVA rates of up to 2012 (16 % and 7 % to 06-2010, 18 % and 8 % to 08-2012): allowed only for
+ * operations (or, without FechaOperacion, invoices) of 2012 or before (1132), as the recargo 4 % of
+ * those years (1135). Not in TIPOS_IVA: no everyday sale carries them (reglas-comunes.ts). */
+export const TIPOS_IVA_HASTA_2012: ReadonlySet<number> = new Set([700, 800, 1600, 1800]);
+export const RECARGO_HASTA_2012 = 400;
+export const FIN_2012 = 20121231;
+/** NIF-IVA of the United Kingdom after Brexit (1254/1255): XI from 01-01-2021, GB up to 31-01-2021. */
+export const XI_DESDE = 20210101;
+export const GB_HASTA = 20210131;
 /** IVA 2 % and 7,5 % only for operations in this window (1235/1236). */
 export const IVA_2_Y_7_5_DESDE = 20241001;
 export const IVA_2_Y_7_5_HASTA = 20241231;

@@ -7,16 +7,16 @@
 // Codes covered (errors):
 //   dates        1112 1133 1152 1134 1125 1173 1146 1147
 //   type/blocks  1114 1115 1183 1185 1157 1155 1159 1186 1158 1188 1211 1232 1189 1190 1148 1149
-//   parties      1111 1122 1126 1156 1191 1192 1205
+//   parties      1111 1122 1254 1255 1290 1131 1126 1156 1191 1192 1205
 //   desglose     1245 1260 1246 1182 1199 1197 1198 1237 1238 1281 1284 1207 1208 1143 1142
-//                1124 1194 1235 1236 1127 1160 1162 1163 1164 1165 1166 1167 1168 1169
+//                1124 1132 1194 1235 1236 1127 1135 1160 1162 1163 1164 1165 1166 1167 1168 1169 1170
 //                1206 1200 1201 1202 1203 1252 1286 (clave 02, §15.6.1)
 // Added after v1.1.2, in their own files: 1287 (reglas-caracteres.ts), 1289 1293 and the aviso 2009
 // (reglas-recientes.ts).
 //   totals       1150
 //   subsanación  1153 1161
 // In src-shared/api/verifactu.ts (schema): 1116 1117 1118 1119 1195 1196 1104/1130 (ASCII
-// NumSerieFactura) and the XSD enumerations. Built into registro.ts: Macrodato (1138/1139).
+// NumSerieFactura), 1123 (a recipient's or tercero's NIF check character) and the XSD enumerations. Built into registro.ts: Macrodato (1138/1139).
 // Avisos: 2005 2006 (totals off by more than 10,00 €); also, without an AEAT code, totals off
 // within AEAT's tolerance and F2 above 400 € (RD 1619/2012 art. 4.1).
 // Not checkable locally: census (1109 1110 1121 1154 2001), agreements (1128), chain and hash

@@ -34,7 +34,7 @@ const desvio = fc.oneof(
   { weight: 1, arbitrary: fc.bigInt({ min: -1_000_000n, max: 1_000_000n }) },
 );
 
-const TIPOS = ['21', '21.00', '10', '10.0', '5', '4', '2', '7.5', '7.50', '0', '0.00', '5.2', '1.75', '1.4', '0.5', '0.62', '0.26', '1', '3', '999.99', '007.50', '12.34'];
+const TIPOS = ['21', '21.00', '10', '10.0', '5', '4', '2', '7.5', '7.50', '0', '0.00', '5.2', '1.75', '1.4', '0.5', '0.62', '0.26', '1', '3', '999.99', '007.50', '12.34', '18', '16.00', '8', '7'];
 const tipo = fc.oneof({ weight: 5, arbitrary: fc.constantFrom(...TIPOS) }, { weight: 1, arbitrary: fc.stringMatching(/^\d{1,3}(\.\d{1,2})?$/) });
 
 function centesimasDe(t: string): bigint {
@@ -165,6 +165,8 @@ const fecha = fc
   .map(([d, m, a]) => `${String(d).padStart(2, '0')}-${String(m).padStart(2, '0')}-${a}`);
 const fechaCercana = fc.oneof(
   { weight: 4, arbitrary: fc.constantFrom('02-03-2026', '01-03-2026', '28-10-2024', '27-10-2024', '15-11-2024', '01-07-2023', '31-12-2022', '03-03-2026', '02-03-2027', '31-12-2027', '01-01-2028') },
+  // The rates of up to 2012 (1132/1135) and the NIF-IVA of the United Kingdom (1254/1255) change on these.
+  { weight: 1, arbitrary: fc.constantFrom('31-12-2012', '01-01-2013', '31-12-2020', '01-01-2021', '31-01-2021', '01-02-2021') },
   { weight: 2, arbitrary: fecha },
 );
 
@@ -173,7 +175,7 @@ const idOtro = fc.record(
   {
     codigoPais: fc.constantFrom('FR', 'ES', 'GR', 'GB', 'DE', 'US'),
     idType: fc.constantFrom('02', '03', '04', '05', '06', '07'),
-    id: fc.constantFrom('FR52422961982', 'EL123456789', 'XI123456789', 'X1234567', 'DE123456789', 'AB-1234'),
+    id: fc.constantFrom('FR52422961982', 'EL123456789', 'XI123456789', 'GB123456789', 'X1234567', 'X1234567L', '12345678Z', 'B12345674', 'DE123456789', 'AB-1234'),
   },
   { requiredKeys: ['idType', 'id'] },
 );

@@ -3,7 +3,8 @@
 // (reglas-diferencial.test.ts) asserts the production rules give exactly these results.
 // Do not "fix" this copy: it is the oracle. The one kind of change it takes is the AEAT's own: when
 // the AEAT changes a rule, both change (issue 31: 1260 lets IPSI carry a ClaveRegimen, §15.6.1 got
-// its code 1286).
+// its code 1286). Nor does the engine closing a gap against the AEAT's rules: both take the rule,
+// each in its own words (1132 1135 1170 1254/1255 1290/1131, docs/aeat-codes.md).
 // AEAT business validations of a RegistroAlta that can be checked locally, before anything is
 // chained or signed (docs/verifactu/Validaciones_Errores_Veri-Factu.txt v1.1.2, §3.1.3, and the
 // codes of AEAT's errores.properties). Two outcomes:
@@ -27,6 +28,7 @@
 // (2000 2002 2003 2007 2008), AEAT clock (2004), duplicates (3000–3002).
 import { Decimal } from 'decimal.js';
 import type { DetalleDesglose, FacturaVerifactu, IdOtro, Persona, TipoFactura } from '../../../../src-shared/api/verifactu';
+import { classifyNif, validateNif } from '../../../../src-shared/nif';
 
 function dec(value: string): Decimal {
   return new Decimal(value);
@@ -202,6 +204,9 @@ function tipoDecimal(centesimasTipo: number): Decimal {
 }
 const TIPOS_IVA = new Set([0, 200, 400, 500, 750, 1000, 2100]);
 const TIPOS_RECARGO = new Set([0, 26, 50, 62, 100, 140, 175, 520]);
+/** 7, 8, 16 and 18 % IVA and the 4 % recargo: operations of 2012 or before only (1132, 1135). */
+const TIPOS_IVA_ANTIGUOS = new Set([700, 800, 1600, 1800]);
+const ULTIMO_DIA_2012 = 20121231;
 /** Keys for which AEAT does not check ImporteTotal against the desglose (§3.1.3.17). */
 const SIN_CONTROL_IMPORTE_TOTAL = ['03', '05', '06', '08', '09'] as const;
 const CAMPOS_CUOTA = ['tipoImpositivo', 'cuotaRepercutida', 'tipoRecargoEquivalencia', 'cuotaRecargoEquivalencia'] as const;
@@ -504,6 +509,40 @@ const REGLAS: readonly Regla[] = [
     comprobar(v, report) {
       if (v.f.destinatario?.idOtro === undefined && v.f.especial?.tercero?.idOtro === undefined) return;
       for (const { p, campo } of partes(v)) if (p.idOtro) comprobarIdOtro(p.idOtro, `${campo}.idOtro`, report, '1122');
+    },
+  },
+  {
+    codigo: '1254/1255',
+    gravedad: 'error',
+    regla: "NIF-IVA (IDType 02): 'XI' no se permite con FechaOperacion (o expedición) anterior a 01/01/2021, ni 'GB' desde 01/02/2021",
+    comprobar(v, report) {
+      for (const { p, campo } of partes(v)) {
+        if (p.idOtro === undefined || p.idOtro.idType !== '02') continue;
+        const prefijo = p.idOtro.id.slice(0, 2);
+        if (prefijo === 'XI' && v.fechaRef < 20210101) {
+          report(`${campo}.idOtro.id`, 'a NIF-IVA starting with XI (Northern Ireland) applies only to operations from 01-01-2021', '1254');
+        }
+        if (prefijo === 'GB' && v.fechaRef >= 20210201) {
+          report(`${campo}.idOtro.id`, 'a NIF-IVA starting with GB applies only to operations up to 31-01-2021 (Northern Ireland: XI)', '1255');
+        }
+      }
+    },
+  },
+  {
+    codigo: '1290/1131',
+    gravedad: 'error',
+    regla: 'Con IDType No Censado (07) el ID debe ser un NIF con formato correcto (1290), el de una persona física (1131)',
+    comprobar(v, report) {
+      const o = v.f.destinatario?.idOtro;
+      if (o === undefined || o.idType !== '07') return;
+      const r = validateNif(o.id);
+      if (!r.valid) {
+        report('destinatario.idOtro.id', `idType 07 (not in census) needs a Spanish NIF with its check character: ${r.reason}`, '1290');
+      } else if (r.normalized !== o.id) {
+        report('destinatario.idOtro.id', `idType 07 (not in census): write the NIF as AEAT reads it, ${r.normalized}`, '1290');
+      } else if (classifyNif(o.id) === 'cif') {
+        report('destinatario.idOtro.id', "idType 07 (not in census) needs a natural person's NIF (DNI, NIE or K/L/M), not a legal entity's", '1131');
+      }
     },
   },
   {
@@ -916,9 +955,20 @@ const REGLAS: readonly Regla[] = [
     comprobar(v, report) {
       lineas(v, 'iva', (l) => {
         if (l.d.calificacionOperacion !== 'S1' || l.tipo === undefined) return;
-        if (!TIPOS_IVA.has(l.tipo)) {
+        if (!TIPOS_IVA.has(l.tipo) && !TIPOS_IVA_ANTIGUOS.has(l.tipo)) {
           report(`${l.campo}.tipoImpositivo`, `IVA rate ${fmtTipo(l.tipo)} % does not exist (0, 2, 4, 5, 7.5, 10, 21)`);
         }
+      });
+    },
+  },
+  {
+    codigo: '1132',
+    gravedad: 'error',
+    regla: 'TipoImpositivo 7, 8, 16 y 18 solo para FechaOperacion (o expedición) hasta el año 2012',
+    comprobar(v, report) {
+      lineas(v, 'iva', (l) => {
+        if (l.d.calificacionOperacion !== 'S1' || l.tipo === undefined || !TIPOS_IVA_ANTIGUOS.has(l.tipo)) return;
+        if (v.fechaRef > ULTIMO_DIA_2012) report(`${l.campo}.tipoImpositivo`, `IVA ${fmtTipo(l.tipo)} % applies only to operations up to 31-12-2012`);
       });
     },
   },
@@ -955,16 +1005,32 @@ const REGLAS: readonly Regla[] = [
       if (!v.conRecargo) return;
       lineas(v, 'iva', (l) => {
         if (l.d.calificacionOperacion !== 'S1' || l.tipoRecargo === undefined) return;
-        if (!TIPOS_RECARGO.has(l.tipoRecargo)) {
-          report(`${l.campo}.tipoRecargoEquivalencia`, `recargo rate ${fmtTipo(l.tipoRecargo)} % does not exist`);
+        if (TIPOS_RECARGO.has(l.tipoRecargo)) return;
+        // 4 %: after 2012 it is 1135's; up to 2012 only beside a rate of then.
+        if (l.tipoRecargo === 400) {
+          if (v.fechaRef > ULTIMO_DIA_2012) return;
+          if (l.tipo !== undefined && TIPOS_IVA_ANTIGUOS.has(l.tipo)) return;
         }
+        report(`${l.campo}.tipoRecargoEquivalencia`, `recargo rate ${fmtTipo(l.tipoRecargo)} % does not exist`);
       });
     },
   },
   {
-    codigo: '1160–1169',
+    codigo: '1135',
     gravedad: 'error',
-    regla: 'TipoRecargoEquivalencia según TipoImpositivo: 21→5,2 ó 1,75; 10→1,4; 7,5→1; 5→0,5 (≤2022) ó 0,62 (2023–30-9-2024); 4→0,5; 2→0,26; 0→0 (2023–30-9-2024)',
+    regla: 'TipoRecargoEquivalencia 4 solo para FechaOperacion (o expedición) hasta el año 2012',
+    comprobar(v, report) {
+      if (!v.conRecargo) return;
+      lineas(v, 'iva', (l) => {
+        if (l.d.calificacionOperacion !== 'S1' || l.tipoRecargo !== 400) return;
+        if (v.fechaRef > ULTIMO_DIA_2012) report(`${l.campo}.tipoRecargoEquivalencia`, 'recargo rate 4 % applies only to operations up to 31-12-2012');
+      });
+    },
+  },
+  {
+    codigo: '1160–1170',
+    gravedad: 'error',
+    regla: 'TipoRecargoEquivalencia según TipoImpositivo: 21→5,2 ó 1,75; 10→1,4; 7,5→1; 5→0,5 (≤2022) ó 0,62 (2023–30-9-2024); 4→0,5; 2→0,26; 0→0 (2023–30-9-2024) ó 0,26 (desde 1-10-2024)',
     comprobar(v, report) {
       if (!v.conRecargo) return;
       lineas(v, 'iva', (l) => {
@@ -1091,7 +1157,8 @@ function recargosPermitidos(tipo: number, fecha: number): { codigo: string; code
       if (fecha <= 20240930) return { codigo: '1168', codes: [62] };
       return { codigo: '1160', codes: [50, 62] };
     case 0:
-      return fecha >= 20230101 && fecha <= 20240930 ? { codigo: '1165', codes: [0] } : null;
+      if (fecha >= 20230101 && fecha <= 20240930) return { codigo: '1165', codes: [0] };
+      return fecha >= 20241001 ? { codigo: '1170', codes: [26] } : null;
     default:
       return null;
   }

@@ -1,4 +1,6 @@
 // VeriFactu rules: invoice type and blocks (§3.1.3.3–14).
+import { validateNif } from '../../../../../src-shared/nif';
+import { GB_HASTA, XI_DESDE } from '../reglas-limites';
 import { CON_DESTINATARIO, SIN_DESTINATARIO, isRectificativa, comprobarIdOtro, partes, type Regla } from './vista';
 
 export const REGLAS_TIPO_Y_BLOQUES: readonly Regla[] = [
@@ -157,6 +159,42 @@ export const REGLAS_TIPO_Y_BLOQUES: readonly Regla[] = [
     comprobar(v, report) {
       if (v.f.destinatario?.idOtro === undefined && v.f.especial?.tercero?.idOtro === undefined) return;
       for (const { p, campo } of partes(v)) if (p.idOtro) comprobarIdOtro(p.idOtro, `${campo}.idOtro`, report, '1122');
+    },
+  },
+  {
+    codigo: '1254/1255',
+    gravedad: 'error',
+    regla: "NIF-IVA (IDType 02): 'XI' no se permite con FechaOperacion (o expedición) anterior a 01/01/2021, ni 'GB' desde 01/02/2021",
+    comprobar(v, report) {
+      if (v.f.destinatario?.idOtro === undefined && v.f.especial?.tercero?.idOtro === undefined) return;
+      for (const { p, campo } of partes(v)) {
+        const o = p.idOtro;
+        if (o?.idType !== '02') continue;
+        // Brexit (Validaciones, NIF-IVA note (*)): Northern Ireland's XI from 2021, Great Britain's GB up to January 2021.
+        if (v.fechaRef < XI_DESDE && o.id.startsWith('XI')) {
+          report(`${campo}.idOtro.id`, 'a NIF-IVA starting with XI (Northern Ireland) applies only to operations from 01-01-2021', '1254');
+        } else if (v.fechaRef > GB_HASTA && o.id.startsWith('GB')) {
+          report(`${campo}.idOtro.id`, 'a NIF-IVA starting with GB applies only to operations up to 31-01-2021 (Northern Ireland: XI)', '1255');
+        }
+      }
+    },
+  },
+  {
+    codigo: '1290/1131',
+    gravedad: 'error',
+    regla: 'Con IDType No Censado (07) el ID debe ser un NIF con formato correcto (1290), el de una persona física (1131)',
+    comprobar(v, report) {
+      const o = v.f.destinatario?.idOtro;
+      if (o?.idType !== '07') return;
+      // The ID is written as sent: it must be a NIF as AEAT reads it, not one after normalising.
+      const nif = validateNif(o.id);
+      if (!nif.valid) {
+        report('destinatario.idOtro.id', `idType 07 (not in census) needs a Spanish NIF with its check character: ${nif.reason}`, '1290');
+      } else if (nif.normalized !== o.id) {
+        report('destinatario.idOtro.id', `idType 07 (not in census): write the NIF as AEAT reads it, ${nif.normalized}`, '1290');
+      } else if (nif.kind === 'cif') {
+        report('destinatario.idOtro.id', "idType 07 (not in census) needs a natural person's NIF (DNI, NIE or K/L/M), not a legal entity's", '1131');
+      }
     },
   },
   {

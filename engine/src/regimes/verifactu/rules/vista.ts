@@ -205,7 +205,8 @@ export function recargosPermitidos(tipo: number, fecha: number): { codigo: strin
       if (fecha <= 20240930) return { codigo: '1168', codes: [62] };
       return { codigo: '1160', codes: [50, 62] };
     case 0:
-      return fecha >= 20230101 && fecha <= 20240930 ? { codigo: '1165', codes: [0] } : null;
+      if (fecha >= 20241001) return { codigo: '1170', codes: [26] };
+      return fecha >= 20230101 ? { codigo: '1165', codes: [0] } : null;
     default:
       return null;
   }
