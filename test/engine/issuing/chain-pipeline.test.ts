@@ -154,3 +154,129 @@ describe('ChainPipeline', () => {
     expect(await p.run('k', 'B', () => ({ length: 0, link: null }), commit)).toBe('B');
   });
 });
+
+/**
+ * A VeriFactu-like chain (BuildThenSign): a record's link is known when it is built, its signature
+ * comes later. Each job's signatures are held until the test releases them, in any order.
+ */
+function fakeBuiltChains() {
+  let head: ChainTail<string> = { length: 0, link: null };
+  const jobs: string[] = [];
+  const reads: string[] = [];
+  /** The order the "transactions" ran in. */
+  const committed: string[] = [];
+  const signing: { open: () => void; fail: (error: Error) => void }[] = [];
+  const pipeline = new ChainPipeline<string, string, string>({
+    build: (tail, names) => {
+      jobs.push(`${names.join('+')}<-${tail.link}`);
+      const signed = new Promise<string[]>((resolve, reject) => {
+        signing.push({ open: () => resolve(names.map((n) => `sig(${n})`)), fail: reject });
+      });
+      return { next: names.map((name, i) => ({ length: tail.length + i + 1, link: name })), signed };
+    },
+    groupsSigning: 2,
+  });
+  let commits: Promise<unknown> = Promise.resolve();
+  function issue(name: string, opts: { failCommit?: boolean } = {}): Promise<Outcome & { signature: string }> {
+    return pipeline.run(
+      'k',
+      name,
+      () => {
+        reads.push(name);
+        return head;
+      },
+      (signed, tail) => {
+        const commit = commits.then(() => {
+          if (opts.failCommit) throw new Error(`commit of ${name} failed`);
+          committed.push(name);
+          const ahead = head.length === tail.length && head.link === tail.link;
+          const chainedTo = head.link;
+          head = { length: head.length + 1, link: name };
+          // Built against a head that is not the stored one: built and signed again here.
+          return { value: { name, chainedTo, signedAgain: !ahead, signature: ahead ? signed : `sig-tx(${name})` }, stored: ahead };
+        });
+        commits = commit.catch(() => undefined);
+        return commit;
+      },
+    );
+  }
+  return { issue, jobs, reads, committed, signing, head: () => head };
+}
+
+describe('ChainPipeline, links known when built (VeriFactu, «NO VERI*FACTU»)', () => {
+  it("builds the chain's next group while the previous group's signatures are still out, and commits in chain order", async () => {
+    const c = fakeBuiltChains();
+    const a = c.issue('A');
+    await settle();
+    const b = c.issue('B');
+    await settle();
+    const rest = [c.issue('C'), c.issue('D')];
+    await settle();
+    // B was built against A before A's signature came back; C and D wait: two groups are signing.
+    expect(c.jobs).toEqual(['A<-null', 'B<-A']);
+    // B's signatures return first: its commit still waits for A's.
+    c.signing[1]!.open();
+    await settle();
+    expect(c.committed).toEqual([]);
+    // A slot freed: C and D are built against B, A's signature still out.
+    expect(c.jobs).toEqual(['A<-null', 'B<-A', 'C+D<-B']);
+    c.signing[0]!.open();
+    c.signing[2]!.open();
+    expect(await Promise.all([a, b, ...rest])).toEqual([
+      { name: 'A', chainedTo: null, signedAgain: false, signature: 'sig(A)' },
+      { name: 'B', chainedTo: 'A', signedAgain: false, signature: 'sig(B)' },
+      { name: 'C', chainedTo: 'B', signedAgain: false, signature: 'sig(C)' },
+      { name: 'D', chainedTo: 'C', signedAgain: false, signature: 'sig(D)' },
+    ]);
+    expect(c.committed).toEqual(['A', 'B', 'C', 'D']);
+    expect(c.reads).toEqual(['A']);
+  });
+
+  it('a group built against a record whose commit failed is signed again in the transaction; the next group reads the stored head', async () => {
+    const c = fakeBuiltChains();
+    await (async () => {
+      const h = c.issue('H');
+      await settle();
+      c.signing[0]!.open();
+      await h;
+    })();
+    const a = c.issue('A', { failCommit: true });
+    await settle();
+    const b = c.issue('B');
+    await settle();
+    expect(c.jobs).toEqual(['H<-null', 'A<-H', 'B<-A']);
+    c.signing[1]!.open();
+    c.signing[2]!.open();
+    await expect(a).rejects.toThrow('commit of A failed');
+    expect(await b).toEqual({ name: 'B', chainedTo: 'H', signedAgain: true, signature: 'sig-tx(B)' });
+    // After the wrong guess no link made in flight is trusted: the next group reads the store.
+    const n = c.issue('N');
+    await settle();
+    expect(c.jobs).toEqual(['H<-null', 'A<-H', 'B<-A', 'N<-B']);
+    c.signing[3]!.open();
+    expect(await n).toEqual({ name: 'N', chainedTo: 'B', signedAgain: false, signature: 'sig(N)' });
+    expect(c.reads).toEqual(['H', 'N']);
+    expect(c.committed).toEqual(['H', 'B', 'N']);
+  });
+
+  it("a group whose signing failed rejects its requests only; the group built on it meanwhile is signed again in the transaction", async () => {
+    const c = fakeBuiltChains();
+    const a = c.issue('A');
+    await settle();
+    const b = c.issue('B');
+    await settle();
+    expect(c.jobs).toEqual(['A<-null', 'B<-A']);
+    c.signing[1]!.open();
+    c.signing[0]!.fail(new Error('worker gone'));
+    await expect(a).rejects.toThrow('worker gone');
+    // B's commit waited for A's group to be done: A never stored, B chains to the stored head (none).
+    expect(await b).toEqual({ name: 'B', chainedTo: null, signedAgain: true, signature: 'sig-tx(B)' });
+    const n = c.issue('N');
+    await settle();
+    expect(c.jobs.at(-1)).toBe('N<-B');
+    c.signing.at(-1)!.open();
+    expect(await n).toMatchObject({ name: 'N', chainedTo: 'B', signedAgain: false });
+    expect(c.committed).toEqual(['B', 'N']);
+    expect(c.head()).toEqual({ length: 2, link: 'N' });
+  });
+});

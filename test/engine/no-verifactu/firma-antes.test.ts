@@ -31,6 +31,15 @@ afterEach(async () => {
   await t.close();
 });
 
+/** Waits (polling) until `done`, failing after 5 s. */
+async function until(done: () => boolean): Promise<void> {
+  const deadline = Date.now() + 5000;
+  while (!done()) {
+    if (Date.now() > deadline) throw new Error('timed out waiting');
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
 const crear = (numero: string) => t.billing('POST', '/v1/verifactu/crear', { body: factura(t.nifEmisor, numero) });
 
 /** The chain whole: one record per position, each linked to the stored one before it, every signature valid. */
@@ -67,6 +76,42 @@ describe('signing ahead', () => {
     // The answer's huella is the stored record's.
     const huellas = new Set(chain.map((r) => r.huella));
     for (const res of answers) expect(huellas.has(res.json().huella)).toBe(true);
+  });
+
+  it("builds and signs the chain's next sales while the first sale's signature is held, and stores them in chain order", async () => {
+    const ctx = t.engine.context;
+    const firma = ctx.noVerifactu.firma;
+    const real = firma.firmarAntes.bind(firma);
+    const inTransaction = vi.spyOn(firma, 'firmar');
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const groups: number[] = [];
+    let signedBack = 0;
+    vi.spyOn(firma, 'firmarAntes').mockImplementation(async (entorno, xmls, generadoEn) => {
+      const first = groups.length === 0;
+      groups.push(xmls.length);
+      if (first) await held; // the first group's signatures do not come back until released
+      const signed = await real(entorno, xmls, generadoEn);
+      if (!first) signedBack += xmls.length;
+      return signed;
+    });
+    const first = crear('1');
+    await until(() => groups.length === 1);
+    const rest = Array.from({ length: 5 }, (_, i) => crear(String(i + 2)));
+    // Every later sale was built against the one before it and signed while the first is held…
+    await until(() => signedBack === 5);
+    // …and none is stored before it: the first sale's commit comes first.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const key = issuerChainKey('verifactu', 'test', t.nifEmisor);
+    expect(ctx.invoices.chain(key)).toEqual([]);
+    release();
+    const answers = await Promise.all([first, ...rest]);
+    expect(answers.map((r) => r.statusCode)).toEqual(answers.map(() => 200));
+    expect(groups.length).toBeGreaterThanOrEqual(2);
+    expect(inTransaction).not.toHaveBeenCalled();
+    const { chain } = expectChainWhole(6);
+    // Chain order is issuing order: the held sale is the chain's first record.
+    expect(chain[0]!.huella).toBe(answers[0]!.json().huella);
   });
 
   it('signs again in the transaction when another record took the head signed against', async () => {

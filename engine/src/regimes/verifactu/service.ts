@@ -107,6 +107,13 @@ interface AltaSifFirmada {
   generadoEn: Date;
 }
 
+/**
+ * «NO VERI*FACTU» groups of one chain whose signatures may be out at once: while the worker signs
+ * one, the next is already queued behind it, so it never waits for a round trip to the issuing
+ * thread between two groups; more would only split the requests into smaller groups.
+ */
+const GROUPS_SIGNING = 2;
+
 /** What the next record of a chain chains to. */
 function linkOf(factura: FacturaVerifactu, rec: { numSerieFactura: string; huella: string }): RegistroAnterior {
   return {
@@ -129,25 +136,28 @@ export class VerifactuIssuing {
    * ahead of their transaction, chain by chain (issuing/chain-pipeline.ts). The signature is the
    * mode's whole extra cost (RSA-2048, ≈ 0.37 ms): made inside the group commit it capped a chain
    * near 2,700 records/s. Records of one chain do not chain signatures (the huella chains them),
-   * so a group is signed in parallel over the workers.
+   * so a group is signed in parallel over the workers, and the chain's next group is built as
+   * soon as this one is built, its signatures going out while this group's are still being made.
    */
-  private readonly pipeline = new ChainPipeline<RegistroAnterior, AltaSifAFirmar, AltaSifFirmada>(async (tail, altas) => {
-    const hooks = this.deps.noVerifactu;
-    if (hooks === undefined) throw new Error('«NO VERI*FACTU» signing ahead without the mode');
-    // Taken after the head was read (or after the record signed before it was made): the chain's
-    // times never go backwards when the transaction finds the head it was signed against.
-    const generadoEn = this.deps.clock.now();
-    let anterior = tail.link;
-    const recs = altas.map((alta) => {
-      const rec = buildRegistroAlta({ factura: alta.factura, anterior, generadoEn, sistema: alta.sistema });
-      anterior = linkOf(alta.factura, rec);
-      return rec;
-    });
-    const firmados = await hooks.firmarAntes(altas[0]!.entorno, recs.map((rec) => rec.xml), generadoEn);
-    return recs.map((rec, i) => ({
-      signed: { xml: rec.xml, firmado: firmados[i]!, generadoEn },
-      next: { length: tail.length + i + 1, link: linkOf(altas[i]!.factura, rec) },
-    }));
+  private readonly pipeline = new ChainPipeline<RegistroAnterior, AltaSifAFirmar, AltaSifFirmada>({
+    build: (tail, altas) => {
+      const hooks = this.deps.noVerifactu;
+      if (hooks === undefined) throw new Error('«NO VERI*FACTU» signing ahead without the mode');
+      // Taken after the head was read (or after the group before it was built): the chain's times
+      // never go backwards when the transaction finds the head it was signed against.
+      const generadoEn = this.deps.clock.now();
+      let anterior = tail.link;
+      const recs = altas.map((alta) => {
+        const rec = buildRegistroAlta({ factura: alta.factura, anterior, generadoEn, sistema: alta.sistema });
+        anterior = linkOf(alta.factura, rec);
+        return rec;
+      });
+      const signed = hooks
+        .firmarAntes(altas[0]!.entorno, recs.map((rec) => rec.xml), generadoEn)
+        .then((firmados) => recs.map((rec, i) => ({ xml: rec.xml, firmado: firmados[i]!, generadoEn })));
+      return { next: recs.map((rec, i) => ({ length: tail.length + i + 1, link: linkOf(altas[i]!.factura, rec) })), signed };
+    },
+    groupsSigning: GROUPS_SIGNING,
   });
 
   constructor(
