@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import autocannon from 'autocannon';
+import { aTicketTbai } from '../fixtures/ticketbai';
 import { pacedLoad, type PacedOptions } from './paced-load';
 
 export interface ServerHandle {
@@ -179,18 +180,8 @@ export function facturaBody(nif: string, run: string, devices: readonly string[]
 export function ticketbaiBody(run: string, devices: readonly string[]) {
   return (i: number) => {
     const { serie, idMaquina } = writerOf(devices, run, i);
-    return JSON.stringify({
-      provincia: 'gipuzkoa',
-      emisor: { nif: 'A58818501', nombre: 'EMISOR GIPUZKOA SL' },
-      serie,
-      numero: String(i),
-      fechaExpedicion: '20-11-2026',
-      horaExpedicion: '10:00:00',
-      tipoFactura: 'F2',
-      importeTotal: '12.10',
-      desglose: [{ baseImponible: '10.00', tipoImpositivo: '21.00', cuota: '2.10', calificacionOperacion: 'S1' }],
-      lineas: [{ descripcion: 'Café', cantidad: '2', importeUnitario: '5.00', importeTotal: '12.10' }],
-      ...(idMaquina ? { idMaquina } : {}),
-    });
+    // The tests' ticket, without its descripción: the body every earlier round measured.
+    const { descripcion: _descripcion, ...ticket } = aTicketTbai('gipuzkoa', { nif: 'A58818501', nombre: 'EMISOR GIPUZKOA SL' }, serie, String(i));
+    return JSON.stringify({ ...ticket, ...(idMaquina ? { idMaquina } : {}) });
   };
 }

@@ -40,6 +40,8 @@ export interface TestEngine {
   nifEmisor: string;
   billing(method: string, url: string, opts?: InjectOpts): Promise<LightMyRequestResponse>;
   manage(method: string, url: string, opts?: InjectOpts): Promise<LightMyRequestResponse>;
+  /** The panel API with the administrator's token (the till UI's and the service team's routes). */
+  panel(method: string, url: string, body?: unknown): Promise<LightMyRequestResponse>;
   close(options?: { keepData?: boolean }): Promise<void>;
 }
 
@@ -148,6 +150,13 @@ export async function makeTestEngine(options: TestEngineOptions = {}): Promise<T
     nifEmisor: seeded?.nifEmisor ?? '',
     billing: inject('billing'),
     manage: inject('manage'),
+    panel: (method, url, body) =>
+      engine.apps.panel.inject({
+        method: method as 'GET',
+        url,
+        headers: { authorization: `Bearer ${config.panelToken}` },
+        ...(body !== undefined ? { payload: body as object } : {}),
+      }),
     async close({ keepData = false } = {}) {
       // Every reply the engine parsed in any test must be a valid RespuestaSuministro (issue 4):
       // SQLite's are read from the file once the engine stopped, PostgreSQL's before it closes its connection.

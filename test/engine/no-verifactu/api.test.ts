@@ -15,13 +15,7 @@ afterAll(async () => {
   await t.close();
 });
 
-const panel = (method: string, url: string, body?: unknown) =>
-  t.engine.apps.panel.inject({
-    method: method as 'GET',
-    url,
-    headers: { authorization: 'Bearer panel-test-token' },
-    ...(body !== undefined ? { payload: body as object } : {}),
-  });
+const panel = (method: string, url: string, body?: unknown) => t.panel(method, url, body);
 
 describe('management API', () => {
   it('shows modoSif in the client detail and list; the panel sets it; TicketBAI issuers have none', async () => {

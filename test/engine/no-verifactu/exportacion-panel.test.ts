@@ -27,13 +27,7 @@ afterAll(async () => {
   await t.close();
 });
 
-const panel = (method: string, url: string, body?: unknown) =>
-  t.engine.apps.panel.inject({
-    method: method as 'GET',
-    url,
-    headers: { authorization: 'Bearer panel-test-token' },
-    ...(body !== undefined ? { payload: body as object } : {}),
-  });
+const panel = (method: string, url: string, body?: unknown) => t.panel(method, url, body);
 
 const periodo = { entorno: 'test', desde: '2026-11-20T00:00:00+01:00', hasta: '2026-11-20T23:59:59+01:00' };
 
