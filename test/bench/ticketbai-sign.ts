@@ -1,5 +1,5 @@
 // TicketBAI issuing in process, next to the raw RSA-2048 signing rate of node:crypto measured in
-// the same run (the goal: issuing ≥ 25 % of the raw rate). One "doc" is what crear does before
+// the same run (the goal: issuing ≥ 40 % of the raw rate). One "doc" is what crear does before
 // its transaction: zod parse of the body, the XML, the XAdES signature, the identifier, the QR URL
 // and the QR PNG, chained invoice after invoice. Run: npx tsx test/bench/ticketbai-sign.ts
 import { createPrivateKey, sign as rsaSign } from 'node:crypto';
