@@ -4,7 +4,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { LightMyRequestResponse } from 'fastify';
-import { expect } from 'vitest';
+import { afterAll, beforeAll, beforeEach, expect } from 'vitest';
 import { CensusDirectory } from '../../../engine/emulators/census-data';
 import { censusControlHandler } from '../../../engine/emulators/census-control';
 import { CENSUS_SEED, CENSUS_SOAP_PATH, createCensusEmulator, type CensusServiceEmulator } from '../../../engine/emulators/census/index';
@@ -134,6 +134,26 @@ export async function makeClientsEngine(
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * A census emulator for a test file (started before its tests, closed after them) and, before each
+ * test, the emulator reset and a fresh engine checking NIFs against it (300 ms time-out), closed
+ * when the test ends. `onEach` gets both, after the engine started.
+ */
+export function useEngineWithCensus(onEach: (engine: ClientsEngine, census: CensusEmu) => void | Promise<void>): void {
+  let census: CensusEmu | undefined;
+  beforeAll(async () => {
+    census = await startCensus();
+  });
+  afterAll(async () => census?.close());
+  beforeEach(async (ctx) => {
+    if (!census) throw new Error('useEngineWithCensus: the census emulator did not start');
+    census.service.reset();
+    const engine = await makeClientsEngine({ census: { url: census.soapUrl, timeoutMs: 300 } });
+    ctx.onTestFinished(() => engine.close());
+    await onEach(engine, census);
+  });
 }
 
 // ---------------------------------------------------------------- builders
