@@ -9,6 +9,7 @@ import { makeTestEngine, type TestEngine } from '../../support/engine';
 import { soapBodyFirstChild, validateAgainstVerifactuXsd } from '../../support/xsd';
 import { issuerChainKey } from '../../../engine/src/devices/chain-keys';
 import { buildRegFactuSoapEnvelope } from '../../../engine/src/regimes/verifactu/authority/soap';
+import { aTicketDemo } from '../../fixtures/verifactu';
 
 let emulators: Awaited<ReturnType<typeof startTestEmulators>>;
 let t: TestEngine;
@@ -29,13 +30,7 @@ afterAll(async () => {
 });
 
 function factura(numero: string) {
-  return {
-    version: '1.0',
-    emisor: { nif: t.nifEmisor, nombre: 'COMERCIAL DEMO SL' },
-    cabecera: { serie: 'R', numero, fechaExpedicion: '20-11-2026', tipoFactura: 'F2', descripcion: 'Venta' },
-    detalleDesglose: [{ claveRegimen: '01', calificacionOperacion: 'S1', baseImponible: '10.00', tipoImpositivo: '21', cuotaRepercutida: '2.10' }],
-    totales: { cuotaTotal: '2.10', importeTotal: '12.10' },
-  };
+  return aTicketDemo(t.nifEmisor, 'R', numero);
 }
 
 it('sends the period\'s kept records to the AEAT emulator, which accepts them; logged as an event', async () => {
