@@ -10,7 +10,7 @@
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import type { Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { esFinal, estadoMostrado } from '../../src-renderer/features/invoices/estado';
 import { TillAppPage, type ScreenName } from './pages/app.page';
 import { InvoicesPage } from './pages/invoices.page';
@@ -18,7 +18,8 @@ import { SalePage } from './pages/sale.page';
 import { SyncPage } from './pages/sync.page';
 import { seriousViolations, truncatedFields } from './support/axe';
 import { launchTill, type Till } from './support/chromium';
-import { ensureUiBuilt, startHeadless, type Headless } from './support/headless';
+import type { Headless } from './support/headless';
+import { useHeadlessTill } from './support/open-till';
 
 const BROWSER = { locale: 'en-US', timezoneId: 'UTC' } as const;
 const SMALL = { width: 1024, height: 600 };
@@ -32,25 +33,19 @@ let sale: SalePage;
 let invoices: InvoicesPage;
 let sync: SyncPage;
 
-beforeAll(async () => {
-  ensureUiBuilt();
-  server = await startHeadless();
-  till = await launchTill({ ...BROWSER, viewport: SMALL });
-  page = await till.context.newPage();
-  page.setDefaultTimeout(20_000);
-  app = new TillAppPage(page);
-  sale = new SalePage(page);
-  invoices = new InvoicesPage(page);
-  sync = new SyncPage(page);
-}, 90_000);
-
-afterEach(async (ctx) => {
-  if (ctx.task.result?.state === 'fail' && app) await app.screenshot(`FALLO-29-${ctx.task.name.slice(0, 40).replace(/[^A-Za-z0-9]+/g, '-')}`);
-});
-
-afterAll(async () => {
-  await till?.close();
-  if (server) expect(await server.stop()).toBe(0);
+useHeadlessTill({
+  screenshotPrefix: 'FALLO-29-',
+  open: async (started) => {
+    server = started;
+    till = await launchTill({ ...BROWSER, viewport: SMALL });
+    page = await till.context.newPage();
+    page.setDefaultTimeout(20_000);
+    app = new TillAppPage(page);
+    sale = new SalePage(page);
+    invoices = new InvoicesPage(page);
+    sync = new SyncPage(page);
+  },
+  opened: () => ({ till, app }),
 });
 
 /** The screen as it stands: its picture, every field whole, no serious or critical axe violation. */
