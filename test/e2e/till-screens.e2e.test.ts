@@ -48,6 +48,19 @@ useHeadlessTill({
   opened: () => ({ till, app }),
 });
 
+/** A one-line sale completed at the till and registered, then opened in Facturas (its row registrada). */
+async function registeredSaleOpened(...line: Parameters<SalePage['typeLine']>): Promise<{ id: string; numero: string }> {
+  await app.goTo('venta');
+  await sale.typeLine(...line);
+  const id = await sale.completeWithEnter();
+  await sale.waitForStatus('registrada');
+  const numero = (await sale.numero().textContent()) ?? '';
+  await app.goTo('facturas');
+  await invoices.openByKeyboard(numero);
+  await invoices.waitForRow(numero, 'registrada');
+  return { id, numero };
+}
+
 /** The screen as it stands: its picture, every field whole, no serious or critical axe violation. */
 async function check(p: Page, name: string): Promise<void> {
   await new TillAppPage(p).screenshot(name);
@@ -189,14 +202,7 @@ describe('1024×600: first run, a sale kept across a reload, every field whole',
 
 describe('After anular, subsanar and a refund, every open view shows the engine’s state within 2 s', () => {
   it('anular (in-app confirmation, Intro confirms): detail, row and the sale’s result follow the engine', async () => {
-    await app.goTo('venta');
-    await sale.typeLine('Pan', '1', '1,20', '4');
-    const id = await sale.completeWithEnter();
-    await sale.waitForStatus('registrada');
-    const numero = (await sale.numero().textContent()) ?? '';
-    await app.goTo('facturas');
-    await invoices.openByKeyboard(numero);
-    await invoices.waitForRow(numero, 'registrada');
+    const { id, numero } = await registeredSaleOpened('Pan', '1', '1,20', '4');
     await page.getByTestId('invoice-cancel').click();
     expect(await app.confirmQuestion()).toBe(`¿Anular la factura ${numero}? Se enviará un registro de anulación.`);
     expect(await page.getByRole('alertdialog').getAttribute('aria-describedby')).toBe('confirm-mensaje');
@@ -251,14 +257,7 @@ describe('After anular, subsanar and a refund, every open view shows the engine�
   });
 
   it('refund (R5): its screen says «Registrar la devolución»; the refunded invoice’s open detail and row follow the engine', async () => {
-    await app.goTo('venta');
-    await sale.typeLine('Bocadillo', '1', '4,50', '10');
-    const id = await sale.completeWithEnter();
-    await sale.waitForStatus('registrada');
-    const numero = (await sale.numero().textContent()) ?? '';
-    await app.goTo('facturas');
-    await invoices.openByKeyboard(numero);
-    await invoices.waitForRow(numero, 'registrada');
+    const { id, numero } = await registeredSaleOpened('Bocadillo', '1', '4,50', '10');
     await invoices.refund();
     expect(await page.getByTestId('sale-complete').textContent()).toBe('Registrar la devolución (Intro)');
     expect(await page.getByTestId('sale-ayuda').textContent()).toContain('registra la devolución');
