@@ -19,13 +19,9 @@ import { openTill, useHeadlessTill } from './support/open-till';
 import { decodeQrPng, expectedVerifactuUrl } from './support/qr';
 import { issueBacklog, moreLiveKeys } from './support/backlog';
 import { qrModuleCount, qrSymbolMm } from '../../src-renderer/features/sale/qr-size';
+import { todayInMadrid } from '../support/madrid-day';
 
 const CSS_PX_PER_MM = 96 / 25.4;
-
-function todayInMadrid(): string {
-  const p = new Intl.DateTimeFormat('en-GB', { timeZone: 'Europe/Madrid', day: '2-digit', month: '2-digit', year: 'numeric' }).format(new Date());
-  return p.replaceAll('/', '-');
-}
 
 let server: Headless;
 let till: Till;

@@ -3,6 +3,7 @@ import { mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { todayInMadrid } from '../support/madrid-day';
 
 const root = path.resolve(import.meta.dirname, '../..');
 const TOKEN = 'token-from-the-host-0123456789abcdefghijklmnop';
@@ -46,11 +47,6 @@ async function startUtility(extraEnv: Record<string, string> = {}) {
     return exited;
   };
   return { dataDir, ready, panel, stop };
-}
-
-function todayInMadrid(): string {
-  const p = new Intl.DateTimeFormat('en-GB', { timeZone: 'Europe/Madrid', day: '2-digit', month: '2-digit', year: 'numeric' }).format(new Date());
-  return p.replaceAll('/', '-');
 }
 
 describe('The engine entry main forks (engine/src/bin/utility.ts), run under a plain Node fork', () => {

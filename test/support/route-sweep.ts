@@ -13,6 +13,7 @@ import { expect } from 'vitest';
 import type { DemoKeysFile } from '../../engine/src/bin/start';
 import { hostedExample02 } from '../fixtures/hosted-examples';
 import { startReceiver, type Receiver } from './webhook-receiver';
+import { todayInMadrid } from './madrid-day';
 
 export type AppName = 'billing' | 'manage' | 'panel';
 
@@ -268,11 +269,6 @@ const SAMPLES: [string, Sample][] = [
   ['manage PATCH /v1/clientes/{nif}/estado', (c) => c('manage', 'PATCH', `/v1/clientes/${AUTONOMO.nif}/estado`, { body: { estado: 'inactivo' } })],
   ['panel POST /panel/v1/claves', (c) => c('panel', 'POST', '/panel/v1/claves', { body: { entorno: 'test' } })],
 ];
-
-export function todayInMadrid(): string {
-  const p = new Intl.DateTimeFormat('en-GB', { timeZone: 'Europe/Madrid', day: '2-digit', month: '2-digit', year: 'numeric' }).format(new Date());
-  return p.replaceAll('/', '-');
-}
 
 export interface SweepResult {
   /** Documented routes with no sample here. */

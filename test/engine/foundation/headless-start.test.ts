@@ -6,6 +6,7 @@ import { createInterface } from 'node:readline';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { hostedExample01, hostedExample02 } from '../../fixtures/hosted-examples';
+import { todayInMadrid } from '../../support/madrid-day';
 
 const root = path.resolve(import.meta.dirname, '../../..');
 
@@ -33,11 +34,6 @@ function findDatabase(dataDir: string): string {
   const name = readdirSync(dataDir).find((f) => f.endsWith('.db') || f.endsWith('.sqlite'));
   if (name === undefined) throw new Error(`no database in ${dataDir}: ${readdirSync(dataDir).join(', ')}`);
   return name;
-}
-
-function todayInMadrid(): string {
-  const p = new Intl.DateTimeFormat('en-GB', { timeZone: 'Europe/Madrid', day: '2-digit', month: '2-digit', year: 'numeric' }).format(new Date());
-  return p.replaceAll('/', '-');
 }
 
 describe('Headless start: npm start serves both APIs and writes demo-keys.json', () => {
