@@ -9,11 +9,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedDemoAccount } from '../../../engine/src/demo/account';
 import { createEngine } from '../../../engine/src/index';
 import { silentLogger } from '../../../engine/src/platform/logger';
-import { startTestEmulators } from '../../support/emulators';
+import { startTestEmulators, type Emulators } from '../../support/emulators';
 import { NO_LIMITS } from '../../support/engine';
 import { aTicketDemo } from '../../fixtures/verifactu';
 
-type Emulators = Awaited<ReturnType<typeof startTestEmulators>>;
 let emu: Emulators;
 beforeAll(async () => {
   emu = await startTestEmulators({ waitSeconds: 0 });

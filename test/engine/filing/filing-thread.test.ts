@@ -11,12 +11,11 @@ import { tbaiEmulatorBases } from '../../../engine/src/config';
 import { createEngine, type Engine } from '../../../engine/src/index';
 import type { Logger } from '../../../engine/src/platform/logger';
 import { aTicketTbai, TBAI_ISSUER_LIST, TBAI_ISSUERS, tbaiEmisor, type TbaiProvincia } from '../../fixtures/ticketbai';
-import { startTestEmulators } from '../../support/emulators';
+import { startTestEmulators, type Emulators } from '../../support/emulators';
 import { NO_LIMITS } from '../../support/engine';
 import { signatureValid, startReceiver, type Receiver } from '../../support/webhook-receiver';
 import { aTicketDemo } from '../../fixtures/verifactu';
 
-type Emulators = Awaited<ReturnType<typeof startTestEmulators>>;
 const SECRETO = 'secreto-del-hilo-de-envio';
 const PROVINCIAS: TbaiProvincia[] = ['gipuzkoa', 'araba', 'bizkaia'];
 const VERIFACTU = 20;

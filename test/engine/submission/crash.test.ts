@@ -6,11 +6,10 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { crear, drained, killMidLoad, startEngineProcess } from '../../support/engine-child';
-import { startTestEmulators } from '../../support/emulators';
+import { startTestEmulators, type Emulators } from '../../support/emulators';
 import { invalidAeatRepliesIn } from '../../support/xsd';
 import { aTicketDemo } from '../../fixtures/verifactu';
 
-type Emulators = Awaited<ReturnType<typeof startTestEmulators>>;
 let emu: Emulators;
 
 beforeAll(async () => {

@@ -1,10 +1,9 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestEmulators } from '../../support/emulators';
+import { startTestEmulators, type Emulators } from '../../support/emulators';
 import { makeTestEngine, type TestEngine } from '../../support/engine';
 
-type Emulators = Awaited<ReturnType<typeof startTestEmulators>>;
 let t: TestEngine;
 let emu: Emulators;
 const auth = { authorization: 'Bearer panel-test-token' };

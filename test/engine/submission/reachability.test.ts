@@ -2,9 +2,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../engine/src/platform/clock';
 import { makeTestEngine, type TestEngine } from '../../support/engine';
-import { startTestEmulators } from '../../support/emulators';
+import { startTestEmulators, type Emulators } from '../../support/emulators';
 
-type Emulators = Awaited<ReturnType<typeof startTestEmulators>>;
 let t: TestEngine;
 let emu: Emulators;
 const clock = new ManualClock('2026-11-20T10:00:00.000Z');

@@ -10,7 +10,8 @@ import type { ResolvedAddress } from '../../../engine/src/webhooks/address-polic
 import { aFacturaF2 } from '../../fixtures/verifactu';
 import type { TestEngine } from '../../support/engine';
 import type { Receiver } from '../../support/webhook-receiver';
-import { useDeliveryRig, type Emulators } from './helpers';
+import type { Emulators } from '../../support/emulators';
+import { useDeliveryRig } from './helpers';
 
 const clock = new ManualClock('2026-11-20T10:00:00.000Z');
 const NIF = 'B12345674';

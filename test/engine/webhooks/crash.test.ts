@@ -5,13 +5,12 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestEmulators } from '../../support/emulators';
+import { startTestEmulators, type Emulators } from '../../support/emulators';
 import { killMidLoad } from '../../support/engine-child';
 import { expectedIdEntrega, signatureValid, startReceiver, type Receiver } from '../../support/webhook-receiver';
 import { invalidAeatRepliesIn } from '../../support/xsd';
 import { aTicketDemo } from '../../fixtures/verifactu';
 
-type Emulators = Awaited<ReturnType<typeof startTestEmulators>>;
 interface Info {
   billing: string;
   manage: string;

@@ -11,7 +11,8 @@ import { aFacturaF2 } from '../../fixtures/verifactu';
 import type { TestEngine } from '../../support/engine';
 import { signatureValid, type Receiver } from '../../support/webhook-receiver';
 import { aTicketTbai } from '../../fixtures/ticketbai';
-import { useDeliveryRig, type Emulators } from './helpers';
+import type { Emulators } from '../../support/emulators';
+import { useDeliveryRig } from './helpers';
 
 let t: TestEngine;
 let emu: Emulators;

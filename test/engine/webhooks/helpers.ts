@@ -3,10 +3,8 @@
 import { afterAll, afterEach, beforeAll } from 'vitest';
 import type { ManualClock } from '../../../engine/src/platform/clock';
 import { makeTestEngine, type TestEngine, type TestEngineOptions } from '../../support/engine';
-import { startTestEmulators } from '../../support/emulators';
+import { startTestEmulators, type Emulators } from '../../support/emulators';
 import { startReceiver, type Receiver } from '../../support/webhook-receiver';
-
-export type Emulators = Awaited<ReturnType<typeof startTestEmulators>>;
 
 export interface DeliveryRig {
   t: TestEngine;
