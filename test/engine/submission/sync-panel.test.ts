@@ -7,7 +7,6 @@ import { startTestEmulators, type Emulators } from '../../support/emulators';
 let t: TestEngine;
 let emu: Emulators;
 const clock = new ManualClock('2026-11-20T10:00:00.000Z');
-const auth = { authorization: 'Bearer panel-test-token' };
 
 beforeAll(async () => {
   emu = await startTestEmulators({ clock, waitSeconds: 60 });
@@ -20,7 +19,7 @@ afterAll(async () => {
 });
 
 const panel = (method: 'GET' | 'POST' | 'PUT', url: string, body?: unknown) =>
-  t.engine.apps.panel.inject({ method, url, headers: auth, ...(body === undefined ? {} : { payload: body as object }) });
+  t.panel(method, url, body);
 const issue = (numero: string) =>
   t.billing('POST', '/v1/verifactu/crear', {
     body: aFacturaF2({ cabecera: { serie: 'S', numero, fechaExpedicion: '20-11-2026', tipoFactura: 'F2', descripcion: 'Ticket' } }),

@@ -80,7 +80,7 @@ async function createWebhook(o: { path: string; secreto?: string; eventos?: stri
 }
 
 const detail = async (id: string) => (await t.manage('GET', `/v1/webhooks/${id}`)).json().webhook;
-const panel = (url: string) => t.engine.apps.panel.inject({ method: 'GET', url, headers: { authorization: 'Bearer panel-test-token' } });
+const panel = (url: string) => t.panel('GET', url);
 const deliveriesOf = (id: string) =>
   ctx().db.statement('SELECT * FROM webhook_deliveries WHERE webhookId = ? ORDER BY creadoEn, id').all(id) as {
     id: string;
