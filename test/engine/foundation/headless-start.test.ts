@@ -7,6 +7,7 @@ import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { hostedExample01, hostedExample02 } from '../../fixtures/hosted-examples';
 import { todayInMadrid } from '../../support/madrid-day';
+import { FREE_PORTS_ENV } from '../../support/free-ports';
 
 const root = path.resolve(import.meta.dirname, '../../..');
 
@@ -14,7 +15,7 @@ const root = path.resolve(import.meta.dirname, '../../..');
 function startHeadless(dataDir: string) {
   const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'engine/src/bin/serve.ts')], {
     cwd: root,
-    env: { ...process.env, POS_DATA_DIR: dataDir, POS_BILLING_PORT: '0', POS_MANAGE_PORT: '0', POS_PANEL_PORT: '0', POS_EMULATOR_PORT: '0' },
+    env: { ...process.env, POS_DATA_DIR: dataDir, ...FREE_PORTS_ENV },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const output: string[] = [];
