@@ -78,7 +78,7 @@ export type EnvelopeOptions = Partial<Parameters<typeof buildEnvelope>[0]>;
  * Sends one batch for DEMO after the flow-control wait (60 s on the clock) and checks the answer:
  * 200 and valid against RespuestaSuministro.xsd.
  */
-export async function sendBatch(h: Harness, records: BuiltRecord[], envelope: EnvelopeOptions = {}): Promise<ParsedRespuesta> {
+export async function sendBatch(h: Harness, records: Array<BuiltRecord | string>, envelope: EnvelopeOptions = {}): Promise<ParsedRespuesta> {
   h.clock.advance(60);
   const r = await h.post(buildEnvelope({ obligado: DEMO, records, ...envelope }));
   expect(r.status, r.text).toBe(200);
