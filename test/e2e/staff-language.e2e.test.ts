@@ -5,14 +5,13 @@
  * browser's locale or zone. Every wait is on the UI's markers and aria-live text, never a sleep.
  */
 import type { Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ScreenName, TillAppPage } from './pages/app.page';
 import type { InvoicesPage } from './pages/invoices.page';
 import type { SalePage } from './pages/sale.page';
 import type { SyncPage } from './pages/sync.page';
 import type { Till } from './support/chromium';
-import { ensureUiBuilt, startHeadless, type Headless } from './support/headless';
-import { openTill } from './support/open-till';
+import { openTill, useHeadlessTill } from './support/open-till';
 
 /** English UI words and raw engine values that must never reach a Spanish screen. */
 const DENY = [
@@ -24,7 +23,6 @@ const DENY = [
 /** A 12-hour clock in any form ("1:54:56 PM", "p. m."). */
 const TWELVE_HOUR = /\d{1,2}:\d{2}(:\d{2})?\s?(AM|PM|a\.\s?m\.|p\.\s?m\.)/i;
 
-let server: Headless;
 let till: Till;
 let page: Page;
 let app: TillAppPage;
@@ -51,19 +49,12 @@ async function expectSpanishOnly(screen: ScreenName): Promise<void> {
   expect(text, screen).not.toMatch(TWELVE_HOUR);
 }
 
-beforeAll(async () => {
-  ensureUiBuilt();
-  server = await startHeadless();
-  ({ till, page, app, sale, invoices, sync } = await openTill(server, { locale: 'en-US', timezoneId: 'UTC', viewport: { width: 1366, height: 768 } }));
-}, 90_000);
-
-afterEach(async (ctx) => {
-  if (ctx.task.result?.state === 'fail' && app) await app.screenshot(`FALLO-14-${ctx.task.name.slice(0, 40).replace(/[^A-Za-z0-9]+/g, '-')}`);
-});
-
-afterAll(async () => {
-  await till?.close();
-  if (server) expect(await server.stop()).toBe(0);
+useHeadlessTill({
+  screenshotPrefix: 'FALLO-14-',
+  open: async (started) => {
+    ({ till, page, app, sale, invoices, sync } = await openTill(started, { locale: 'en-US', timezoneId: 'UTC', viewport: { width: 1366, height: 768 } }));
+  },
+  opened: () => ({ till, app }),
 });
 
 describe('2. Every refused input explained next to its field; every risky action confirmed', () => {

@@ -6,11 +6,12 @@
  * a deactivated till is reactivated when it starts. One headless start, two browser contexts.
  */
 import type { BrowserContext, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { TillAppPage } from './pages/app.page';
 import { SalePage } from './pages/sale.page';
 import { launchTill, type Till } from './support/chromium';
-import { ensureUiBuilt, startHeadless, type Headless } from './support/headless';
+import type { Headless } from './support/headless';
+import { useHeadlessTill } from './support/open-till';
 
 let server: Headless;
 let till: Till;
@@ -33,28 +34,22 @@ async function device(page: Page, testid: string): Promise<string> {
   return (await page.getByTestId(testid).textContent()) ?? '';
 }
 
-beforeAll(async () => {
-  ensureUiBuilt();
-  server = await startHeadless();
-  // The service team moves the demo issuer to the high-capacity mode: one chain per till.
-  const nif = server.keys.nifEmisor;
-  for (const fase of ['preparacion', 'activa']) {
-    const res = await panel('PUT', `/panel/v1/cuentas/${nif}/clientes/${nif}/fase`, { faseAltaCapacidad: fase });
-    expect(res.status, await res.text()).toBe(200);
-  }
-  till = await launchTill();
-  page = await till.context.newPage();
-  page.setDefaultTimeout(20_000);
-  app = new TillAppPage(page);
-}, 90_000);
-
-afterEach(async (ctx) => {
-  if (ctx.task.result?.state === 'fail' && app) await app.screenshot(`FALLO-caja-${ctx.task.name.slice(0, 40).replace(/[^A-Za-z0-9]+/g, '-')}`);
-});
-
-afterAll(async () => {
-  await till?.close();
-  if (server) expect(await server.stop()).toBe(0);
+useHeadlessTill({
+  screenshotPrefix: 'FALLO-caja-',
+  open: async (started) => {
+    server = started;
+    // The service team moves the demo issuer to the high-capacity mode: one chain per till.
+    const nif = server.keys.nifEmisor;
+    for (const fase of ['preparacion', 'activa']) {
+      const res = await panel('PUT', `/panel/v1/cuentas/${nif}/clientes/${nif}/fase`, { faseAltaCapacidad: fase });
+      expect(res.status, await res.text()).toBe(200);
+    }
+    till = await launchTill();
+    page = await till.context.newPage();
+    page.setDefaultTimeout(20_000);
+    app = new TillAppPage(page);
+  },
+  opened: () => ({ till, app }),
 });
 
 describe('First run: the till asks which till it is, registers it and keeps it', () => {

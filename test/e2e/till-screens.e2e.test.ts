@@ -10,7 +10,7 @@
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import type { Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { esFinal, estadoMostrado } from '../../src-renderer/features/invoices/estado';
 import { TillAppPage, type ScreenName } from './pages/app.page';
 import { InvoicesPage } from './pages/invoices.page';
@@ -18,7 +18,8 @@ import { SalePage } from './pages/sale.page';
 import { SyncPage } from './pages/sync.page';
 import { seriousViolations, truncatedFields } from './support/axe';
 import { launchTill, type Till } from './support/chromium';
-import { ensureUiBuilt, startHeadless, type Headless } from './support/headless';
+import type { Headless } from './support/headless';
+import { useHeadlessTill } from './support/open-till';
 
 const BROWSER = { locale: 'en-US', timezoneId: 'UTC' } as const;
 const SMALL = { width: 1024, height: 600 };
@@ -32,26 +33,33 @@ let sale: SalePage;
 let invoices: InvoicesPage;
 let sync: SyncPage;
 
-beforeAll(async () => {
-  ensureUiBuilt();
-  server = await startHeadless();
-  till = await launchTill({ ...BROWSER, viewport: SMALL });
-  page = await till.context.newPage();
-  page.setDefaultTimeout(20_000);
-  app = new TillAppPage(page);
-  sale = new SalePage(page);
-  invoices = new InvoicesPage(page);
-  sync = new SyncPage(page);
-}, 90_000);
-
-afterEach(async (ctx) => {
-  if (ctx.task.result?.state === 'fail' && app) await app.screenshot(`FALLO-29-${ctx.task.name.slice(0, 40).replace(/[^A-Za-z0-9]+/g, '-')}`);
+useHeadlessTill({
+  screenshotPrefix: 'FALLO-29-',
+  open: async (started) => {
+    server = started;
+    till = await launchTill({ ...BROWSER, viewport: SMALL });
+    page = await till.context.newPage();
+    page.setDefaultTimeout(20_000);
+    app = new TillAppPage(page);
+    sale = new SalePage(page);
+    invoices = new InvoicesPage(page);
+    sync = new SyncPage(page);
+  },
+  opened: () => ({ till, app }),
 });
 
-afterAll(async () => {
-  await till?.close();
-  if (server) expect(await server.stop()).toBe(0);
-});
+/** A one-line sale completed at the till and registered, then opened in Facturas (its row registrada). */
+async function registeredSaleOpened(...line: Parameters<SalePage['typeLine']>): Promise<{ id: string; numero: string }> {
+  await app.goTo('venta');
+  await sale.typeLine(...line);
+  const id = await sale.completeWithEnter();
+  await sale.waitForStatus('registrada');
+  const numero = (await sale.numero().textContent()) ?? '';
+  await app.goTo('facturas');
+  await invoices.openByKeyboard(numero);
+  await invoices.waitForRow(numero, 'registrada');
+  return { id, numero };
+}
 
 /** The screen as it stands: its picture, every field whole, no serious or critical axe violation. */
 async function check(p: Page, name: string): Promise<void> {
@@ -194,14 +202,7 @@ describe('1024×600: first run, a sale kept across a reload, every field whole',
 
 describe('After anular, subsanar and a refund, every open view shows the engine’s state within 2 s', () => {
   it('anular (in-app confirmation, Intro confirms): detail, row and the sale’s result follow the engine', async () => {
-    await app.goTo('venta');
-    await sale.typeLine('Pan', '1', '1,20', '4');
-    const id = await sale.completeWithEnter();
-    await sale.waitForStatus('registrada');
-    const numero = (await sale.numero().textContent()) ?? '';
-    await app.goTo('facturas');
-    await invoices.openByKeyboard(numero);
-    await invoices.waitForRow(numero, 'registrada');
+    const { id, numero } = await registeredSaleOpened('Pan', '1', '1,20', '4');
     await page.getByTestId('invoice-cancel').click();
     expect(await app.confirmQuestion()).toBe(`¿Anular la factura ${numero}? Se enviará un registro de anulación.`);
     expect(await page.getByRole('alertdialog').getAttribute('aria-describedby')).toBe('confirm-mensaje');
@@ -256,14 +257,7 @@ describe('After anular, subsanar and a refund, every open view shows the engine�
   });
 
   it('refund (R5): its screen says «Registrar la devolución»; the refunded invoice’s open detail and row follow the engine', async () => {
-    await app.goTo('venta');
-    await sale.typeLine('Bocadillo', '1', '4,50', '10');
-    const id = await sale.completeWithEnter();
-    await sale.waitForStatus('registrada');
-    const numero = (await sale.numero().textContent()) ?? '';
-    await app.goTo('facturas');
-    await invoices.openByKeyboard(numero);
-    await invoices.waitForRow(numero, 'registrada');
+    const { id, numero } = await registeredSaleOpened('Bocadillo', '1', '4,50', '10');
     await invoices.refund();
     expect(await page.getByTestId('sale-complete').textContent()).toBe('Registrar la devolución (Intro)');
     expect(await page.getByTestId('sale-ayuda').textContent()).toContain('registra la devolución');

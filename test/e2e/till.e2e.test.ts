@@ -7,25 +7,21 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ARTIFACTS, type TillAppPage } from './pages/app.page';
 import type { InvoicesPage } from './pages/invoices.page';
 import type { SalePage } from './pages/sale.page';
 import type { SettingsPage } from './pages/settings.page';
 import type { SyncPage } from './pages/sync.page';
 import type { Till } from './support/chromium';
-import { ensureUiBuilt, startHeadless, type Headless } from './support/headless';
-import { openTill } from './support/open-till';
+import type { Headless } from './support/headless';
+import { openTill, useHeadlessTill } from './support/open-till';
 import { decodeQrPng, expectedVerifactuUrl } from './support/qr';
 import { issueBacklog, moreLiveKeys } from './support/backlog';
 import { qrModuleCount, qrSymbolMm } from '../../src-renderer/features/sale/qr-size';
+import { todayInMadrid } from '../support/madrid-day';
 
 const CSS_PX_PER_MM = 96 / 25.4;
-
-function todayInMadrid(): string {
-  const p = new Intl.DateTimeFormat('en-GB', { timeZone: 'Europe/Madrid', day: '2-digit', month: '2-digit', year: 'numeric' }).format(new Date());
-  return p.replaceAll('/', '-');
-}
 
 let server: Headless;
 let till: Till;
@@ -39,20 +35,13 @@ let firstSale: { numero: string; qrUrl: string };
 let outageSales: string[] = [];
 let f1Numero = '';
 
-beforeAll(async () => {
-  ensureUiBuilt();
-  server = await startHeadless();
-  ({ till, page, app, sale, invoices, sync, settings } = await openTill(server));
-}, 90_000);
-
-// A failed step leaves a picture of the screen it failed on.
-afterEach(async (ctx) => {
-  if (ctx.task.result?.state === 'fail' && app) await app.screenshot(`FALLO-${ctx.task.name.slice(0, 40).replace(/[^A-Za-z0-9]+/g, '-')}`);
-});
-
-afterAll(async () => {
-  await till?.close();
-  if (server) expect(await server.stop()).toBe(0);
+useHeadlessTill({
+  screenshotPrefix: 'FALLO-',
+  open: async (started) => {
+    server = started;
+    ({ till, page, app, sale, invoices, sync, settings } = await openTill(server));
+  },
+  opened: () => ({ till, app }),
 });
 
 describe('Sale: a keyboard-only sale, issued through the panel relay', () => {

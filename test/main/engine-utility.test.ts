@@ -3,6 +3,8 @@ import { mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { todayInMadrid } from '../support/madrid-day';
+import { FREE_PORTS_ENV } from '../support/free-ports';
 
 const root = path.resolve(import.meta.dirname, '../..');
 const TOKEN = 'token-from-the-host-0123456789abcdefghijklmnop';
@@ -24,10 +26,7 @@ async function startUtility(extraEnv: Record<string, string> = {}) {
     env: {
       ...process.env,
       POS_DATA_DIR: dataDir,
-      POS_BILLING_PORT: '0',
-      POS_MANAGE_PORT: '0',
-      POS_PANEL_PORT: '0',
-      POS_EMULATOR_PORT: '0',
+      ...FREE_PORTS_ENV,
       POS_PANEL_TOKEN: TOKEN,
       POS_UI_DIR: path.join(dataDir, 'no-ui'),
       ...extraEnv,
@@ -46,11 +45,6 @@ async function startUtility(extraEnv: Record<string, string> = {}) {
     return exited;
   };
   return { dataDir, ready, panel, stop };
-}
-
-function todayInMadrid(): string {
-  const p = new Intl.DateTimeFormat('en-GB', { timeZone: 'Europe/Madrid', day: '2-digit', month: '2-digit', year: 'numeric' }).format(new Date());
-  return p.replaceAll('/', '-');
 }
 
 describe('The engine entry main forks (engine/src/bin/utility.ts), run under a plain Node fork', () => {

@@ -15,6 +15,7 @@ import { useSale } from '../../src-renderer/features/sale/store';
 import { autoridadesCaidas, autoridadesVista, errorVigente } from '../../src-renderer/features/sync/store';
 import { translate } from '../../src-renderer/i18n';
 import { memoryStore, type KeyValueStore } from '../../src-renderer/platform/storage';
+import { cola as idleCola } from './support/sync-fixtures';
 
 const initial = useSale.getState();
 let store: KeyValueStore;
@@ -193,22 +194,8 @@ describe('Sync: the outage known before a send fails; an error got past is not n
     rechazados: { test: 0, live: 0 },
     porDispositivo: [],
   };
-  const cola = (extra: Record<string, unknown>) => ({
-    queueKey: 'test|aeat|B12345674',
-    entorno: 'test' as const,
-    autoridad: 'aeat',
-    obligado: 'B12345674',
-    pendientes: 0,
-    siguienteEnvioEn: null,
-    reintentoEn: null,
-    proximoIntentoEn: null,
-    fallosSeguidos: 0,
-    alcanzable: true,
-    ultimoError: 'read ECONNRESET',
-    ultimoErrorEn: '2026-11-25T10:00:00.000Z',
-    masAntiguoEn: null,
-    ...extra,
-  });
+  /** A queue whose last attempt failed (read ECONNRESET) unless `extra` says otherwise. */
+  const cola = (extra: Parameters<typeof idleCola>[0]) => idleCola({ ultimoError: 'read ECONNRESET', ultimoErrorEn: '2026-11-25T10:00:00.000Z', ...extra });
 
   it('the probe says AEAT is down before any queue has failed; its «up» wins over an old failed attempt', () => {
     const sinEnvios = { ...base, colas: [], autoridades: [] };

@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LightMyRequestResponse } from 'fastify';
 import { makeTestEngine, type TestEngine } from '../support/engine';
+import { aTicketDemo } from '../fixtures/verifactu';
 
 const VF = 'B12345674';
 const CLIENTE = 'B48123459';
@@ -25,13 +26,7 @@ interface Req {
 }
 type Builder = (ids: Ids) => Req;
 
-const facturaVf = (nif: string) => ({
-  version: '1.0',
-  emisor: { nif, nombre: 'COMERCIAL DEMO SL' },
-  cabecera: { serie: 'AM', numero: '1', fechaExpedicion: '20-11-2026', tipoFactura: 'F2', descripcion: 'Venta' },
-  detalleDesglose: [{ claveRegimen: '01', calificacionOperacion: 'S1', baseImponible: '10.00', tipoImpositivo: '21', cuotaRepercutida: '2.10' }],
-  totales: { cuotaTotal: '2.10', importeTotal: '12.10' },
-});
+const facturaVf = (nif: string) => aTicketDemo(nif, 'AM', '1');
 
 const facturaTbai = (nif: string) => ({
   provincia: 'gipuzkoa',

@@ -6,9 +6,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEngine, type StartedEngine } from '../../engine/src/bin/start';
 import { LIVE_EN_EMULADOR_AVISO } from '../../engine/src/http/live-emulator-notice';
 import { hostedExample01 } from '../fixtures/hosted-examples';
+import { FREE_PORTS_ENV } from '../support/free-ports';
 
 function envFor(dataDir: string, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  return { POS_DATA_DIR: dataDir, POS_BILLING_PORT: '0', POS_MANAGE_PORT: '0', POS_PANEL_PORT: '0', POS_EMULATOR_PORT: '0', POS_EMULATOR_WAIT_S: '0', ...extra };
+  return { POS_DATA_DIR: dataDir, ...FREE_PORTS_ENV, POS_EMULATOR_WAIT_S: '0', ...extra };
 }
 
 /** A raw request, so the Host header can be anything (fetch sets its own). */

@@ -31,3 +31,6 @@ export async function startTestEmulators(
     },
   });
 }
+
+/** What startTestEmulators gives a test: the running emulators and the AEAT SOAP url. */
+export type Emulators = Awaited<ReturnType<typeof startTestEmulators>>;

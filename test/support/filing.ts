@@ -5,10 +5,10 @@ import type { ManualClock } from '../../engine/src/platform/clock';
 import type { Hacienda } from '../../src-shared/api/common';
 import { aFacturaF2 } from '../fixtures/verifactu';
 import { makeTestEngine, type TestEngine } from './engine';
-import { startTestEmulators } from './emulators';
+import { startTestEmulators, type Emulators } from './emulators';
 import { sqliteOf } from './sqlite-of';
 
-export type Emulators = Awaited<ReturnType<typeof startTestEmulators>>;
+export type { Emulators } from './emulators';
 
 type SubmissionConfig = NonNullable<EngineConfig['submission']>;
 

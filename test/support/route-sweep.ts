@@ -9,9 +9,11 @@
 import { readFileSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import path from 'node:path';
+import { expect } from 'vitest';
 import type { DemoKeysFile } from '../../engine/src/bin/start';
 import { hostedExample02 } from '../fixtures/hosted-examples';
 import { startReceiver, type Receiver } from './webhook-receiver';
+import { todayInMadrid } from './madrid-day';
 
 export type AppName = 'billing' | 'manage' | 'panel';
 
@@ -268,11 +270,6 @@ const SAMPLES: [string, Sample][] = [
   ['panel POST /panel/v1/claves', (c) => c('panel', 'POST', '/panel/v1/claves', { body: { entorno: 'test' } })],
 ];
 
-export function todayInMadrid(): string {
-  const p = new Intl.DateTimeFormat('en-GB', { timeZone: 'Europe/Madrid', day: '2-digit', month: '2-digit', year: 'numeric' }).format(new Date());
-  return p.replaceAll('/', '-');
-}
-
 export interface SweepResult {
   /** Documented routes with no sample here. */
   missing: string[];
@@ -295,6 +292,30 @@ export interface SweepResult {
    * at the engine's own billing port behind the API's back, then an event — the attempt's error.
    */
   ownPortDelivery: string | null;
+}
+
+/**
+ * What the sweep of every artefact users run must show: each documented route sampled, none
+ * answering 5xx (`output`, the artefact's log lines, shown when one does), the filing and webhook
+ * workers' round, no webhook to the engine's own ports (refused at creation and again before
+ * sending), the representation calls and a cancellation's signed XML answering 200.
+ */
+export function expectCleanSweep(result: SweepResult, output: readonly string[]): void {
+  expect(result.missing, 'routes without a sample in test/support/route-sweep.ts').toEqual([]);
+  expect(result.unknown, 'samples of routes that are not documented').toEqual([]);
+  expect(result.serverErrors, output.slice(-40).join('\n')).toEqual([]);
+  expect(result.filed).toBe('registrada');
+  expect(result.delivered).toContain('factura.registrada');
+  // No webhook to the engine's own ports or its emulators' (the ports it really listens on).
+  expect(result.ownPortsRefused).toEqual([400, 400]);
+  // …and the filing thread's webhook worker checks again before sending: nothing reaches it.
+  expect(result.ownPortDelivery).toMatch(/^no enviada, dirección no permitida: .*engine's own port/);
+  // The hosted client's representation calls: a document signed here verifies.
+  expect(result.statuses['manage POST /v1/clientes/{nif}/representacion/firmar']).toBe(200);
+  expect(result.statuses['manage POST /v1/clientes/{nif}/representacion/verificar']).toBe(200);
+  // …and for a cancellation's signed XML.
+  expect(result.tipoRegistro).toBe('anulacion');
+  expect(result.statuses['billing GET /v1/registros/{idRegistro}/xml']).toBe(200);
 }
 
 async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs: number): Promise<T> {

@@ -9,6 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
+import { FREE_PORTS_ENV } from './free-ports';
 
 export const ROOT = path.resolve(import.meta.dirname, '../..');
 
@@ -21,7 +22,7 @@ export interface RunningArtefact {
   stop(): Promise<void>;
 }
 
-const freePorts = { POS_BILLING_PORT: '0', POS_MANAGE_PORT: '0', POS_PANEL_PORT: '0', POS_EMULATOR_PORT: '0', POS_EMULATOR_WAIT_S: '1' };
+const freePorts = { ...FREE_PORTS_ENV, POS_EMULATOR_WAIT_S: '1' };
 
 function watch(child: ChildProcess, dataDir: string, ready: (line: string) => boolean): Promise<RunningArtefact> {
   const output: string[] = [];

@@ -8,11 +8,7 @@ import { SqliteDatabase } from '../../../engine/src/db/database';
 import { systemClock } from '../../../engine/src/platform/clock';
 import { timeOrderedIds } from '../../../engine/src/platform/ids';
 import type { DemoKeys } from './headless';
-
-function todayInMadrid(): string {
-  const p = new Intl.DateTimeFormat('en-GB', { timeZone: 'Europe/Madrid', day: '2-digit', month: '2-digit', year: 'numeric' }).format(new Date());
-  return p.replaceAll('/', '-');
-}
+import { todayInMadrid } from '../../support/madrid-day';
 
 /**
  * `extra` more LIVE keys of the demo account, created in the running engine's database as the

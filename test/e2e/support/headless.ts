@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import type { DemoKeysFile } from '../../../engine/src/bin/start';
+import { FREE_PORTS_ENV } from '../../support/free-ports';
 
 export const ROOT = path.resolve(import.meta.dirname, '../../..');
 export const UI_DIR = path.join(ROOT, 'out/renderer');
@@ -55,10 +56,7 @@ export async function startHeadless(env: Record<string, string> = {}): Promise<H
     env: {
       ...process.env,
       POS_DATA_DIR: dataDir,
-      POS_BILLING_PORT: '0',
-      POS_MANAGE_PORT: '0',
-      POS_PANEL_PORT: '0',
-      POS_EMULATOR_PORT: '0',
+      ...FREE_PORTS_ENV,
       POS_EMULATOR_WAIT_S: '1',
       POS_UI_DIR: UI_DIR,
       ...env,

@@ -1,11 +1,12 @@
 import { DOMParser } from '@xmldom/xmldom';
-import { afterAll, beforeAll, beforeEach } from 'vitest';
+import { afterAll, beforeAll, beforeEach, expect } from 'vitest';
 import type { Element } from '@xmldom/xmldom';
 import type { AeatEmulator, AeatEmulatorOptions } from '../../../engine/emulators/aeat/index';
 import { createAeatEmulator, extractBodyPayload, loadVerifactuSchemas, XsdValidator } from '../../../engine/emulators/aeat/index';
 import { referenceDir } from '../../../engine/emulators/paths';
 import { TestClock, T0, controlClient, listenWarm, testIds } from '../harness';
-import { NS_SI, SOAP_PATH } from './builders';
+import type { BuiltRecord } from './builders';
+import { NS_SI, SOAP_PATH, buildEnvelope } from './builders';
 
 export { TestClock, T0 } from '../harness';
 
@@ -68,6 +69,21 @@ export function useHarness(
     if (options.reset !== false) harness?.emu.reset(options.reset);
     if (harness) harness.clock.ms = T0;
   });
+}
+
+/** The rest of an envelope beyond the obligado (DEMO) and its records. */
+export type EnvelopeOptions = Partial<Parameters<typeof buildEnvelope>[0]>;
+
+/**
+ * Sends one batch for DEMO after the flow-control wait (60 s on the clock) and checks the answer:
+ * 200 and valid against RespuestaSuministro.xsd.
+ */
+export async function sendBatch(h: Harness, records: Array<BuiltRecord | string>, envelope: EnvelopeOptions = {}): Promise<ParsedRespuesta> {
+  h.clock.advance(60);
+  const r = await h.post(buildEnvelope({ obligado: DEMO, records, ...envelope }));
+  expect(r.status, r.text).toBe(200);
+  expect((await validateRespuesta(r.text)).errors).toEqual([]);
+  return parseRespuesta(r.text);
 }
 
 let respValidator: XsdValidator | null = null;

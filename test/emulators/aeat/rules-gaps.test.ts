@@ -2,8 +2,8 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { validNif, validPersonNif } from '../../../engine/emulators/aeat/nif';
 import type { AltaOptions, BuiltRecord } from './builders';
 import { ChainBuilder, buildEnvelope } from './builders';
-import type { Harness, ParsedRespuesta } from './helpers';
-import { DEMO, T0, parseRespuesta, useHarness, validateRespuesta } from './helpers';
+import type { EnvelopeOptions, Harness, ParsedRespuesta } from './helpers';
+import { DEMO, T0, sendBatch, useHarness } from './helpers';
 
 // The rules rules.test.ts left to the engine or to nobody (docs/aeat-codes.md): NIF control
 // characters (1123, 1290, 1131, 4116/4117), 0 % with recargo (1170), NIF-IVA XI/GB by date
@@ -18,13 +18,7 @@ beforeEach(() => {
   chain = new ChainBuilder(DEMO.nif, new Date(T0 - 3600_000));
 });
 
-async function send(records: BuiltRecord[], envelope: Partial<Parameters<typeof buildEnvelope>[0]> = {}): Promise<ParsedRespuesta> {
-  h.clock.advance(60);
-  const r = await h.post(buildEnvelope({ obligado: DEMO, records, ...envelope }));
-  expect(r.status, r.text).toBe(200);
-  expect((await validateRespuesta(r.text)).errors).toEqual([]);
-  return parseRespuesta(r.text);
-}
+const send = (records: BuiltRecord[], envelope?: EnvelopeOptions): Promise<ParsedRespuesta> => sendBatch(h, records, envelope);
 
 async function verdictOf(o: Partial<AltaOptions>): Promise<{ estado: string; codigo: number | null }> {
   const l = (await send([chain.alta(o)])).lineas[0]!;

@@ -2,8 +2,8 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { AEAT_REQUERIMIENTO_PATH } from '../../../engine/emulators/aeat/index';
 import type { AltaOptions, BuiltRecord } from './builders';
 import { ChainBuilder, buildEnvelope } from './builders';
-import type { Harness, ParsedRespuesta } from './helpers';
-import { DEMO, T0, parseRespuesta, useHarness, validateRespuesta } from './helpers';
+import type { EnvelopeOptions, Harness, ParsedRespuesta } from './helpers';
+import { DEMO, T0, sendBatch, useHarness } from './helpers';
 
 // Hand-made submissions with one defect each get the AEAT's code from the emulator (issue 31's
 // acceptance): record rules as a rejected RespuestaLinea, admissible ones as AceptadoConErrores,
@@ -17,13 +17,7 @@ beforeEach(() => {
   chain = new ChainBuilder(DEMO.nif, new Date(T0 - 3600_000));
 });
 
-async function send(records: BuiltRecord[], envelope: Partial<Parameters<typeof buildEnvelope>[0]> = {}): Promise<ParsedRespuesta> {
-  h.clock.advance(60);
-  const r = await h.post(buildEnvelope({ obligado: DEMO, records, ...envelope }));
-  expect(r.status, r.text).toBe(200);
-  expect((await validateRespuesta(r.text)).errors).toEqual([]);
-  return parseRespuesta(r.text);
-}
+const send = (records: BuiltRecord[], envelope?: EnvelopeOptions): Promise<ParsedRespuesta> => sendBatch(h, records, envelope);
 
 /** The one line of a one-record submission. */
 async function verdictOf(o: Partial<AltaOptions>): Promise<{ estado: string; codigo: number | null; descripcion: string | null }> {

@@ -39,11 +39,9 @@ describe.skipIf(!hasOpenssl)('AEAT emulator over mutual TLS', () => {
   let port: number;
   let ca: Buffer;
 
-  beforeAll(async () => {
-    dir = mkdtempSync(path.join(tmpdir(), 'aeat-tls-'));
-    execFileSync('bash', [script, dir, 'secreto'], { stdio: 'pipe' });
-    ca = readFileSync(path.join(dir, 'ca.crt'));
-    emu = createAeatEmulator({
+  /** An emulator serving the test CA's server certificate and asking clients for theirs. */
+  const mutualTlsEmulator = (tls: { rejectUnauthorized?: boolean } = {}): AeatEmulator =>
+    createAeatEmulator({
       clock: () => new Date(T0),
       xsdPoolSize: 1,
       tls: {
@@ -51,8 +49,15 @@ describe.skipIf(!hasOpenssl)('AEAT emulator over mutual TLS', () => {
         cert: readFileSync(path.join(dir, 'server.crt')),
         ca,
         requestCert: true,
+        ...tls,
       },
     });
+
+  beforeAll(async () => {
+    dir = mkdtempSync(path.join(tmpdir(), 'aeat-tls-'));
+    execFileSync('bash', [script, dir, 'secreto'], { stdio: 'pipe' });
+    ca = readFileSync(path.join(dir, 'ca.crt'));
+    emu = mutualTlsEmulator();
     port = await emu.listen(0);
     await emu.ready();
   });
@@ -99,17 +104,7 @@ describe.skipIf(!hasOpenssl)('AEAT emulator over mutual TLS', () => {
   });
 
   it('a front end that lets the handshake through answers a request without a certificate 401 with an HTML page', async () => {
-    const open = createAeatEmulator({
-      clock: () => new Date(T0),
-      xsdPoolSize: 1,
-      tls: {
-        key: readFileSync(path.join(dir, 'server.key')),
-        cert: readFileSync(path.join(dir, 'server.crt')),
-        ca,
-        requestCert: true,
-        rejectUnauthorized: false,
-      },
-    });
+    const open = mutualTlsEmulator({ rejectUnauthorized: false });
     try {
       const openPort = await open.listen(0);
       const chain = new ChainBuilder(DEMO.nif, new Date(T0 - 3600_000));

@@ -1,25 +1,17 @@
 import { gunzipSync } from 'node:zlib';
 import { DOMParser } from '@xmldom/xmldom';
-import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { TBAI_PATHS } from '../../../engine/emulators/ticketbai/index';
 import { BIZKAIA_POLICY, TbaiChain, gz, lroeHeaders, lroeXml } from './builders';
 import type { Harness } from './helpers';
-import { T0, closeValidator, codes, parseLroe, parseSalida, startHarness, validateTicketBaiResponse } from './helpers';
+import { codes, parseLroe, parseSalida, useHarness, validateTicketBaiResponse } from './helpers';
 
 let h: Harness;
 let chain: TbaiChain;
 const G = TBAI_PATHS.gipuzkoa;
 
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterAll(async () => {
-  await h.close();
-  await closeValidator();
-});
-beforeEach(async () => {
-  expect((await h.control('POST', '/__control/tbai/reset')).status).toBe(200);
-  h.clock.ms = T0;
+useHarness((harness) => (h = harness));
+beforeEach(() => {
   chain = new TbaiChain();
 });
 

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { DOMParser } from '@xmldom/xmldom';
 import type { Element } from '@xmldom/xmldom';
+import { afterAll, beforeAll, beforeEach, expect } from 'vitest';
 import type { TicketBaiEmulator, TicketBaiEmulatorOptions } from '../../../engine/emulators/ticketbai/index';
 import { TBAI_PATHS, TbaiXsdPool, createTicketBaiEmulator, loadTicketBaiSchemas } from '../../../engine/emulators/ticketbai/index';
 import { referenceDir } from '../../../engine/emulators/paths';
@@ -57,6 +58,28 @@ export async function startHarness(opts: Partial<TicketBaiEmulatorOptions> = {})
     control: controlClient(base),
     close: () => emu.close(),
   };
+}
+
+/**
+ * One emulator for a test file: started before its tests and handed to `onStart`, closed after
+ * them together with the answer validator. Before each test every treasury's ledger is reset
+ * (the control call answers 200) and the clock is back at T0.
+ */
+export function useHarness(onStart: (harness: Harness) => void): void {
+  let harness: Harness | undefined;
+  beforeAll(async () => {
+    harness = await startHarness();
+    onStart(harness);
+  });
+  afterAll(async () => {
+    await harness?.close();
+    await closeValidator();
+  });
+  beforeEach(async () => {
+    if (!harness) throw new Error('useHarness: the emulator did not start');
+    expect((await harness.control('POST', '/__control/tbai/reset')).status).toBe(200);
+    harness.clock.ms = T0;
+  });
 }
 
 let pool: TbaiXsdPool | null = null;

@@ -1,21 +1,13 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { BIZKAIA_POLICY, NIF, TbaiChain, altaXml, anulacionXml, gz, lroeHeaders, lroeXml, signTicketBai } from './builders';
 import type { Harness } from './helpers';
-import { T0, closeValidator, parseLroe, startHarness, validateLroeResponse } from './helpers';
+import { parseLroe, useHarness, validateLroeResponse } from './helpers';
 
 let h: Harness;
 let chain: TbaiChain;
 
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterAll(async () => {
-  await h.close();
-  await closeValidator();
-});
-beforeEach(async () => {
-  await h.control('POST', '/__control/tbai/reset');
-  h.clock.ms = T0;
+useHarness((harness) => (h = harness));
+beforeEach(() => {
   chain = new TbaiChain({ policy: BIZKAIA_POLICY });
 });
 

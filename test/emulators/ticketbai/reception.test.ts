@@ -1,35 +1,14 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { TBAI_PATHS, isValidTbaiIdentifier, tbaiIdentifier } from '../../../engine/emulators/ticketbai/index';
 import { ARABA_POLICY, NIF, TbaiChain, altaXml, anulacionXml, signTicketBai, signatureValueOf } from './builders';
 import type { Harness } from './helpers';
-import {
-  OFFICIAL_1,
-  OFFICIAL_2,
-  OFFICIAL_ANULA_2,
-  T0,
-  closeValidator,
-  codes,
-  official,
-  parseSalida,
-  startHarness,
-  validateTicketBaiResponse,
-} from './helpers';
+import { OFFICIAL_1, OFFICIAL_2, OFFICIAL_ANULA_2, codes, official, parseSalida, useHarness, validateTicketBaiResponse } from './helpers';
 
 let h: Harness;
 const G = TBAI_PATHS.gipuzkoa;
 const A = TBAI_PATHS.araba;
 
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterAll(async () => {
-  await h.close();
-  await closeValidator();
-});
-beforeEach(async () => {
-  expect((await h.control('POST', '/__control/tbai/reset')).status).toBe(200);
-  h.clock.ms = T0;
-});
+useHarness((harness) => (h = harness));
 
 describe('Gipuzkoa reception (alta)', () => {
   it('accepts the official signed examples: 00 Recibido, identifier, CSV, and the answer validates', async () => {

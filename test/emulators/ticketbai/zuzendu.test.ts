@@ -1,24 +1,14 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { TBAI_PATHS } from '../../../engine/emulators/ticketbai/index';
 import { NIF, TbaiChain, anulacionXml, signTicketBai, signatureValueOf, zuzenduAltaXml, zuzenduBajaXml } from './builders';
 import type { Harness } from './helpers';
-import { EXAMPLES, T0, closeValidator, codes, parseSalida, startHarness, validateTicketBaiResponse } from './helpers';
+import { EXAMPLES, T0, codes, parseSalida, useHarness, validateTicketBaiResponse } from './helpers';
 
 let h: Harness;
 
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterAll(async () => {
-  await h.close();
-  await closeValidator();
-});
-beforeEach(async () => {
-  await h.control('POST', '/__control/tbai/reset');
-  h.clock.ms = T0;
-});
+useHarness((harness) => (h = harness));
 
 const rejectNext = async (prov: string, codigo: string): Promise<void> => {
   const r = await h.control('PUT', `/__control/tbai/${prov}/faults`, { rejectNext: { count: 1, codigo } });

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   anAutonomo,
   anEmpresa,
@@ -6,9 +6,8 @@ import {
   dniNumber,
   expectError,
   json,
-  makeClientsEngine,
-  startCensus,
   usados,
+  useEngineWithCensus,
   type CensusEmu,
   type ClientsEngine,
 } from './helpers';
@@ -31,14 +30,9 @@ interface Cliente {
 let census: CensusEmu;
 let t: ClientsEngine;
 
-beforeAll(async () => {
-  census = await startCensus();
-});
-afterAll(async () => census.close());
-beforeEach(async (ctx) => {
-  census.service.reset();
-  t = await makeClientsEngine({ census: { url: census.soapUrl, timeoutMs: 300 } });
-  ctx.onTestFinished(() => t.close());
+useEngineWithCensus((engine, emu) => {
+  t = engine;
+  census = emu;
 });
 
 const cliente = (res: { json(): unknown }) => (res.json() as { cliente: Cliente }).cliente;

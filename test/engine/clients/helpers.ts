@@ -4,7 +4,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { LightMyRequestResponse } from 'fastify';
-import { expect } from 'vitest';
+import { afterAll, beforeAll, beforeEach, expect } from 'vitest';
 import { CensusDirectory } from '../../../engine/emulators/census-data';
 import { censusControlHandler } from '../../../engine/emulators/census-control';
 import { CENSUS_SEED, CENSUS_SOAP_PATH, createCensusEmulator, type CensusServiceEmulator } from '../../../engine/emulators/census/index';
@@ -14,10 +14,7 @@ import type { Account } from '../../../engine/src/account/store';
 import type { CensusConfig } from '../../../engine/src/census/config';
 import { createEngine, type Engine } from '../../../engine/src/index';
 import { ManualClock } from '../../../engine/src/platform/clock';
-import { sequentialIds } from '../../../engine/src/platform/ids';
-import { silentLogger } from '../../../engine/src/platform/logger';
-import { NO_LIMITS, onPostgres, type InjectOpts } from '../../support/engine';
-import { postgresUrlOf } from '../../support/postgres';
+import { testEngineConfig, type InjectOpts } from '../../support/engine';
 import { trustedTestCa } from '../../fixtures/representation-pki';
 
 export interface CensusEmu {
@@ -70,24 +67,16 @@ export async function makeClientsEngine(
 ): Promise<ClientsEngine> {
   const dataDir = mkdtempSync(path.join(existsSync('/dev/shm') ? '/dev/shm' : tmpdir(), 'clients-test-'));
   const clock = new ManualClock(options.now ?? '2026-11-20T10:00:00.000Z');
-  const engine = await createEngine({
-    dataDir,
-    ...(onPostgres() ? { databaseUrl: postgresUrlOf(dataDir) } : {}),
-    clock,
-    ids: sequentialIds(),
-    logger: silentLogger,
-    limits: NO_LIMITS,
-    panelToken: 'panel-test-token',
-    billingPort: 0,
-    managePort: 0,
-    panelPort: 0,
-    submitAutomatically: false,
-    census: { url: NO_CENSUS, timeoutMs: 1000, ...options.census },
-    ...(options.emulatorUrl ? { emulatorUrl: options.emulatorUrl } : {}),
-    ...(options.iaeCatalogue ? { iaeCatalogue: options.iaeCatalogue } : {}),
-    // Representation signatures: the test PKI's CA stands for the qualified CAs.
-    representacionCas: options.representacionCas ?? [trustedTestCa().pem],
-  });
+  const engine = await createEngine(
+    testEngineConfig(dataDir, {
+      clock,
+      census: { url: NO_CENSUS, timeoutMs: 1000, ...options.census },
+      ...(options.emulatorUrl ? { emulatorUrl: options.emulatorUrl } : {}),
+      ...(options.iaeCatalogue ? { iaeCatalogue: options.iaeCatalogue } : {}),
+      // Representation signatures: the test PKI's CA stands for the qualified CAs.
+      representacionCas: options.representacionCas ?? [trustedTestCa().pem],
+    }),
+  );
   const ctx = engine.context;
   const seeded = seedDemoAccount(ctx);
   if (!seeded) throw new Error('demo account not seeded');
@@ -134,6 +123,26 @@ export async function makeClientsEngine(
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * A census emulator for a test file (started before its tests, closed after them) and, before each
+ * test, the emulator reset and a fresh engine checking NIFs against it (300 ms time-out), closed
+ * when the test ends. `onEach` gets both, after the engine started.
+ */
+export function useEngineWithCensus(onEach: (engine: ClientsEngine, census: CensusEmu) => void | Promise<void>): void {
+  let census: CensusEmu | undefined;
+  beforeAll(async () => {
+    census = await startCensus();
+  });
+  afterAll(async () => census?.close());
+  beforeEach(async (ctx) => {
+    if (!census) throw new Error('useEngineWithCensus: the census emulator did not start');
+    census.service.reset();
+    const engine = await makeClientsEngine({ census: { url: census.soapUrl, timeoutMs: 300 } });
+    ctx.onTestFinished(() => engine.close());
+    await onEach(engine, census);
+  });
 }
 
 // ---------------------------------------------------------------- builders

@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { anAutonomo, anEmpresa, crear, DIRECCION, expectError, json, makeClientsEngine, startCensus, type CensusEmu, type ClientsEngine } from './helpers';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { anAutonomo, anEmpresa, crear, DIRECCION, expectError, json, useEngineWithCensus, type CensusEmu, type ClientsEngine } from './helpers';
 
 interface Cliente {
   nif: string;
@@ -13,14 +13,9 @@ interface Cliente {
 
 let census: CensusEmu;
 let t: ClientsEngine;
-beforeAll(async () => {
-  census = await startCensus();
-});
-afterAll(async () => census.close());
-beforeEach(async (ctx) => {
-  census.service.reset();
-  t = await makeClientsEngine({ census: { url: census.soapUrl, timeoutMs: 300 } });
-  ctx.onTestFinished(() => t.close());
+useEngineWithCensus(async (engine, emu) => {
+  t = engine;
+  census = emu;
   expect((await crear(t, anEmpresa())).statusCode).toBe(201);
   expect((await crear(t, anAutonomo({ nif: '23456789D', nombre: 'ETXEBERRIA GOIKOETXEA MIKEL', hacienda: 'tbai-bizkaia', epigrafeIAE: '165940' }))).statusCode).toBe(201);
 });

@@ -14,9 +14,8 @@ import { ticketbaiChainKey } from '../../../engine/src/regimes/ticketbai/service
 import { verifactuChainKey } from '../../../engine/src/regimes/verifactu/service';
 import { aTicketTbai, tbaiEmisor } from '../../fixtures/ticketbai';
 import { activateDevices, crear, drained, killMidLoad, startEngineProcess } from '../../support/engine-child';
-import { startTestEmulators } from '../../support/emulators';
+import { startTestEmulators, type Emulators } from '../../support/emulators';
 
-type Emulators = Awaited<ReturnType<typeof startTestEmulators>>;
 const VF_NIF = 'B12345674';
 const TBAI = tbaiEmisor('gipuzkoa');
 const DEVICES = ['tpv-1', 'tpv-2', 'tpv-3', 'tpv-4'];

@@ -6,14 +6,9 @@ import BetterSqlite3 from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { makeTestEngine } from '../../support/engine';
 import { sqliteOf } from '../../support/sqlite-of';
+import { aTicketDemo } from '../../fixtures/verifactu';
 
-const factura = (nif: string, numero: string) => ({
-  version: '1.0',
-  emisor: { nif, nombre: 'COMERCIAL DEMO SL' },
-  cabecera: { serie: 'BZ', numero, fechaExpedicion: '20-11-2026', tipoFactura: 'F2', descripcion: 'Venta' },
-  detalleDesglose: [{ claveRegimen: '01', calificacionOperacion: 'S1', baseImponible: '10.00', tipoImpositivo: '21', cuotaRepercutida: '2.10' }],
-  totales: { cuotaTotal: '2.10', importeTotal: '12.10' },
-});
+const factura = (nif: string, numero: string) => aTicketDemo(nif, 'BZ', numero);
 
 describe('The write lock held by another connection past busy_timeout', () => {
   it('crear answers 503 STORAGE_BUSY with nothing stored; the retry once it is free issues the invoice', async () => {

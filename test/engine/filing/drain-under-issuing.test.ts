@@ -9,23 +9,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedDemoAccount } from '../../../engine/src/demo/account';
 import { createEngine } from '../../../engine/src/index';
 import { silentLogger } from '../../../engine/src/platform/logger';
-import { startTestEmulators } from '../../support/emulators';
+import { startTestEmulators, type Emulators } from '../../support/emulators';
 import { NO_LIMITS } from '../../support/engine';
+import { aTicketDemo } from '../../fixtures/verifactu';
 
-type Emulators = Awaited<ReturnType<typeof startTestEmulators>>;
 let emu: Emulators;
 beforeAll(async () => {
   emu = await startTestEmulators({ waitSeconds: 0 });
 });
 afterAll(async () => emu.close());
 
-const factura = (nif: string, numero: number) => ({
-  version: '1.0',
-  emisor: { nif, nombre: 'COMERCIAL DEMO SL' },
-  cabecera: { serie: 'DI', numero: String(numero), fechaExpedicion: '20-11-2026', tipoFactura: 'F2', descripcion: 'Venta' },
-  detalleDesglose: [{ claveRegimen: '01', calificacionOperacion: 'S1', baseImponible: '10.00', tipoImpositivo: '21', cuotaRepercutida: '2.10' }],
-  totales: { cuotaTotal: '2.10', importeTotal: '12.10' },
-});
+const factura = (nif: string, numero: number) => aTicketDemo(nif, 'DI', String(numero));
 
 describe('The drain under issuing that never pauses', () => {
   it('files records while every till keeps issuing, and each exactly once', async () => {

@@ -6,6 +6,7 @@
 import type * as NodeFs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { releaseHeldFsyncs } from '../../support/holdable-fsync';
+import { aTicketDemo } from '../../fixtures/verifactu';
 
 const fsyncControl = vi.hoisted(() => ({ calls: 0, held: [] as (() => void)[], hold: false }));
 
@@ -44,13 +45,7 @@ const settled = async (promise: Promise<unknown>) => {
   return done;
 };
 
-const factura = (nif: string, numero: string) => ({
-  version: '1.0',
-  emisor: { nif, nombre: 'COMERCIAL DEMO SL' },
-  cabecera: { serie: 'D', numero, fechaExpedicion: '20-11-2026', tipoFactura: 'F2', descripcion: 'Venta' },
-  detalleDesglose: [{ claveRegimen: '01', calificacionOperacion: 'S1', baseImponible: '10.00', tipoImpositivo: '21', cuotaRepercutida: '2.10' }],
-  totales: { cuotaTotal: '2.10', importeTotal: '12.10' },
-});
+const factura = (nif: string, numero: string) => aTicketDemo(nif, 'D', numero);
 
 describe('The filing connection sends nothing before its own fsync of the WAL returns', () => {
   // The filing thread's own turns commit with synchronous=NORMAL (LazySyncTurns): its submission

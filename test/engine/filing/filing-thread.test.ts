@@ -11,11 +11,11 @@ import { tbaiEmulatorBases } from '../../../engine/src/config';
 import { createEngine, type Engine } from '../../../engine/src/index';
 import type { Logger } from '../../../engine/src/platform/logger';
 import { aTicketTbai, TBAI_ISSUER_LIST, TBAI_ISSUERS, tbaiEmisor, type TbaiProvincia } from '../../fixtures/ticketbai';
-import { startTestEmulators } from '../../support/emulators';
+import { startTestEmulators, type Emulators } from '../../support/emulators';
 import { NO_LIMITS } from '../../support/engine';
 import { signatureValid, startReceiver, type Receiver } from '../../support/webhook-receiver';
+import { aTicketDemo } from '../../fixtures/verifactu';
 
-type Emulators = Awaited<ReturnType<typeof startTestEmulators>>;
 const SECRETO = 'secreto-del-hilo-de-envio';
 const PROVINCIAS: TbaiProvincia[] = ['gipuzkoa', 'araba', 'bizkaia'];
 const VERIFACTU = 20;
@@ -40,13 +40,7 @@ function recordingLogger(): Logger & { lines: { level: string; message: string }
 }
 
 function factura(nif: string, numero: string) {
-  return {
-    version: '1.0',
-    emisor: { nif, nombre: 'COMERCIAL DEMO SL' },
-    cabecera: { serie: 'FT', numero, fechaExpedicion: '20-11-2026', tipoFactura: 'F2', descripcion: 'Venta' },
-    detalleDesglose: [{ claveRegimen: '01', calificacionOperacion: 'S1', baseImponible: '10.00', tipoImpositivo: '21', cuotaRepercutida: '2.10' }],
-    totales: { cuotaTotal: '2.10', importeTotal: '12.10' },
-  };
+  return aTicketDemo(nif, 'FT', numero);
 }
 
 async function until(what: string, done: () => boolean, timeoutMs = 60_000): Promise<void> {

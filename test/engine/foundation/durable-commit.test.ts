@@ -9,6 +9,7 @@ import type * as NodeFs from 'node:fs';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { sqliteOf } from '../../support/sqlite-of';
+import { aTicketDemo } from '../../fixtures/verifactu';
 
 const fsyncControl = vi.hoisted(() => ({
   calls: 0,
@@ -196,13 +197,7 @@ describe('Database.transactionDurableLater', () => {
   });
 });
 
-const factura = (nif: string, numero: string) => ({
-  version: '1.0',
-  emisor: { nif, nombre: 'COMERCIAL DEMO SL' },
-  cabecera: { serie: 'W', numero, fechaExpedicion: '20-11-2026', tipoFactura: 'F2', descripcion: 'Venta' },
-  detalleDesglose: [{ claveRegimen: '01', calificacionOperacion: 'S1', baseImponible: '10.00', tipoImpositivo: '21', cuotaRepercutida: '2.10' }],
-  totales: { cuotaTotal: '2.10', importeTotal: '12.10' },
-});
+const factura = (nif: string, numero: string) => aTicketDemo(nif, 'W', numero);
 
 describe('Issuing answers only once its commit is on disk', () => {
   it('crear is answered after the fsync returns, never before; a replay waits too', async () => {

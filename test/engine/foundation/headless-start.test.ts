@@ -6,6 +6,8 @@ import { createInterface } from 'node:readline';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { hostedExample01, hostedExample02 } from '../../fixtures/hosted-examples';
+import { todayInMadrid } from '../../support/madrid-day';
+import { FREE_PORTS_ENV } from '../../support/free-ports';
 
 const root = path.resolve(import.meta.dirname, '../../..');
 
@@ -13,7 +15,7 @@ const root = path.resolve(import.meta.dirname, '../../..');
 function startHeadless(dataDir: string) {
   const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'engine/src/bin/serve.ts')], {
     cwd: root,
-    env: { ...process.env, POS_DATA_DIR: dataDir, POS_BILLING_PORT: '0', POS_MANAGE_PORT: '0', POS_PANEL_PORT: '0', POS_EMULATOR_PORT: '0' },
+    env: { ...process.env, POS_DATA_DIR: dataDir, ...FREE_PORTS_ENV },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const output: string[] = [];
@@ -33,11 +35,6 @@ function findDatabase(dataDir: string): string {
   const name = readdirSync(dataDir).find((f) => f.endsWith('.db') || f.endsWith('.sqlite'));
   if (name === undefined) throw new Error(`no database in ${dataDir}: ${readdirSync(dataDir).join(', ')}`);
   return name;
-}
-
-function todayInMadrid(): string {
-  const p = new Intl.DateTimeFormat('en-GB', { timeZone: 'Europe/Madrid', day: '2-digit', month: '2-digit', year: 'numeric' }).format(new Date());
-  return p.replaceAll('/', '-');
 }
 
 describe('Headless start: npm start serves both APIs and writes demo-keys.json', () => {

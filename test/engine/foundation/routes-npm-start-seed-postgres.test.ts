@@ -14,6 +14,7 @@ import { DEMO_TICKETBAI_ISSUERS } from '../../../engine/src/demo/account';
 import { PostgresDatabase } from '../../../engine/src/db/postgres';
 import { PG_SERVER_URL } from '../../support/postgres-cluster';
 import { ROOT, startNpmStart, type RunningArtefact } from '../../support/running-artefacts';
+import { FREE_PORTS_ENV } from '../../support/free-ports';
 
 const started: RunningArtefact[] = [];
 const cleanups: (() => Promise<void> | void)[] = [];
@@ -98,7 +99,7 @@ describe('npm start on PostgreSQL: nodes starting together on an empty database'
       ['--import', 'tsx', '--import', `data:text/javascript,${encodeURIComponent(PARENT_PORT_STANDIN)}`, path.join(ROOT, 'engine/src/bin/utility.ts')],
       {
         cwd: ROOT,
-        env: { ...process.env, ...env, POS_DATA_DIR: dataDir, POS_BILLING_PORT: '0', POS_MANAGE_PORT: '0', POS_PANEL_PORT: '0', POS_EMULATOR_PORT: '0' },
+        env: { ...process.env, ...env, POS_DATA_DIR: dataDir, ...FREE_PORTS_ENV },
         stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
       },
     );

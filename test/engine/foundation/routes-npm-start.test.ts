@@ -5,7 +5,7 @@
 import { connect } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { DemoKeysFile } from '../../../engine/src/bin/start';
-import { sweepRoutes } from '../../support/route-sweep';
+import { expectCleanSweep, sweepRoutes } from '../../support/route-sweep';
 import { startNpmStart, type RunningArtefact } from '../../support/running-artefacts';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -58,22 +58,7 @@ async function stopsOn(signal: 'SIGTERM' | 'SIGINT', run: RunningArtefact): Prom
 describe('npm start: every route answers a well-formed request without 5xx', () => {
   it('all documented routes have a sample, none answers 5xx, the workers file and deliver; SIGTERM to npm stops it all', async () => {
     const run = await npmStart();
-    const result = await sweepRoutes(run.dataDir);
-    expect(result.missing, 'routes without a sample in test/support/route-sweep.ts').toEqual([]);
-    expect(result.unknown, 'samples of routes that are not documented').toEqual([]);
-    expect(result.serverErrors, run.output.slice(-40).join('\n')).toEqual([]);
-    expect(result.filed).toBe('registrada');
-    expect(result.delivered).toContain('factura.registrada');
-    // No webhook to the engine's own ports or its emulators' (the ports it really listens on).
-    expect(result.ownPortsRefused).toEqual([400, 400]);
-    // …and the filing thread's webhook worker checks again before sending: nothing reaches it.
-    expect(result.ownPortDelivery).toMatch(/^no enviada, dirección no permitida: .*engine's own port/);
-    // The hosted client's representation calls: a document signed here verifies.
-    expect(result.statuses['manage POST /v1/clientes/{nif}/representacion/firmar']).toBe(200);
-    expect(result.statuses['manage POST /v1/clientes/{nif}/representacion/verificar']).toBe(200);
-    // …and for a cancellation's signed XML.
-    expect(result.tipoRegistro).toBe('anulacion');
-    expect(result.statuses['billing GET /v1/registros/{idRegistro}/xml']).toBe(200);
+    expectCleanSweep(await sweepRoutes(run.dataDir), run.output);
     // Stopped as a service manager stops it: SIGTERM to npm alone.
     await stopsOn('SIGTERM', run);
   }, 120_000);

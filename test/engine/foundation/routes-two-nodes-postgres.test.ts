@@ -12,7 +12,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { DemoKeysFile } from '../../../engine/src/bin/start';
 import { hostedExample01, hostedExample02 } from '../../fixtures/hosted-examples';
 import { freshPostgresUrl } from '../../support/postgres';
-import { todayInMadrid } from '../../support/route-sweep';
+import { todayInMadrid } from '../../support/madrid-day';
 import { ROOT, startNpmStart, type RunningArtefact } from '../../support/running-artefacts';
 
 const started: RunningArtefact[] = [];

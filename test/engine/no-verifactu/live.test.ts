@@ -9,6 +9,7 @@ import { verificarFirma } from '../../../engine/src/no-verifactu/firma';
 import { issuerChainKey } from '../../../engine/src/devices/chain-keys';
 import { makeTestEngine, migratedDataDir, type TestEngine } from '../../support/engine';
 import { testP12 } from '../clients/pkcs12';
+import { aTicketDemo } from '../../fixtures/verifactu';
 
 let t: TestEngine | undefined;
 afterEach(async () => {
@@ -16,13 +17,7 @@ afterEach(async () => {
   t = undefined;
 });
 
-const factura = (nif: string, numero = '1') => ({
-  version: '1.0',
-  emisor: { nif, nombre: 'COMERCIAL DEMO SL' },
-  cabecera: { serie: 'V', numero, fechaExpedicion: '20-11-2026', tipoFactura: 'F2', descripcion: 'Venta' },
-  detalleDesglose: [{ claveRegimen: '01', calificacionOperacion: 'S1', baseImponible: '10.00', tipoImpositivo: '21', cuotaRepercutida: '2.10' }],
-  totales: { cuotaTotal: '2.10', importeTotal: '12.10' },
-});
+const factura = (nif: string, numero = '1') => aTicketDemo(nif, 'V', numero);
 
 const pfx = Buffer.from(testP12({ cn: 'COMERCIAL DEMO SL', entidad: 'B12345674', password: 'clave' }), 'base64');
 

@@ -12,17 +12,12 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { VerificadorCadena } from '../../../engine/src/verification/cadenas';
+import { aTicketDemo } from '../../fixtures/verifactu';
 
 const NOW = '2026-11-20T10:00:00.000Z';
 
 function factura(nif: string, numero: string) {
-  return {
-    version: '1.0',
-    emisor: { nif, nombre: 'COMERCIAL DEMO SL' },
-    cabecera: { serie: 'N', numero, fechaExpedicion: '20-11-2026', tipoFactura: 'F2', descripcion: 'Venta' },
-    detalleDesglose: [{ claveRegimen: '01', calificacionOperacion: 'S1', baseImponible: '10.00', tipoImpositivo: '21', cuotaRepercutida: '2.10' }],
-    totales: { cuotaTotal: '2.10', importeTotal: '12.10' },
-  };
+  return aTicketDemo(nif, 'N', numero);
 }
 
 let t: TestEngine;

@@ -9,6 +9,7 @@ import { makeTestEngine, type TestEngine } from '../../support/engine';
 import { soapBodyFirstChild, validateAgainstVerifactuXsd } from '../../support/xsd';
 import { issuerChainKey } from '../../../engine/src/devices/chain-keys';
 import { buildRegFactuSoapEnvelope } from '../../../engine/src/regimes/verifactu/authority/soap';
+import { aTicketDemo } from '../../fixtures/verifactu';
 
 let emulators: Awaited<ReturnType<typeof startTestEmulators>>;
 let t: TestEngine;
@@ -28,14 +29,17 @@ afterAll(async () => {
   await emulators.close();
 });
 
+/** POST /panel/v1/clientes/{nif}/requerimiento (the administrator's token) for November 2026 in TEST. */
+const requerimiento = (refRequerimiento: string) =>
+  t.panel('POST', `/panel/v1/clientes/${t.nifEmisor}/requerimiento`, {
+    entorno: 'test',
+    refRequerimiento,
+    desde: '2026-11-01T00:00:00+01:00',
+    hasta: '2026-11-30T23:59:59+01:00',
+  });
+
 function factura(numero: string) {
-  return {
-    version: '1.0',
-    emisor: { nif: t.nifEmisor, nombre: 'COMERCIAL DEMO SL' },
-    cabecera: { serie: 'R', numero, fechaExpedicion: '20-11-2026', tipoFactura: 'F2', descripcion: 'Venta' },
-    detalleDesglose: [{ claveRegimen: '01', calificacionOperacion: 'S1', baseImponible: '10.00', tipoImpositivo: '21', cuotaRepercutida: '2.10' }],
-    totales: { cuotaTotal: '2.10', importeTotal: '12.10' },
-  };
+  return aTicketDemo(t.nifEmisor, 'R', numero);
 }
 
 it('sends the period\'s kept records to the AEAT emulator, which accepts them; logged as an event', async () => {
@@ -54,12 +58,7 @@ it('sends the period\'s kept records to the AEAT emulator, which accepts them; l
   );
   expect(await validateAgainstVerifactuXsd(soapBodyFirstChild(envelope), 'SuministroLR.xsd')).toEqual({ valid: true, errors: [] });
 
-  const panel = await t.engine.apps.panel.inject({
-    method: 'POST',
-    url: `/panel/v1/clientes/${t.nifEmisor}/requerimiento`,
-    headers: { authorization: 'Bearer panel-test-token' },
-    payload: { entorno: 'test', refRequerimiento: 'REQ20260001', desde: '2026-11-01T00:00:00+01:00', hasta: '2026-11-30T23:59:59+01:00' },
-  });
+  const panel = await requerimiento('REQ20260001');
   expect(panel.statusCode, panel.body).toBe(200);
   const r = panel.json() as { registros: number; envios: { registros: number; estadoEnvio: string; correctos: number; incorrectos: number }[]; evento: { id: string } };
   expect(r.registros).toBe(3);
@@ -74,12 +73,7 @@ it('sends the period\'s kept records to the AEAT emulator, which accepts them; l
   expect(ctx.db.all(ctx.db.kysely.selectFrom('submission_jobs').select('id'))).toEqual([]);
 
   // Bad input: a reference longer than 18 characters names the field; an empty period is 404.
-  const largo = await t.engine.apps.panel.inject({
-    method: 'POST',
-    url: `/panel/v1/clientes/${t.nifEmisor}/requerimiento`,
-    headers: { authorization: 'Bearer panel-test-token' },
-    payload: { entorno: 'test', refRequerimiento: 'X'.repeat(19), desde: '2026-11-01T00:00:00+01:00', hasta: '2026-11-30T23:59:59+01:00' },
-  });
+  const largo = await requerimiento('X'.repeat(19));
   expect(largo.statusCode).toBe(400);
   await expect(ctx.noVerifactu.requerimientos.remitir(issuer, { ref: 'R', desde: new Date('2026-01-01T00:00:00Z'), hasta: new Date('2026-01-02T00:00:00Z') })).rejects.toMatchObject({
     code: 'NOT_FOUND',
@@ -117,12 +111,7 @@ describe('the requirement goes to the AEAT’s requirement endpoint (SistemaFact
 });
 
 it('a reference that is not alphanumeric is refused before anything is sent (AEAT 4133): 400 naming refRequerimiento', async () => {
-  const panel = await t.engine.apps.panel.inject({
-    method: 'POST',
-    url: `/panel/v1/clientes/${t.nifEmisor}/requerimiento`,
-    headers: { authorization: 'Bearer panel-test-token' },
-    payload: { entorno: 'test', refRequerimiento: 'REQ-2026-0003', desde: '2026-11-01T00:00:00+01:00', hasta: '2026-11-30T23:59:59+01:00' },
-  });
+  const panel = await requerimiento('REQ-2026-0003');
   expect(panel.statusCode, panel.body).toBe(400);
   expect(panel.json()).toMatchObject({ code: 'VALIDATION_ERROR', campo: 'refRequerimiento' });
   // The service itself (what `npm run admin -- requerimiento` calls) refuses it too, before any read or send.

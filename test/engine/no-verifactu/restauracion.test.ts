@@ -11,15 +11,10 @@ import { aplicarRestauracionPendiente, crearCopia, prepararRestauracion } from '
 import { admin } from '../../support/admin-cli';
 import { makeTestEngine, migratedDataDir, type TestEngine } from '../../support/engine';
 import { validateAgainstVerifactuXsd } from '../../support/xsd';
+import { aTicketDemo } from '../../fixtures/verifactu';
 
 function factura(nif: string, numero: string) {
-  return {
-    version: '1.0',
-    emisor: { nif, nombre: 'COMERCIAL DEMO SL' },
-    cabecera: { serie: 'C', numero, fechaExpedicion: '20-11-2026', tipoFactura: 'F2', descripcion: 'Venta' },
-    detalleDesglose: [{ claveRegimen: '01', calificacionOperacion: 'S1', baseImponible: '10.00', tipoImpositivo: '21', cuotaRepercutida: '2.10' }],
-    totales: { cuotaTotal: '2.10', importeTotal: '12.10' },
-  };
+  return aTicketDemo(nif, 'C', numero);
 }
 
 const open: TestEngine[] = [];

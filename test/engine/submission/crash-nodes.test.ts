@@ -13,7 +13,7 @@ import { PostgresDatabase } from '../../../engine/src/db/postgres';
 import { aTicketTbai, tbaiEmisor } from '../../fixtures/ticketbai';
 import { crear, type EngineProcessInfo } from '../../support/engine-child';
 import { activateDevicesOn, chainProblems, drainedOn, killNode, startNode, type EngineNode } from '../../support/engine-nodes';
-import { startTestEmulators } from '../../support/emulators';
+import { startTestEmulators, type Emulators } from '../../support/emulators';
 import { freshPostgresUrl } from '../../support/postgres';
 
 const VF_NIF = 'B12345674';
@@ -22,7 +22,6 @@ const DEVICES = ['tpv-1', 'tpv-2', 'tpv-3', 'tpv-4'];
 /** The first key of the submission queues' advisory locks (db/work-ownership.ts). */
 const QUEUE_LOCKS = 0x5e_d1;
 
-type Emulators = Awaited<ReturnType<typeof startTestEmulators>>;
 let emu: Emulators;
 let url: string;
 let db: PostgresDatabase;

@@ -6,10 +6,10 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { crear, drained, killMidLoad, startEngineProcess } from '../../support/engine-child';
-import { startTestEmulators } from '../../support/emulators';
+import { startTestEmulators, type Emulators } from '../../support/emulators';
 import { invalidAeatRepliesIn } from '../../support/xsd';
+import { aTicketDemo } from '../../fixtures/verifactu';
 
-type Emulators = Awaited<ReturnType<typeof startTestEmulators>>;
 let emu: Emulators;
 
 beforeAll(async () => {
@@ -26,13 +26,7 @@ afterAll(async () => {
 });
 
 function ticket(nif: string, numero: string) {
-  return {
-    version: '1.0',
-    emisor: { nif, nombre: 'COMERCIAL DEMO SL' },
-    cabecera: { serie: 'K', numero, fechaExpedicion: '20-11-2026', tipoFactura: 'F2', descripcion: 'Ticket' },
-    detalleDesglose: [{ claveRegimen: '01', calificacionOperacion: 'S1', baseImponible: '10.00', tipoImpositivo: '21', cuotaRepercutida: '2.10' }],
-    totales: { cuotaTotal: '2.10', importeTotal: '12.10' },
-  };
+  return aTicketDemo(nif, 'K', numero, 'Ticket');
 }
 
 const NIF = 'B12345674';

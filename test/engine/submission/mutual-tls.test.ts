@@ -6,10 +6,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { configFromEnv } from '../../../engine/src/config';
 import { ManualClock } from '../../../engine/src/platform/clock';
 import { aFacturaF2 } from '../../fixtures/verifactu';
-import { startTestEmulators } from '../../support/emulators';
+import { startTestEmulators, type Emulators } from '../../support/emulators';
 import { makeTestEngine, type TestEngine } from '../../support/engine';
 
-type Emulators = Awaited<ReturnType<typeof startTestEmulators>>;
 const script = path.resolve(import.meta.dirname, '../../../scripts/make-test-ca.sh');
 const clock = new ManualClock('2026-11-20T10:00:00.000Z');
 const PASSWORD = 'secreto-p12';

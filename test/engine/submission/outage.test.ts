@@ -2,10 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../engine/src/platform/clock';
 import { aFacturaF2 } from '../../fixtures/verifactu';
 import { makeTestEngine, onPostgres, type TestEngine } from '../../support/engine';
-import { startTestEmulators } from '../../support/emulators';
+import { startTestEmulators, type Emulators } from '../../support/emulators';
 import { invalidAeatReplies } from '../../support/xsd';
 
-type Emulators = Awaited<ReturnType<typeof startTestEmulators>>;
 let t: TestEngine;
 let emu: Emulators;
 const clock = new ManualClock('2026-11-20T10:00:00.000Z');

@@ -1,13 +1,11 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestEmulators } from '../../support/emulators';
+import { startTestEmulators, type Emulators } from '../../support/emulators';
 import { makeTestEngine, type TestEngine } from '../../support/engine';
 
-type Emulators = Awaited<ReturnType<typeof startTestEmulators>>;
 let t: TestEngine;
 let emu: Emulators;
-const auth = { authorization: 'Bearer panel-test-token' };
 
 beforeAll(async () => {
   emu = await startTestEmulators();
@@ -20,7 +18,7 @@ afterAll(async () => {
 });
 
 const panel = (method: 'GET' | 'PUT', body?: unknown) =>
-  t.engine.apps.panel.inject({ method, url: '/panel/v1/emuladores/aeat/faults', headers: auth, ...(body === undefined ? {} : { payload: body as object }) });
+  t.panel(method, '/panel/v1/emuladores/aeat/faults', body);
 
 describe("The panel relays the AEAT emulator's fault controls", () => {
   it('GET and PUT reach the AEAT controls by their explicit path, not the /__control/ alias', async () => {
@@ -79,7 +77,7 @@ describe("The panel relays the AEAT emulator's fault controls", () => {
 
 describe("The panel relays every other emulator's fault controls by its own path", () => {
   const relay = (ruta: string, method: 'GET' | 'PUT', body?: unknown) =>
-    t.engine.apps.panel.inject({ method, url: ruta, headers: auth, ...(body === undefined ? {} : { payload: body as object }) });
+    t.panel(method, ruta, body);
 
   it.each(['araba', 'bizkaia', 'gipuzkoa'] as const)('TicketBAI %s: PUT sets that province only, GET reads it back', async (provincia) => {
     const ruta = `/panel/v1/emuladores/tbai/${provincia}/faults`;

@@ -2,13 +2,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../engine/src/platform/clock';
 import { makeTestEngine, type TestEngine } from '../../support/engine';
-import { startTestEmulators } from '../../support/emulators';
+import { startTestEmulators, type Emulators } from '../../support/emulators';
 
-type Emulators = Awaited<ReturnType<typeof startTestEmulators>>;
 let t: TestEngine;
 let emu: Emulators;
 const clock = new ManualClock('2026-11-20T10:00:00.000Z');
-const auth = { authorization: 'Bearer panel-test-token' };
 
 beforeAll(async () => {
   emu = await startTestEmulators({ clock, waitSeconds: 60 });
@@ -22,7 +20,7 @@ afterAll(async () => {
 });
 
 const alcance = async (entorno: 'test' | 'live') => {
-  const res = await t.engine.apps.panel.inject({ method: 'GET', url: `/panel/v1/sync/alcance?entorno=${entorno}`, headers: auth });
+  const res = await t.panel('GET', `/panel/v1/sync/alcance?entorno=${entorno}`);
   expect(res.statusCode, res.body).toBe(200);
   const body = res.json() as { entorno: string; autoridades: { autoridad: string; alcanzable: boolean; comprobadoEn: string }[] };
   return Object.fromEntries(body.autoridades.map((a) => [a.autoridad, a.alcanzable]));
@@ -35,20 +33,20 @@ describe('GET /panel/v1/sync/alcance', () => {
     expect(test.aeat).toBe(true);
     expect((await alcance('live')).aeat).toBe(false);
     // Only the authority asked for.
-    const solo = await t.engine.apps.panel.inject({ method: 'GET', url: '/panel/v1/sync/alcance?entorno=test&autoridad=aeat', headers: auth });
+    const solo = await t.panel('GET', '/panel/v1/sync/alcance?entorno=test&autoridad=aeat');
     expect((solo.json() as { autoridades: { autoridad: string }[] }).autoridades.map((a) => a.autoridad)).toEqual(['aeat']);
-    const bad = await t.engine.apps.panel.inject({ method: 'GET', url: '/panel/v1/sync/alcance?autoridad=otra', headers: auth });
+    const bad = await t.panel('GET', '/panel/v1/sync/alcance?autoridad=otra');
     expect(bad.statusCode).toBe(400);
-    const put = await t.engine.apps.panel.inject({ method: 'PUT', url: '/panel/v1/emuladores/aeat/faults', headers: auth, payload: { mode: 'down' } });
+    const put = await t.panel('PUT', '/panel/v1/emuladores/aeat/faults', { mode: 'down' });
     expect(put.statusCode, put.body).toBe(200);
     // Kept two seconds (the UI polls it): past that, probed again.
     expect((await alcance('test')).aeat).toBe(true);
     clock.advance(3000);
     expect((await alcance('test')).aeat).toBe(false);
     // Nothing was sent: the probe uses up no fault and files nothing.
-    const faults = await t.engine.apps.panel.inject({ method: 'GET', url: '/panel/v1/emuladores/aeat/faults', headers: auth });
+    const faults = await t.panel('GET', '/panel/v1/emuladores/aeat/faults');
     expect((faults.json() as { mode: string }).mode).toBe('down');
-    await t.engine.apps.panel.inject({ method: 'PUT', url: '/panel/v1/emuladores/aeat/faults', headers: auth, payload: { mode: 'none' } });
+    await t.panel('PUT', '/panel/v1/emuladores/aeat/faults', { mode: 'none' });
     clock.advance(3000);
     expect((await alcance('test')).aeat).toBe(true);
   });

@@ -66,7 +66,7 @@ describe('Whole-request SOAP Client faults', () => {
 
     // The sync view: the queue's block, in words the till UI maps, with what to do.
     const panel = (method: 'GET' | 'POST', url: string, body?: unknown) =>
-      env.t.engine.apps.panel.inject({ method, url, headers: { authorization: 'Bearer panel-test-token' }, ...(body !== undefined ? { payload: body as object } : {}) });
+      env.t.panel(method, url, body);
     const sync = (await panel('GET', '/panel/v1/sync')).json() as { colas: { queueKey: string; bloqueo: unknown }[] };
     expect(sync.colas.find((c) => c.queueKey === QUEUE)?.bloqueo).toEqual({
       codigo: '4104',

@@ -2,13 +2,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../engine/src/platform/clock';
 import { aFacturaF2 } from '../../fixtures/verifactu';
 import { makeTestEngine, type TestEngine } from '../../support/engine';
-import { startTestEmulators } from '../../support/emulators';
+import { startTestEmulators, type Emulators } from '../../support/emulators';
 
-type Emulators = Awaited<ReturnType<typeof startTestEmulators>>;
 let t: TestEngine;
 let emu: Emulators;
 const clock = new ManualClock('2026-11-20T10:00:00.000Z');
-const auth = { authorization: 'Bearer panel-test-token' };
 
 beforeAll(async () => {
   emu = await startTestEmulators({ clock, waitSeconds: 60 });
@@ -21,7 +19,7 @@ afterAll(async () => {
 });
 
 const panel = (method: 'GET' | 'POST' | 'PUT', url: string, body?: unknown) =>
-  t.engine.apps.panel.inject({ method, url, headers: auth, ...(body === undefined ? {} : { payload: body as object }) });
+  t.panel(method, url, body);
 const issue = (numero: string) =>
   t.billing('POST', '/v1/verifactu/crear', {
     body: aFacturaF2({ cabecera: { serie: 'S', numero, fechaExpedicion: '20-11-2026', tipoFactura: 'F2', descripcion: 'Ticket' } }),

@@ -1,5 +1,5 @@
 // POST /v1/verifactu/anular: the cancellation record, its answer and its 409s.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { VerifactuAnularBody } from '../../../src-shared/api/verifactu';
 import { aFacturaF1, aFacturaF2, aFacturaF3, aFacturaR, anAnularBody } from '../../fixtures/verifactu';
 import type { TestEngine } from '../../support/engine';
@@ -10,20 +10,17 @@ import {
   counts,
   crearOk,
   demoAccountId,
-  engineOnFixtureDay,
   expectRefused,
   huellaFromXml,
   json,
   NIF,
   recordElement,
+  useEngineOnFixtureDay,
   xmlText,
 } from './helpers';
 
 let t: TestEngine;
-beforeAll(async () => {
-  t = await engineOnFixtureDay();
-});
-afterAll(async () => t.close());
+useEngineOnFixtureDay((engine) => (t = engine));
 
 interface AnularAnswer {
   code: string;

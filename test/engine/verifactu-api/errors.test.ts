@@ -8,7 +8,7 @@
 // PROPAGATION_INCOMPLETE, 503 AEAT_UNAVAILABLE. The issuing rows of the high-capacity mode
 // (409 SERIE_OWNED_BY_OTHER_MACHINE and MACHINE_NOT_REGISTERED in phase `activa`, 503
 // SHARDING_UNAVAILABLE) belong to the devices issue and are not built yet.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import type { LightMyRequestResponse } from 'fastify';
 import { aDestinatarioIdOtro, aDetalle, aFacturaF1, aFacturaF2, aFacturaF3, aFacturaR, anAnularBody, aSubsanacion } from '../../fixtures/verifactu';
 import { makeTestEngine, type TestEngine } from '../../support/engine';
@@ -19,18 +19,15 @@ import {
   crear,
   crearOk,
   demoAccountId,
-  engineOnFixtureDay,
   expectRefused,
   NIF,
+  useEngineOnFixtureDay,
   type EmisionAnswer,
 } from './helpers';
 import { refuseInserts } from '../../support/db-faults';
 
 let t: TestEngine;
-beforeAll(async () => {
-  t = await engineOnFixtureDay();
-});
-afterAll(async () => t.close());
+useEngineOnFixtureDay((engine) => (t = engine));
 
 type Json = Record<string, unknown>;
 /** A valid F1 as a plain JSON object, to break one field at a time. */

@@ -6,7 +6,7 @@ import jsQR from 'jsqr';
 import { PNG } from 'pngjs';
 import type { LightMyRequestResponse } from 'fastify';
 import { sql } from 'kysely';
-import { expect } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { makeTestEngine, type TestEngine } from '../../support/engine';
 import { EMISOR, GENERADO_EN } from '../../fixtures/verifactu';
 
@@ -17,6 +17,16 @@ export const CHAIN_TEST = `test|verifactu|${NIF}`;
 /** An engine whose "today" in Madrid is the fixtures' HOY (02-03-2026). */
 export function engineOnFixtureDay(): Promise<TestEngine> {
   return makeTestEngine({ now: GENERADO_EN.toISOString() });
+}
+
+/** One engine on the fixtures' day for a test file: started before its tests and handed to `onStart`, closed after them. */
+export function useEngineOnFixtureDay(onStart: (engine: TestEngine) => void): void {
+  let engine: TestEngine | undefined;
+  beforeAll(async () => {
+    engine = await engineOnFixtureDay();
+    onStart(engine);
+  });
+  afterAll(async () => engine?.close());
 }
 
 export function json<T = Record<string, unknown>>(res: LightMyRequestResponse): T {

@@ -1,5 +1,5 @@
 // POST /v1/verifactu/crear: the answer, what one request stores, the issuer rules.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { FacturaVerifactu } from '../../../src-shared/api/verifactu';
 import { aDestinatarioIdOtro, aDetalle, aFacturaF1, aFacturaF2, aFacturaF3, aFacturaR, aSubsanacion } from '../../fixtures/verifactu';
 import type { TestEngine } from '../../support/engine';
@@ -10,21 +10,18 @@ import {
   crear,
   crearOk,
   demoAccountId,
-  engineOnFixtureDay,
   expectRefused,
   json,
   NIF,
   recordElement,
   setIssuerEstado,
+  useEngineOnFixtureDay,
   xmlText,
   type EmisionAnswer,
 } from './helpers';
 
 let t: TestEngine;
-beforeAll(async () => {
-  t = await engineOnFixtureDay();
-});
-afterAll(async () => t.close());
+useEngineOnFixtureDay((engine) => (t = engine));
 
 const ANSWER_KEYS = ['entorno', 'estado', 'fechaHoraHusoGenRegistro', 'huella', 'idFactura', 'numeroFactura', 'qrBase64', 'sistemaFiscal', 'urlValidacion'];
 

@@ -1,6 +1,6 @@
 // Identity of an invoice: (environment, emisor.nif, serie, numero, fechaExpedicion). A replay
 // answers the stored answer and creates nothing; a changed importeTotal or tipoFactura is 409.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { aFacturaF1, aFacturaF2, anAnularBody } from '../../fixtures/verifactu';
 import type { TestEngine } from '../../support/engine';
 import {
@@ -8,18 +8,15 @@ import {
   counts,
   crear,
   crearOk,
-  engineOnFixtureDay,
   expectRefused,
   json,
   NIF,
+  useEngineOnFixtureDay,
   type EmisionAnswer,
 } from './helpers';
 
 let t: TestEngine;
-beforeAll(async () => {
-  t = await engineOnFixtureDay();
-});
-afterAll(async () => t.close());
+useEngineOnFixtureDay((engine) => (t = engine));
 
 const chainLength = () => t.engine.context.invoices.chain(CHAIN_TEST).length;
 

@@ -1,5 +1,5 @@
 // PUT /v1/verifactu/subsanar: the whole corrected invoice, same identity, same answer shape.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { aDetalle, aFacturaF1, aFacturaR, aSubsanacion, anAnularBody } from '../../fixtures/verifactu';
 import type { TestEngine } from '../../support/engine';
 import {
@@ -10,21 +10,18 @@ import {
   crear,
   crearOk,
   decodeQrPng,
-  engineOnFixtureDay,
   expectRefused,
   huellaFromXml,
   json,
   NIF,
   recordElement,
+  useEngineOnFixtureDay,
   xmlText,
   type EmisionAnswer,
 } from './helpers';
 
 let t: TestEngine;
-beforeAll(async () => {
-  t = await engineOnFixtureDay();
-});
-afterAll(async () => t.close());
+useEngineOnFixtureDay((engine) => (t = engine));
 
 const subsanar = (body: unknown, key?: string) => t.billing('PUT', '/v1/verifactu/subsanar', { body, ...(key ? { key } : {}) });
 const chain = () => t.engine.context.invoices.chain(CHAIN_TEST);

@@ -1,7 +1,7 @@
 // The official XML of every record the API generates, and the QR of every invoice.
 import QRCode from 'qrcode';
 import { PNG } from 'pngjs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { FacturaVerifactu } from '../../../src-shared/api/verifactu';
 import {
   aDestinatarioIdOtro,
@@ -20,20 +20,17 @@ import {
   CHAIN_TEST,
   crearOk,
   decodeQrPng,
-  engineOnFixtureDay,
   huellaFromXml,
   json,
   NIF,
   recordElement,
+  useEngineOnFixtureDay,
   xmlText,
   type EmisionAnswer,
 } from './helpers';
 
 let t: TestEngine;
-beforeAll(async () => {
-  t = await engineOnFixtureDay();
-});
-afterAll(async () => t.close());
+useEngineOnFixtureDay((engine) => (t = engine));
 
 async function getXml(idFactura: string): Promise<string> {
   const res = await t.billing('GET', `/v1/facturas/${idFactura}/xml?nifEmisor=${NIF}`);

@@ -17,6 +17,7 @@ import { makeTestEngine, onPostgres, type TestEngine } from '../../support/engin
 import { freshPostgresUrl } from '../../support/postgres';
 import { postgresBinary } from '../../support/postgres-cluster';
 import { sqliteOf } from '../../support/sqlite-of';
+import { aTicketDemo } from '../../fixtures/verifactu';
 
 const run = promisify(execFile);
 const root = path.resolve(import.meta.dirname, '../../..');
@@ -25,14 +26,7 @@ const VF = 'B12345674';
 const TBAI = 'A58818501';
 
 function facturaVf(numero: string, idMaquina?: string) {
-  return {
-    version: '1.0',
-    emisor: { nif: VF, nombre: 'COMERCIAL DEMO SL' },
-    cabecera: { serie: 'V', numero, fechaExpedicion: '20-11-2026', tipoFactura: 'F2', descripcion: 'Venta' },
-    detalleDesglose: [{ claveRegimen: '01', calificacionOperacion: 'S1', baseImponible: '10.00', tipoImpositivo: '21', cuotaRepercutida: '2.10' }],
-    totales: { cuotaTotal: '2.10', importeTotal: '12.10' },
-    ...(idMaquina ? { idMaquina } : {}),
-  };
+  return { ...aTicketDemo(VF, 'V', numero), ...(idMaquina ? { idMaquina } : {}) };
 }
 const ticket = (numero: string, idMaquina: string) => ({
   ...aTicketTbai('gipuzkoa', { nif: TBAI, nombre: 'EMISOR GIPUZKOA SL' }, `T${idMaquina.slice(-1)}`, numero),

@@ -3,16 +3,16 @@
 // IPv6 forms and names that resolve to any of them are refused with 400 naming `url` at creation
 // and update, and again at delivery (DNS rebinding), where the attempt fails without being sent;
 // the engine's own ports and its emulators' port too. Loopback and private receivers still work.
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../engine/src/platform/clock';
 import { forbiddenWebhookAddress, webhookUrlProblem } from '../../../src-shared/api/webhooks';
 import type { ResolvedAddress } from '../../../engine/src/webhooks/address-policy';
 import { aFacturaF2 } from '../../fixtures/verifactu';
-import { makeTestEngine, type TestEngine } from '../../support/engine';
-import { startTestEmulators } from '../../support/emulators';
-import { startReceiver, type Receiver } from '../../support/webhook-receiver';
+import type { TestEngine } from '../../support/engine';
+import type { Receiver } from '../../support/webhook-receiver';
+import type { Emulators } from '../../support/emulators';
+import { useDeliveryRig } from './helpers';
 
-type Emulators = Awaited<ReturnType<typeof startTestEmulators>>;
 const clock = new ManualClock('2026-11-20T10:00:00.000Z');
 const NIF = 'B12345674';
 const SECRETO = 'secreto-de-direcciones-01';
@@ -31,30 +31,15 @@ let t: TestEngine;
 let emu: Emulators;
 let rx: Receiver;
 
-beforeAll(async () => {
-  emu = await startTestEmulators({ clock, waitSeconds: 60 });
-  rx = await startReceiver();
-  t = await makeTestEngine({
-    clock,
-    submission: { aeat: { url: { test: emu.aeatUrl, live: emu.aeatUrl } } },
-    webhooks: { timeoutMs: 400 },
-    webhookResolver: resolver,
-    emulatorUrl: emu.url,
-  });
-  // Listening: the engine's own ports are known (port 0 in tests) and guarded.
-  await t.engine.start();
-});
-afterAll(async () => {
-  await t.close();
-  await emu.close();
-  await rx.close();
-});
-afterEach(async () => {
-  for (const w of (await t.manage('GET', '/v1/webhooks')).json().webhooks as { idWebhook: string }[]) {
-    await t.manage('DELETE', `/v1/webhooks/${w.idWebhook}`);
-  }
-  rx.received.length = 0;
-  dns.clear();
+useDeliveryRig({
+  clock,
+  engine: (emulators) => ({ webhookResolver: resolver, emulatorUrl: emulators.url }),
+  onStart: async (rig) => {
+    ({ t, emu, rx } = rig);
+    // Listening: the engine's own ports are known (port 0 in tests) and guarded.
+    await t.engine.start();
+  },
+  afterEachTest: () => dns.clear(),
 });
 
 const body = (url: string) => ({ nombre: 'direcciones', url, secreto: SECRETO });

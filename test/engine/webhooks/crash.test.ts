@@ -5,12 +5,12 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestEmulators } from '../../support/emulators';
+import { startTestEmulators, type Emulators } from '../../support/emulators';
 import { killMidLoad } from '../../support/engine-child';
 import { expectedIdEntrega, signatureValid, startReceiver, type Receiver } from '../../support/webhook-receiver';
 import { invalidAeatRepliesIn } from '../../support/xsd';
+import { aTicketDemo } from '../../fixtures/verifactu';
 
-type Emulators = Awaited<ReturnType<typeof startTestEmulators>>;
 interface Info {
   billing: string;
   manage: string;
@@ -46,13 +46,7 @@ async function startEngine(dataDir: string): Promise<{ child: ChildProcess; info
 }
 
 function ticket(nif: string, numero: string) {
-  return JSON.stringify({
-    version: '1.0',
-    emisor: { nif, nombre: 'COMERCIAL DEMO SL' },
-    cabecera: { serie: 'H', numero, fechaExpedicion: '20-11-2026', tipoFactura: 'F2', descripcion: 'Ticket' },
-    detalleDesglose: [{ claveRegimen: '01', calificacionOperacion: 'S1', baseImponible: '10.00', tipoImpositivo: '21', cuotaRepercutida: '2.10' }],
-    totales: { cuotaTotal: '2.10', importeTotal: '12.10' },
-  });
+  return JSON.stringify(aTicketDemo(nif, 'H', numero, 'Ticket'));
 }
 
 async function api(info: Info, method: string, url: string, body: unknown): Promise<Record<string, unknown>> {

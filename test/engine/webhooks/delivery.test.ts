@@ -2,18 +2,18 @@
 // emulator: invoices reach their final verdict through the submission worker, the webhook worker
 // turns the events into deliveries.
 import { createHash } from 'node:crypto';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { panelEntregasResponse, webhookEntregaSchema } from '../../../src-shared/api/webhooks';
 import { resolveConfig } from '../../../engine/src/config';
 import { ManualClock } from '../../../engine/src/platform/clock';
 import { DEFAULT_WEBHOOK_DELIVERY } from '../../../engine/src/webhooks/config';
 import { aFacturaF2 } from '../../fixtures/verifactu';
-import { makeTestEngine, type TestEngine } from '../../support/engine';
-import { startTestEmulators } from '../../support/emulators';
-import { signatureValid, startReceiver, type Receiver } from '../../support/webhook-receiver';
+import type { TestEngine } from '../../support/engine';
+import { signatureValid, type Receiver } from '../../support/webhook-receiver';
 import { aTicketTbai } from '../../fixtures/ticketbai';
+import type { Emulators } from '../../support/emulators';
+import { useDeliveryRig } from './helpers';
 
-type Emulators = Awaited<ReturnType<typeof startTestEmulators>>;
 let t: TestEngine;
 let emu: Emulators;
 let rx: Receiver;
@@ -21,27 +21,15 @@ const clock = new ManualClock('2026-11-20T10:00:00.000Z');
 const NIF = 'B12345674';
 const SECRETO = 'secreto-del-receptor-0001';
 
-beforeAll(async () => {
-  emu = await startTestEmulators({ clock, waitSeconds: 60 });
-  rx = await startReceiver();
-  t = await makeTestEngine({
-    clock,
-    submission: { aeat: { url: { test: emu.aeatUrl, live: emu.aeatUrl } } },
-    webhooks: { timeoutMs: 400 },
-  });
-});
-afterAll(async () => {
-  await t.close();
-  await emu.close();
-  await rx.close();
-});
-afterEach(async () => {
-  // Every webhook is linked to the demo issuer: start each test with none.
-  for (const w of (await t.manage('GET', '/v1/webhooks')).json().webhooks as { idWebhook: string }[]) {
-    await t.manage('DELETE', `/v1/webhooks/${w.idWebhook}`);
-  }
-  rx.received.length = 0;
-  rx.answer = () => ({ status: 200 });
+useDeliveryRig({
+  clock,
+  onStart: (rig) => {
+    ({ t, emu, rx } = rig);
+  },
+  // Each test starts with no webhook (the rig deletes them) and a receiver answering 200.
+  afterEachTest: () => {
+    rx.answer = () => ({ status: 200 });
+  },
 });
 
 const ctx = () => t.engine.context;
@@ -92,7 +80,7 @@ async function createWebhook(o: { path: string; secreto?: string; eventos?: stri
 }
 
 const detail = async (id: string) => (await t.manage('GET', `/v1/webhooks/${id}`)).json().webhook;
-const panel = (url: string) => t.engine.apps.panel.inject({ method: 'GET', url, headers: { authorization: 'Bearer panel-test-token' } });
+const panel = (url: string) => t.panel('GET', url);
 const deliveriesOf = (id: string) =>
   ctx().db.statement('SELECT * FROM webhook_deliveries WHERE webhookId = ? ORDER BY creadoEn, id').all(id) as {
     id: string;

@@ -5,10 +5,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../engine/src/platform/clock';
 import { aFacturaF2 } from '../../fixtures/verifactu';
 import { makeTestEngine } from '../../support/engine';
-import { startTestEmulators } from '../../support/emulators';
+import { startTestEmulators, type Emulators } from '../../support/emulators';
 import { startReceiver, type Receiver } from '../../support/webhook-receiver';
 
-type Emulators = Awaited<ReturnType<typeof startTestEmulators>>;
 let emu: Emulators;
 let rx: Receiver;
 const clock = new ManualClock('2026-11-20T10:00:00.000Z');
