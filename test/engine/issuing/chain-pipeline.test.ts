@@ -203,13 +203,19 @@ function fakeBuiltChains() {
   return { issue, jobs, reads, committed, signing, head: () => head };
 }
 
+/** A, then B, each let run until it waits: B is built against A while A's signature is still out. */
+async function issueAThenB(c: ReturnType<typeof fakeBuiltChains>) {
+  const a = c.issue('A');
+  await settle();
+  const b = c.issue('B');
+  await settle();
+  return { a, b };
+}
+
 describe('ChainPipeline, links known when built (VeriFactu, «NO VERI*FACTU»)', () => {
   it("builds the chain's next group while the previous group's signatures are still out, and commits in chain order", async () => {
     const c = fakeBuiltChains();
-    const a = c.issue('A');
-    await settle();
-    const b = c.issue('B');
-    await settle();
+    const { a, b } = await issueAThenB(c);
     const rest = [c.issue('C'), c.issue('D')];
     await settle();
     // B was built against A before A's signature came back; C and D wait: two groups are signing.
@@ -261,10 +267,7 @@ describe('ChainPipeline, links known when built (VeriFactu, «NO VERI*FACTU»)',
 
   it("a group whose signing failed rejects its requests only; the group built on it meanwhile is signed again in the transaction", async () => {
     const c = fakeBuiltChains();
-    const a = c.issue('A');
-    await settle();
-    const b = c.issue('B');
-    await settle();
+    const { a, b } = await issueAThenB(c);
     expect(c.jobs).toEqual(['A<-null', 'B<-A']);
     c.signing[1]!.open();
     c.signing[0]!.fail(new Error('worker gone'));
