@@ -5,6 +5,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { todayInMadrid } from '../support/madrid-day';
 import { FREE_PORTS_ENV } from '../support/free-ports';
+import { untilExists } from '../support/running-artefacts';
 
 const root = path.resolve(import.meta.dirname, '../..');
 const TOKEN = 'token-from-the-host-0123456789abcdefghijklmnop';
@@ -18,7 +19,7 @@ interface Ready {
 }
 
 /** engine/src/bin/utility.ts under a plain Node fork, as main forks it in a utilityProcess. */
-async function startUtility(extraEnv: Record<string, string> = {}) {
+function forkUtility(extraEnv: Record<string, string> = {}) {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'till-utility-'));
   const child = fork(path.join(root, 'engine/src/bin/utility.ts'), [], {
     cwd: root,
@@ -34,6 +35,11 @@ async function startUtility(extraEnv: Record<string, string> = {}) {
     stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
   });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return { dataDir, child, exited };
+}
+
+async function startUtility(extraEnv: Record<string, string> = {}) {
+  const { dataDir, child, exited } = forkUtility(extraEnv);
   const ready = await new Promise<Ready>((resolve, reject) => {
     child.once('message', (m) => resolve(m as Ready));
     child.once('exit', (code) => reject(new Error(`exited ${code}`)));
@@ -107,6 +113,20 @@ describe('The engine entry main forks (engine/src/bin/utility.ts), run under a p
     } finally {
       expect(await run.stop()).toBe(0);
     }
+  });
+
+  it('the host’s stop sent while the engine starts: the start completes, no ready is sent, it stops cleanly', async () => {
+    const { dataDir, child, exited } = forkUtility();
+    const messages: unknown[] = [];
+    child.on('message', (m) => messages.push(m));
+    // The logs folder is the start's first trace on disk: the entry listens for the host by then.
+    await untilExists(path.join(dataDir, 'logs'));
+    child.send({ type: 'stop' });
+    expect(await exited).toBe(0);
+    expect(messages).toEqual([]);
+    expect(readFileSync(path.join(dataDir, 'logs', 'engine.log'), 'utf8')).toMatch(
+      /engine started[\s\S]*shutting down \{ reason: 'host' \}[\s\S]*engine stopped/,
+    );
   });
 
   it('POS_EMULATORS=off starts no emulators: no emulator URL, and the fault relay says so (404)', async () => {

@@ -5,7 +5,7 @@
  * resolve once demo-keys.json is written and the engine answers.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
@@ -24,34 +24,41 @@ export interface RunningArtefact {
 
 const freePorts = { ...FREE_PORTS_ENV, POS_EMULATOR_WAIT_S: '1' };
 
-function watch(child: ChildProcess, dataDir: string, ready: (line: string) => boolean): Promise<RunningArtefact> {
+/** The child as an artefact at once: its output collected, its exit awaited, a stop that kills its group. */
+function observe(child: ChildProcess, dataDir: string, onStdoutLine: (line: string) => void = () => {}): RunningArtefact {
   const output: string[] = [];
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  return new Promise<RunningArtefact>((resolve, reject) => {
-    const artefact: RunningArtefact = {
-      child,
-      dataDir,
-      output,
-      exited,
-      async stop() {
-        if (child.exitCode === null && child.signalCode === null && child.pid !== undefined) {
-          try {
-            process.kill(-child.pid, 'SIGKILL');
-          } catch {
-            // Already gone.
-          }
-          await exited;
+  createInterface({ input: child.stdout! }).on('line', (line) => {
+    output.push(line);
+    onStdoutLine(line);
+  });
+  createInterface({ input: child.stderr! }).on('line', (line) => output.push(line));
+  return {
+    child,
+    dataDir,
+    output,
+    exited,
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null && child.pid !== undefined) {
+        try {
+          process.kill(-child.pid, 'SIGKILL');
+        } catch {
+          // Already gone.
         }
-        rmSync(dataDir, { recursive: true, force: true });
-      },
-    };
-    const onLine = (line: string) => {
-      output.push(line);
+        await exited;
+      }
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Resolves once the artefact prints its ready line on stdout; rejects if it exits first. */
+function watch(child: ChildProcess, dataDir: string, ready: (line: string) => boolean): Promise<RunningArtefact> {
+  return new Promise<RunningArtefact>((resolve, reject) => {
+    const artefact = observe(child, dataDir, (line) => {
       if (ready(line)) resolve(artefact);
-    };
-    createInterface({ input: child.stdout! }).on('line', onLine);
-    createInterface({ input: child.stderr! }).on('line', (line) => output.push(line));
-    child.once('exit', (code) => reject(new Error(`exited ${code} before it was ready:\n${output.join('\n')}`)));
+    });
+    child.once('exit', (code) => reject(new Error(`exited ${code} before it was ready:\n${artefact.output.join('\n')}`)));
   });
 }
 
@@ -61,6 +68,17 @@ function watch(child: ChildProcess, dataDir: string, ready: (line: string) => bo
  * group so a test can signal npm alone or stop the whole group.
  */
 export function startNpmStart(env: Record<string, string> = {}): Promise<RunningArtefact> {
+  const { child, dataDir } = spawnNpmStart(env);
+  return watch(child, dataDir, (line) => line === 'READY');
+}
+
+/** `npm start` spawned as startNpmStart spawns it, returned at once: not waiting for READY. */
+export function launchNpmStart(env: Record<string, string> = {}): RunningArtefact {
+  const { child, dataDir } = spawnNpmStart(env);
+  return observe(child, dataDir);
+}
+
+function spawnNpmStart(env: Record<string, string>): { child: ChildProcess; dataDir: string } {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'npm-start-'));
   const child = spawn('npm', ['start', '--ignore-scripts', '--silent'], {
     cwd: ROOT,
@@ -68,7 +86,12 @@ export function startNpmStart(env: Record<string, string> = {}): Promise<Running
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
   });
-  return watch(child, dataDir, (line) => line === 'READY');
+  return { child, dataDir };
+}
+
+/** Polls until `file` exists (a start's first trace on disk); the test's own time-out bounds it. */
+export async function untilExists(file: string): Promise<void> {
+  while (!existsSync(file)) await new Promise((r) => setTimeout(r, 5));
 }
 
 /** vite build --mode main: the bundle the desktop app ships (out/main), from the sources as they are. */

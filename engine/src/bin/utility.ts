@@ -12,6 +12,7 @@
  * from the host: {type:'stop'} → stop cleanly and exit 0.
  */
 import { startEngine } from './start';
+import { StopRequests } from './stop-requests';
 
 interface ParentPort {
   on(event: 'message', listener: (event: { data: unknown }) => void): void;
@@ -30,23 +31,26 @@ function onMessage(listener: (message: unknown) => void): void {
   else process.on('message', listener);
 }
 
+// Listened for before the engine starts: a desktop quit while the engine starts sends its stop
+// then, and it is honoured once the start is done instead of waiting for the host's kill.
+const stopRequests = new StopRequests();
+onMessage((message) => {
+  if (typeof message === 'object' && message !== null && (message as { type?: unknown }).type === 'stop') stopRequests.request('host');
+});
+process.on('SIGTERM', () => stopRequests.request('SIGTERM'));
+
 async function main(): Promise<void> {
   const started = await startEngine({ env: process.env });
+  stopRequests.handleWith((reason) => {
+    void (async () => {
+      started.logger.info('shutting down', { reason });
+      await started.stop();
+      process.exit(0);
+    })();
+  });
+  if (stopRequests.reason !== undefined) return;
   // stdio is inherited from Electron main: the same banner as `npm start`, for support staff.
   process.stdout.write(started.banner);
-
-  let stopping = false;
-  const stop = async (code: number) => {
-    if (stopping) return;
-    stopping = true;
-    started.logger.info('shutting down', { reason: 'host' });
-    await started.stop();
-    process.exit(code);
-  };
-  onMessage((message) => {
-    if (typeof message === 'object' && message !== null && (message as { type?: unknown }).type === 'stop') void stop(0);
-  });
-  process.on('SIGTERM', () => void stop(0));
   send({
     type: 'ready',
     urls: started.urls,

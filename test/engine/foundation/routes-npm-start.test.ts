@@ -6,8 +6,8 @@ import { connect } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { DemoKeysFile } from '../../../engine/src/bin/start';
 import { expectCleanSweep, sweepRoutes } from '../../support/route-sweep';
-import { startNpmStart, type RunningArtefact } from '../../support/running-artefacts';
-import { readFileSync } from 'node:fs';
+import { launchNpmStart, startNpmStart, untilExists, type RunningArtefact } from '../../support/running-artefacts';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 
 const started: RunningArtefact[] = [];
@@ -50,9 +50,13 @@ async function stopsOn(signal: 'SIGTERM' | 'SIGINT', run: RunningArtefact): Prom
     open = (await Promise.all(ports.map(async (p) => ((await accepts(p)) ? p : 0)))).filter((p) => p !== 0);
   }
   expect(open, `${signal}: ports still open after 10 s`).toEqual([]);
-  // npm exits once its child, the engine, has (cleanly: the shutdown log line is written).
-  await run.exited;
-  expect(readFileSync(path.join(run.dataDir, 'logs', 'engine.log'), 'utf8')).toContain('engine stopped');
+  // npm exits once its child, the engine, has: cleanly, the shutdown log lines written.
+  const code = await run.exited;
+  const log = readFileSync(path.join(run.dataDir, 'logs', 'engine.log'), 'utf8');
+  const seen = `npm exited ${code}; engine.log:\n${log}\noutput:\n${run.output.join('\n')}`;
+  expect(log, seen).toContain(`shutting down { signal: '${signal}' }`);
+  expect(log, seen).toContain('engine stopped');
+  expect(code, seen).toBe(0);
 }
 
 describe('npm start: every route answers a well-formed request without 5xx', () => {
@@ -65,5 +69,21 @@ describe('npm start: every route answers a well-formed request without 5xx', () 
 
   it('SIGINT to npm alone stops the engine and its emulators within 10 s', async () => {
     await stopsOn('SIGINT', await npmStart());
+  }, 120_000);
+
+  it('SIGINT while the engine starts: the start completes, then it stops cleanly, never announcing READY', async () => {
+    const run = launchNpmStart();
+    started.push(run);
+    // The logs folder is the start's first trace on disk; the start has a second or more to go.
+    await untilExists(path.join(run.dataDir, 'logs'));
+    process.kill(run.child.pid!, 'SIGINT');
+    const code = await run.exited;
+    const logFile = path.join(run.dataDir, 'logs', 'engine.log');
+    // Killed by the signal before its first log line, the engine leaves no log at all.
+    const log = existsSync(logFile) ? readFileSync(logFile, 'utf8') : '(no engine.log)';
+    const seen = `npm exited ${code}; engine.log:\n${log}\noutput:\n${run.output.join('\n')}`;
+    expect(code, seen).toBe(0);
+    expect(log, seen).toMatch(/engine started[\s\S]*shutting down \{ signal: 'SIGINT' \}[\s\S]*engine stopped/);
+    expect(run.output, seen).not.toContain('READY');
   }, 120_000);
 });
