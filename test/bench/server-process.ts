@@ -89,10 +89,10 @@ if (mode === 'echo') {
   );
   if (process.env.BENCH_JOIN === '1') {
     const urls = await engine.start();
-    process.stdout.write(`${JSON.stringify({ url: urls.billing, manageUrl: urls.manage, panelUrl: urls.panel, dataDir })}\n`);
     process.on('SIGTERM', () => {
       void engine.stop().then(() => process.exit(0));
     });
+    process.stdout.write(`${JSON.stringify({ url: urls.billing, manageUrl: urls.manage, panelUrl: urls.panel, dataDir })}\n`);
   } else {
     const keys = seedDemoAccount(engine.context);
     // A Gipuzkoa issuer too, so TicketBAI issuing can be measured on the same engine.
@@ -114,12 +114,13 @@ if (mode === 'echo') {
       // ≈ 0.5 s that decided its p99 (test/bench/tail-trace.ts, session 10).
       await issueBacklog(engine.context, account, keys?.nifEmisor ?? '', Number(process.env.BENCH_BACKLOG_RECORDS ?? 30_000));
     }
-    process.stdout.write(
-      `${JSON.stringify({ url: urls.billing, manageUrl: urls.manage, panelUrl: urls.panel, panelToken: engine.panelToken, key: keys?.test, nif: keys?.nifEmisor, dataDir, devices })}\n`,
-    );
+    // Before the ready line: the bench sends SIGTERM the moment it is done with it.
     process.on('SIGTERM', () => {
       void engine.stop().then(() => process.exit(0));
     });
+    process.stdout.write(
+      `${JSON.stringify({ url: urls.billing, manageUrl: urls.manage, panelUrl: urls.panel, panelToken: engine.panelToken, key: keys?.test, nif: keys?.nifEmisor, dataDir, devices })}\n`,
+    );
   }
 } else {
   process.stderr.write('usage: server-process.ts echo|engine|engine-devices|engine-backlog [dataDir]\n');

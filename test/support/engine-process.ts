@@ -30,5 +30,6 @@ if (seeded && emulatorsUrl) {
 }
 const keys = existsSync(keysFile) ? (JSON.parse(readFileSync(keysFile, 'utf8')) as { test: string; nifEmisor: string }) : undefined;
 const urls = await engine.start();
-process.stdout.write(`${JSON.stringify({ url: urls.billing, billing: urls.billing, manage: urls.manage, key: keys?.test, nif: keys?.nifEmisor })}\n`);
+// Before the ready line: a parent may send SIGTERM the moment it reads it.
 process.on('SIGTERM', () => void engine.stop().then(() => process.exit(0)));
+process.stdout.write(`${JSON.stringify({ url: urls.billing, billing: urls.billing, manage: urls.manage, key: keys?.test, nif: keys?.nifEmisor })}\n`);

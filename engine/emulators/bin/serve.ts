@@ -22,18 +22,23 @@ function tlsFromEnv(): TlsOptions | undefined {
   };
 }
 
+// Caught before the emulators start (a signal during the start stops them once they are up):
+// Node's default SIGINT/SIGTERM would kill the process without closing them.
+let stopAsked: string | undefined;
+let stopNow: ((signal: string) => void) | undefined;
+const askStop = (signal: string): void => {
+  if (stopAsked !== undefined) return;
+  stopAsked = signal;
+  stopNow?.(signal);
+};
+process.on('SIGINT', () => askStop('SIGINT'));
+process.on('SIGTERM', () => askStop('SIGTERM'));
+
 async function main(): Promise<void> {
   const tls = tlsFromEnv();
   const controlToken = process.env.POS_EMULATOR_CONTROL_TOKEN || undefined;
   const emus = await startEmulators({ ...(tls ? { tls } : {}), ...(controlToken ? { controlToken } : {}) });
-  process.stdout.write(
-    `AEAT VeriFactu emulator: ${emus.url}${AEAT_SOAP_PATH}\n` +
-      `control API: ${emus.url}/__control/health\n`,
-  );
-  let stopping = false;
-  const stop = (signal: string): void => {
-    if (stopping) return;
-    stopping = true;
+  stopNow = (signal) => {
     process.stdout.write(`${signal}: shutting down emulators\n`);
     emus.close().then(
       () => process.exit(0),
@@ -43,8 +48,11 @@ async function main(): Promise<void> {
       },
     );
   };
-  process.on('SIGINT', () => stop('SIGINT'));
-  process.on('SIGTERM', () => stop('SIGTERM'));
+  if (stopAsked !== undefined) return stopNow(stopAsked);
+  process.stdout.write(
+    `AEAT VeriFactu emulator: ${emus.url}${AEAT_SOAP_PATH}\n` +
+      `control API: ${emus.url}/__control/health\n`,
+  );
 }
 
 main().catch((err: unknown) => {
