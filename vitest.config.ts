@@ -51,6 +51,7 @@ const POSTGRES_SUITES_BILLING: string[] = [
   'test/engine/devices/admin-cli.test.ts',
   'test/engine/devices/api.test.ts',
   'test/engine/devices/demo.test.ts',
+  'test/engine/devices/demo-installation.test.ts',
   'test/engine/devices/label-unique.test.ts',
   'test/engine/devices/lan-hosts.test.ts',
   'test/engine/devices/python-client-example.test.ts',

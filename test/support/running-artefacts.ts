@@ -79,7 +79,8 @@ export function launchNpmStart(env: Record<string, string> = {}): RunningArtefac
 }
 
 function spawnNpmStart(env: Record<string, string>): { child: ChildProcess; dataDir: string } {
-  const dataDir = mkdtempSync(path.join(tmpdir(), 'npm-start-'));
+  // A data dir of the caller's (POS_DATA_DIR) for a start after another on the same data.
+  const dataDir = env.POS_DATA_DIR ?? mkdtempSync(path.join(tmpdir(), 'npm-start-'));
   const child = spawn('npm', ['start', '--ignore-scripts', '--silent'], {
     cwd: ROOT,
     env: { ...process.env, POS_DATA_DIR: dataDir, ...freePorts, ...env },

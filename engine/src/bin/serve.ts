@@ -5,19 +5,6 @@
  */
 import path from 'node:path';
 import { startEngine } from './start';
-import { StopRequests } from './stop-requests';
-
-// Caught before the engine starts: a service manager may signal the moment READY is printed (or
-// before), and Node's default SIGINT/SIGTERM would kill the process without a clean stop. A
-// second signal while it still starts (Ctrl-C again) exits at once: whatever it acknowledged is
-// already committed.
-const stopRequests = new StopRequests();
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.on(signal, () => {
-    if (stopRequests.reason !== undefined && !stopRequests.handled) process.exit(130);
-    stopRequests.request(signal);
-  });
-}
 
 async function main(): Promise<void> {
   const started = await startEngine({
@@ -26,15 +13,21 @@ async function main(): Promise<void> {
     defaultUiDir: path.resolve(import.meta.dirname, '../../../out/renderer'),
     consoleLog: true,
   });
-  // Asked to stop while starting: it stops without announcing READY, which it would not honour.
-  if (stopRequests.reason === undefined) process.stdout.write(started.banner);
-  stopRequests.handleWith((signal) => {
-    void (async () => {
-      started.logger.info('shutting down', { signal });
-      await started.stop();
-      process.exit(0);
-    })();
-  });
+
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    started.logger.info('shutting down', { signal });
+    await started.stop();
+    process.exit(0);
+  };
+  // Before READY is printed: a service manager may signal the moment it reads it. Until here a
+  // signal keeps Node's default and ends the start at once (Ctrl-C works even inside a blocking
+  // call such as a PostgreSQL connect); nothing acknowledged is lost, the engine being crash-safe.
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.stdout.write(started.banner);
 }
 
 main().catch((error: unknown) => {

@@ -5,17 +5,18 @@
  * on an empty data dir, demo-keys.json, and a banner with the URLs and keys.
  */
 import { randomBytes } from 'node:crypto';
-import { chmod, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { CENSUS_SOAP_PATH, startEmulators, type RunningEmulators } from '../../emulators/index';
-import { DEMO_TICKETBAI_ISSUERS, seedDemoAccount, seedDemoShop } from '../demo/account';
+import { DEMO_TICKETBAI_ISSUERS } from '../demo/account';
 import { idMaquina } from '../../../src-shared/primitives';
 import { configFromEnv } from '../config';
-import { DEMO_TILL_LABEL, seedDemoDevices } from '../demo/devices';
+import { DEMO_TILL_LABEL } from '../demo/devices';
+import { seedDemoInstallation } from '../demo/installation';
 import { loadHeadlessTillIdentity } from '../devices/till-identity';
 import { readDemoKeys } from '../http/panel-api';
 import { resolvePanelToken } from '../http/panel-auth';
 import { createEngine, type Engine, type EngineUrls } from '../index';
+import { writeFileDurably } from '../platform/durable-file';
 import { fileLogger, type Logger } from '../platform/logger';
 
 export interface DemoKeysFile {
@@ -124,15 +125,18 @@ export async function startEngine(options: StartOptions): Promise<StartedEngine>
     throw error;
   }
   try {
-    const seeded = seedDemoAccount(engine.context);
     const ctx = engine.context;
     const till = idMaquina.safeParse(env.POS_TILL_ID).success && env.POS_TILL_ID
       ? { idMaquina: env.POS_TILL_ID, etiqueta: env.POS_TILL_LABEL ?? DEMO_TILL_LABEL }
       : { idMaquina: loadHeadlessTillIdentity(ctx.config.dataDir, ctx.config).idMaquina, etiqueta: env.POS_TILL_LABEL ?? DEMO_TILL_LABEL };
-    if (seeded) seedDemoDevices(ctx, { nifEmisor: seeded.nifEmisor, till });
-    if (seeded) await seedDemoShop(engine.context, seeded.nifEmisor);
+    const keysPath = path.join(ctx.config.dataDir, 'demo-keys.json');
+    // The keys and the panel token: readable by the till's user only, written whole or not at all.
+    const writeKeys = (keys: Partial<DemoKeysFile>) => writeFileDurably(keysPath, `${JSON.stringify(keys, null, 2)}\n`, 0o600);
+    // The raw keys are on disk before the seeding that stores their hashes commits (a start stopped
+    // right after it would otherwise leave a demo account whose keys nobody can ever show).
+    const seeded = await seedDemoInstallation(ctx, { till, keepKeys: (demo) => writeKeys({ ...demo, idMaquina: till.idMaquina }) });
     const urls = await engine.start();
-    const known = seeded ?? (await readDemoKeys(engine.context.config.dataDir));
+    const known = seeded ?? (await readDemoKeys(ctx.config.dataDir));
     const panelUrl = `${urls.panel}/?token=${engine.panelToken}`;
     const keys: DemoKeysFile = {
       test: known?.test ?? '',
@@ -145,10 +149,7 @@ export async function startEngine(options: StartOptions): Promise<StartedEngine>
       ...(emulatorUrl ? { emulatorUrl } : {}),
       ...(engine.context.serverTls ? { fingerprint256: engine.context.serverTls.fingerprint256 } : {}),
     };
-    const keysPath = path.join(engine.context.config.dataDir, 'demo-keys.json');
-    // The keys and the panel token: readable by the till's user only.
-    await writeFile(keysPath, `${JSON.stringify(keys, null, 2)}\n`, { mode: 0o600 });
-    await chmod(keysPath, 0o600);
+    writeKeys(keys);
     const banner = [
       'Till compliance engine ready',
       ...(emulatorUrl

@@ -1,10 +1,9 @@
 /**
- * Requests to stop (a signal, the desktop host's message), caught from the entry's first line
- * rather than once the engine has started. A request that arrives while the engine starts is
- * kept and honoured as soon as the start is done: with no handler installed yet, Node's default
- * SIGINT/SIGTERM would kill the process mid-start, and the host's stop message would be lost.
- * A process that is killed anyway loses nothing acknowledged; a clean stop still closes the
- * database, checkpoints the log and lets the workers finish their round.
+ * Requests to stop (the desktop host's message, a signal), listened for from the entry's first
+ * line rather than once the engine has started. A request that arrives while the engine starts
+ * is kept and honoured as soon as the start is done; before, the host's stop message sent during
+ * the start was lost and the host killed the engine after its grace period. A killed engine loses
+ * nothing acknowledged; a clean stop also closes the database and lets the workers end their round.
  */
 export class StopRequests {
   private firstReason: string | undefined;
@@ -20,11 +19,6 @@ export class StopRequests {
   /** Why the engine was first asked to stop, or undefined while nobody has asked. */
   get reason(): string | undefined {
     return this.firstReason;
-  }
-
-  /** Whether a handler is given, that is, whether the engine has finished starting. */
-  get handled(): boolean {
-    return this.handler !== undefined;
   }
 
   /** Runs `handler` for the first request: now, if one came while the engine started. */

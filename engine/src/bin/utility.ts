@@ -31,13 +31,12 @@ function onMessage(listener: (message: unknown) => void): void {
   else process.on('message', listener);
 }
 
-// Listened for before the engine starts: a desktop quit while the engine starts sends its stop
-// then, and it is honoured once the start is done instead of waiting for the host's kill.
+// The host's stop is listened for before the engine starts: a desktop quit during the start sends
+// it then, and it is honoured once the start is done instead of waiting for the host's kill.
 const stopRequests = new StopRequests();
 onMessage((message) => {
   if (typeof message === 'object' && message !== null && (message as { type?: unknown }).type === 'stop') stopRequests.request('host');
 });
-process.on('SIGTERM', () => stopRequests.request('SIGTERM'));
 
 async function main(): Promise<void> {
   const started = await startEngine({ env: process.env });
@@ -49,6 +48,8 @@ async function main(): Promise<void> {
     })();
   });
   if (stopRequests.reason !== undefined) return;
+  // Before `ready`, as serve.ts does before READY; until here SIGTERM ends the start at once.
+  process.on('SIGTERM', () => stopRequests.request('SIGTERM'));
   // stdio is inherited from Electron main: the same banner as `npm start`, for support staff.
   process.stdout.write(started.banner);
   send({

@@ -22,6 +22,12 @@ export interface PublishedDeclaration {
   pdf: Uint8Array;
 }
 
+export interface RenderedDeclaration {
+  publicadoEn: Date;
+  html: string;
+  pdf: Uint8Array;
+}
+
 /** The software's *declaración responsable* (RD 1007/2023 art. 13, Orden HAC/1177/2024). */
 export class DeclarationService {
   constructor(
@@ -60,17 +66,25 @@ export class DeclarationService {
   }
 
   async publish(): Promise<PublishedDeclaration> {
+    return this.publishRendered(await this.render());
+  }
+
+  /** The declaration as of now, rendered (HTML and PDF) but not stored. */
+  async render(): Promise<RenderedDeclaration> {
     const now = this.clock.now();
     const data = this.dataFor(now);
     const template = await loadDeclarationTemplate(this.assetsDir);
-    const html = renderDeclarationHtml(template, data);
-    const pdf = await renderDeclarationPdf(data);
+    return { publicadoEn: now, html: renderDeclarationHtml(template, data), pdf: await renderDeclarationPdf(data) };
+  }
+
+  /** Stores a rendered declaration as the next version; inside a caller's transaction, as part of it. */
+  publishRendered(rendered: RenderedDeclaration): PublishedDeclaration {
     return this.db.transaction(() => {
       const last = this.current();
       const version = (last?.version ?? 0) + 1;
-      const lastModified = now.toISOString();
-      this.store.insert({ id: this.ids.next('dec'), key: DECLARATION_KEY, version, publicadoEn: lastModified, html, pdf });
-      return { key: DECLARATION_KEY, version, lastModified, html, pdf };
+      const lastModified = rendered.publicadoEn.toISOString();
+      this.store.insert({ id: this.ids.next('dec'), key: DECLARATION_KEY, version, publicadoEn: lastModified, html: rendered.html, pdf: rendered.pdf });
+      return { key: DECLARATION_KEY, version, lastModified, html: rendered.html, pdf: rendered.pdf };
     });
   }
 

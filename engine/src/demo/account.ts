@@ -50,15 +50,15 @@ export const DEMO_TICKETBAI_ISSUERS = [
 
 /**
  * What `npm start` adds on a fresh data dir beside the demo account, so that every read a client of
- * the hosted service tries answers: the TicketBAI issuers and a published compliance declaration.
+ * the hosted service tries answers: the TicketBAI issuers (and a published compliance declaration,
+ * demo/installation.ts).
  */
-export async function seedDemoShop(ctx: EngineContext, accountNif: string): Promise<void> {
-  const account = ctx.accounts.listAccounts().find((a) => a.nif === accountNif);
+export function seedDemoTicketBaiIssuers(ctx: EngineContext, accountNif: string): void {
+  const account = ctx.accounts.findAccountByNif(accountNif);
   if (account === undefined) return;
   ctx.db.transaction(() => {
     for (const issuer of DEMO_TICKETBAI_ISSUERS) {
       ctx.issuers.create({ accountId: account.id, entorno: 'test', nif: issuer.nif, nombre: issuer.nombre, hacienda: issuer.hacienda });
     }
   });
-  if (ctx.declarations.current() === undefined) await ctx.declarations.publish();
 }
