@@ -39,9 +39,11 @@ export class CacheGeneration {
  * The committed generation and schema version as one key ('': no row), for the caches that also
  * serve reads inside a write transaction (TransactionReadCache). Read once per transaction — a
  * write transaction holds the write lock (SQLite's BEGIN IMMEDIATE, PostgreSQL's advisory lock),
- * so nothing commits during it and the value read first is the committed one at its start — and
- * at every look outside one (PostgreSQL's probe reads once per request). One per Database, shared
- * by those caches: the issuing transaction's routing and «NO VERI*FACTU» mode looks read it once.
+ * so nothing commits during it and the value read at its first look is the committed one at its
+ * start, the transaction looking before it writes a row whose triggers bump the counter (issuing
+ * looks at its routing rows first) — and at every look outside one (PostgreSQL's probe reads once
+ * per request). One per Database, shared by those caches: the issuing transaction's routing and
+ * «NO VERI*FACTU» mode looks read it once.
  */
 export class TransactionGeneration {
   static readonly of = onePerDatabase((db) => new TransactionGeneration(db));
