@@ -1,11 +1,25 @@
 import type { Entorno } from '../../../src-shared/api/common';
 import type { Database, PreparedQuery } from '../db/database';
+import { onePerDatabase } from '../db/per-database';
+import { TransactionReadCache } from '../db/read-cache';
 import type { ModoSif, SifEventosCabezaTable, SifEventosTable, SifModoCambiosTable, SifModosTable } from '../db/schema/no-verifactu';
 
 /** Where a period of an installation's records starts: at `desde`, or just after it. */
 export interface DesdeInstante {
   desde: string;
   incluido: boolean;
+}
+
+/**
+ * The installations' modes issuing reads, kept in memory while the read-cache generation stands
+ * (db/read-cache.ts TransactionReadCache): inside the issuing transaction too, where the mode is
+ * read for the record it stores. Triggers of migration 20261129T0900Z bump the generation on every
+ * committed write to `sif_modos`, from any connection or node, so a switch is seen by the next
+ * request and the next transaction; a write through this connection (cambiarModo) is noted first.
+ * One per Database: every NoVerifactuStore on a connection shares it.
+ */
+class ModoSifCache extends TransactionReadCache {
+  static readonly of = onePerDatabase((db) => new ModoSifCache(db));
 }
 
 /**
@@ -17,19 +31,22 @@ export interface DesdeInstante {
  */
 export class NoVerifactuStore {
   // Issuing reads the mode of every VeriFactu request (before and inside its transaction): one
-  // prepared statement on the primary key.
+  // prepared statement on the primary key, its answer kept in memory while the read-cache
+  // generation stands (ModoSifCache).
   private readonly modoPorEmisor: PreparedQuery<{ modoSif: ModoSif }, 'entorno' | 'nif'>;
+  private readonly cache: ModoSifCache;
 
   constructor(private readonly db: Database) {
     this.modoPorEmisor = db.prepare((slot) =>
       db.kysely.selectFrom('sif_modos').select('modoSif').where('entorno', '=', slot('entorno') as Entorno).where('nif', '=', slot('nif')),
     );
+    this.cache = ModoSifCache.of(db);
   }
 
   // ── Modes ──────────────────────────────────────────────────────────────────────────────────
 
   modoSif(entorno: Entorno, nif: string): ModoSif | undefined {
-    return this.modoPorEmisor.first({ entorno, nif })?.modoSif;
+    return this.cache.get(`${entorno}\u0000${nif}`, () => this.modoPorEmisor.first({ entorno, nif })?.modoSif);
   }
 
   modosSif(entorno: Entorno, nifs: readonly string[]): { nif: string; modoSif: ModoSif }[] {
@@ -43,6 +60,7 @@ export class NoVerifactuStore {
   /** Sets the installation's mode and records the change. */
   cambiarModo(cambio: SifModoCambiosTable): void {
     const { entorno, nif, modoSif, creadoEn: desde } = cambio;
+    this.cache.noteWrite();
     this.db.run(
       this.db.kysely
         .insertInto('sif_modos')

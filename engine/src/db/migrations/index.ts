@@ -12,6 +12,7 @@ import * as submissionRequests from './20261126T0200Z-submission-requests';
 import * as modoSif from './20261128T2300Z-modo-sif';
 import * as submissionQueueBlocked from './20261128T2300Z-submission-queue-blocked';
 import * as tillCredentials from './20261128T2200Z-till-credentials';
+import * as modoSifGeneration from './20261129T0900Z-modo-sif-generation';
 
 /** Static index: bundling and packaging keep every migration; names sort by ISO date. */
 export const migrations: Record<string, Migration> = {
@@ -28,4 +29,5 @@ export const migrations: Record<string, Migration> = {
   '20261128T2200Z-till-credentials': tillCredentials,
   '20261128T2300Z-modo-sif': modoSif,
   '20261128T2300Z-submission-queue-blocked': submissionQueueBlocked,
+  '20261129T0900Z-modo-sif-generation': modoSifGeneration,
 };
